@@ -1,0 +1,27 @@
+"""sparsegp: sparse Gaussian processes, the classic methods exactly as published.
+
+Importing the package switches JAX to float64 (see :mod:`sparsegp._config`).
+"""
+
+from . import _config  # noqa: F401  (float64 before anything touches JAX)
+from . import kernels, linalg, metrics, priors
+from .errors import InputError, ModelFileError, NotFittedError, NumericalError, SparseGPError
+from .estimators import ExactGPRegressor, load_model, save_model
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "kernels",
+    "linalg",
+    "metrics",
+    "priors",
+    "ExactGPRegressor",
+    "load_model",
+    "save_model",
+    "SparseGPError",
+    "InputError",
+    "NumericalError",
+    "ModelFileError",
+    "NotFittedError",
+    "__version__",
+]

@@ -1,0 +1,211 @@
+"""The ``sparsegp`` command line: datasets, fit, predict."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from .errors import SparseGPError
+
+MODELS = ("exact",)
+KERNELS = ("se-ard", "se", "matern12", "matern32", "matern52")
+
+
+def _kernel(name: str, D: int):
+    from . import kernels as K
+
+    ones = np.ones(D)
+    return {
+        "se-ard": lambda: K.SquaredExponential(lengthscale=ones),
+        "se": lambda: K.SquaredExponential(lengthscale=1.0),
+        "matern12": lambda: K.Matern12(lengthscale=ones),
+        "matern32": lambda: K.Matern32(lengthscale=ones),
+        "matern52": lambda: K.Matern52(lengthscale=ones),
+    }[name]()
+
+
+def read_table(path: str, target: str | None):
+    """(X, y or None, feature names) from a CSV with a header row, or an NPZ of named columns."""
+    if not os.path.exists(path):
+        raise SparseGPError(f"data file {path!r} does not exist")
+    if path.endswith(".npz"):
+        with np.load(path, allow_pickle=False) as f:
+            cols = {k: np.asarray(f[k]) for k in f.files}
+        if "X" in cols and cols["X"].ndim == 2:
+            X = cols["X"].astype(np.float64)
+            names = [f"x{i}" for i in range(X.shape[1])]
+            y = cols[target].astype(np.float64) if target else None
+            if target and target not in cols:
+                raise SparseGPError(f"{path!r} has no array named {target!r}; it has {sorted(cols)}")
+            return X, y, names
+        names = list(cols)
+    else:
+        with open(path, newline="") as f:
+            reader = csv.reader(f)
+            try:
+                names = [h.strip() for h in next(reader)]
+            except StopIteration:
+                raise SparseGPError(f"{path!r} is empty; expected a CSV with a header row") from None
+            rows = [r for r in reader if r]
+        try:
+            values = np.array(rows, dtype=np.float64)
+        except ValueError as exc:
+            raise SparseGPError(f"{path!r}: every value must be numeric ({exc})") from None
+        if values.ndim != 2 or values.shape[1] != len(names):
+            raise SparseGPError(f"{path!r}: rows must all have {len(names)} columns like the header")
+        cols = {n: values[:, i] for i, n in enumerate(names)}
+    if target is not None and target not in cols:
+        raise SparseGPError(f"{path!r} has no column named {target!r}; columns: {names}")
+    feats = [n for n in names if n != target]
+    X = np.column_stack([np.asarray(cols[n], dtype=np.float64) for n in feats])
+    y = np.asarray(cols[target], dtype=np.float64) if target is not None else None
+    return X, y, feats
+
+
+def _table(rows: list[dict]) -> str:
+    keys = list(rows[0])
+    width = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in keys}
+    line = " | ".join(k.ljust(width[k]) for k in keys)
+    sep = "-+-".join("-" * width[k] for k in keys)
+    body = [" | ".join(str(r[k]).ljust(width[k]) for k in keys) for r in rows]
+    return "\n".join([line, sep, *body])
+
+
+def _build_model(args, D):
+    from .estimators import ExactGPRegressor
+
+    return ExactGPRegressor(
+        kernel=_kernel(args.kernel, D),
+        n_restarts=args.restarts,
+        max_iter=args.max_iter,
+        random_state=args.seed,
+        verbose=not args.quiet,
+    )
+
+
+def cmd_datasets(args):
+    from .datasets import available
+
+    rows = [
+        {"name": d["name"], "task": d["task"], "rows": d["rows"], "features": d["features"], "splits": d["splits"]}
+        for d in available()
+    ]
+    if args.json:
+        print(json.dumps(available(), indent=2))
+    else:
+        print(_table(rows))
+        print("\nSources and licences: sparsegp datasets --json")
+    return 0
+
+
+def cmd_fit(args):
+    from . import metrics
+
+    X_test = y_test = None
+    if args.dataset:
+        from .datasets import load
+
+        split = args.split
+        if split is not None and split.lstrip("-").isdigit():
+            split = int(split)
+        ds = load(args.dataset, split=split, preprocessing=args.preprocessing, n_train=args.n_train)
+        X, y, X_test, y_test = ds
+        source = f"{args.dataset} (split {ds.split})"
+    else:
+        if not args.target:
+            raise SparseGPError("--target names the target column when fitting on --data")
+        X, y, _ = read_table(args.data, args.target)
+        source = os.path.basename(args.data)
+    model = _build_model(args, X.shape[1])
+    t0 = time.perf_counter()
+    model.fit(X, y)
+    fit_s = time.perf_counter() - t0
+    row = {"data": source, "model": args.model, "n_train": len(X), "fit_s": f"{fit_s:.2f}"}
+    if X_test is not None and y_test is not None:
+        t0 = time.perf_counter()
+        mean, std = model.predict(X_test, return_std=True, include_noise=True)
+        row["predict_s"] = f"{time.perf_counter() - t0:.2f}"
+        row["n_test"] = len(X_test)
+        row["SMSE"] = f"{metrics.smse(y_test, mean):.4f}"
+        row["SNLP"] = f"{metrics.snlp(y_test, mean, std**2, y):.4f}"
+    row["log_marginal_lik"] = f"{model.log_marginal_likelihood_:.2f}"
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        path = model.save(args.out)
+        row["saved"] = path
+    print(_table([row]))
+    return 0
+
+
+def cmd_predict(args):
+    from . import load_model, metrics
+
+    model = load_model(args.model)
+    X, y, _ = read_table(args.data, args.target)
+    mean, std = model.predict(X, return_std=True, include_noise=not args.latent)
+    out = sys.stdout if args.out in (None, "-") else open(args.out, "w", newline="")
+    try:
+        w = csv.writer(out)
+        w.writerow(["mean", "std"])
+        for m, s in zip(mean, std):
+            w.writerow([repr(float(m)), repr(float(s))])
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    if y is not None and args.out not in (None, "-"):
+        print(_table([{"n": len(X), "MSE": f"{metrics.mse(y, mean):.4f}", "SMSE": f"{metrics.smse(y, mean):.4f}"}]))
+    return 0
+
+
+def build_parser():
+    p = argparse.ArgumentParser(prog="sparsegp", description="Sparse Gaussian processes from the command line.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    d = sub.add_parser("datasets", help="list the shipped datasets", description="List the shipped datasets.")
+    d.add_argument("--json", action="store_true", help="full records with sources and licences, as JSON")
+    d.set_defaults(func=cmd_datasets)
+
+    f = sub.add_parser("fit", help="fit a model and save it", description="Fit a GP regression model, report test metrics, save it.")
+    src = f.add_mutually_exclusive_group(required=True)
+    src.add_argument("--dataset", help="a shipped dataset (see 'sparsegp datasets')")
+    src.add_argument("--data", help="a CSV file with a header row, or an NPZ of named columns")
+    f.add_argument("--target", help="target column of --data")
+    f.add_argument("--split", default=None, help="split of --dataset (integer, 'fixed', ...; default: canonical)")
+    f.add_argument("--n-train", type=int, default=None, help="use only the first N training rows")
+    f.add_argument("--preprocessing", default=None, choices=["none", "standardize", "center", "linear"])
+    f.add_argument("--model", default="exact", choices=MODELS)
+    f.add_argument("--kernel", default="se-ard", choices=KERNELS)
+    f.add_argument("--max-iter", type=int, default=500)
+    f.add_argument("--restarts", type=int, default=0)
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--out", help="where to save the model (.npz)")
+    f.add_argument("--quiet", action="store_true", help="no progress bar")
+    f.set_defaults(func=cmd_fit)
+
+    q = sub.add_parser("predict", help="predict with a saved model", description="Write predictive mean and std to CSV.")
+    q.add_argument("--model", required=True, help="a model saved by 'sparsegp fit'")
+    q.add_argument("--data", required=True, help="CSV or NPZ with the same feature columns")
+    q.add_argument("--target", help="a target column to drop from the inputs (and score against)")
+    q.add_argument("--out", help="output CSV (default: stdout)")
+    q.add_argument("--latent", action="store_true", help="std of the latent f instead of the noisy y")
+    q.set_defaults(func=cmd_predict)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (SparseGPError, ValueError) as exc:
+        print(f"sparsegp {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

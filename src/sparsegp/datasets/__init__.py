@@ -1,0 +1,111 @@
+"""The real datasets the papers use, shipped inside the package (layer 9).
+
+``load(name, split=None, preprocessing=None)`` returns a :class:`Dataset`
+that unpacks as ``X_train, y_train, X_test, y_test``. ``available()`` lists
+every dataset with its shape, splits, source and licence. The kin40k,
+pumadyn32nm and pol *fixed* splits carry a research / non-commercial licence
+(``LICENSE-fgp.txt`` beside the files, and in ``available()``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from . import loaders
+from .preprocessing import PREPROCESSING, TargetTransform, fit_input_scaling, fit_target_transform
+from .registry import DATASETS
+
+
+@dataclass
+class Dataset:
+    """A train/test split after preprocessing; iterate to unpack the four arrays."""
+
+    name: str
+    split: object
+    preprocessing: str
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray | None
+    feature_names: list = field(default_factory=list)
+    x_mean: np.ndarray | None = None
+    x_scale: np.ndarray | None = None
+    target_transform: TargetTransform = field(default_factory=TargetTransform)
+    licence: str = ""
+
+    def __iter__(self):
+        return iter((self.X_train, self.y_train, self.X_test, self.y_test))
+
+    def inverse_transform_y(self, y_scaled, X_scaled):
+        """Map targets/predictions on the preprocessed scale back to original units."""
+        return self.target_transform.inverse(np.asarray(y_scaled), np.asarray(X_scaled))
+
+
+def available() -> list[dict]:
+    """Every shipped dataset: name, task, rows, features, splits, source, licence, papers."""
+    return [d.as_dict() for d in DATASETS.values()]
+
+
+def load(name: str, split=None, preprocessing: str | None = None, n_train: int | None = None) -> Dataset:
+    """Load a shipped dataset.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`available`.
+    split : int, str or None
+        ``None`` = the dataset's canonical split (kin40k and pumadyn32nm: the
+        fixed split of Seeger et al.; uci folders: random split 0; snelson:
+        ``"all"``; mnist: ``"official"``; banana: ``"ratsch_1"``).
+    preprocessing : {"none", "standardize", "center", "linear"} or None
+        Inputs are standardised on the training set unless ``"none"``; targets
+        as in :mod:`sparsegp.datasets.preprocessing` (regression only). None =
+        ``"standardize"`` for regression, ``"none"`` for classification.
+    n_train : int or None
+        Keep only the first ``n_train`` training rows (protocol K10: 10,000);
+        for abalone, the size of the random training part.
+    """
+    if name not in DATASETS:
+        raise InputError(f"unknown dataset {name!r}; available: {sorted(DATASETS)}")
+    info = DATASETS[name]
+    split = info.default_split if split is None else split
+    if preprocessing is None:
+        preprocessing = "standardize" if info.task == "regression" else "none"
+    if preprocessing not in PREPROCESSING:
+        raise InputError(f"preprocessing must be one of {PREPROCESSING}, got {preprocessing!r}")
+    if n_train is not None and (isinstance(n_train, bool) or not isinstance(n_train, (int, np.integer)) or n_train < 1):
+        raise InputError(f"n_train must be a positive integer, got {n_train!r}")
+
+    if info.layout == "uci":
+        Xtr, ytr, Xte, yte, names = loaders.uci_split(name, split)
+    elif info.layout == "snelson":
+        Xtr, ytr, Xte, yte, names = loaders.snelson(split)
+    elif info.layout == "abalone":
+        Xtr, ytr, Xte, yte, names = loaders.abalone(split, n_train)
+    elif info.layout == "mnist":
+        Xtr, ytr, Xte, yte, names = loaders.mnist(split)
+    else:
+        Xtr, ytr, Xte, yte, names = loaders.banana(split)
+    if n_train is not None and info.layout != "abalone":
+        if n_train > len(Xtr):
+            raise InputError(f"n_train={n_train} exceeds the {len(Xtr)} training rows of {name!r} split {split!r}")
+        Xtr, ytr = Xtr[:n_train], ytr[:n_train]
+
+    x_mean = x_scale = None
+    if preprocessing != "none":
+        x_mean, x_scale = fit_input_scaling(Xtr)
+        Xtr, Xte = (Xtr - x_mean) / x_scale, (Xte - x_mean) / x_scale
+    transform = TargetTransform()
+    if info.task == "regression":
+        transform = fit_target_transform(ytr, Xtr, preprocessing)
+        ytr = transform.forward(ytr, Xtr)
+        if yte is not None:
+            yte = transform.forward(yte, Xte)
+    licence = info.fixed_licence if split == "fixed" else info.licence
+    return Dataset(name, split, preprocessing, Xtr, ytr, Xte, yte, list(names), x_mean, x_scale, transform, licence)
+
+
+__all__ = ["Dataset", "available", "load", "PREPROCESSING", "TargetTransform"]

@@ -1,0 +1,61 @@
+"""The papers' preprocessing, fitted on the training set only.
+
+* inputs: standardised to zero mean, unit variance (constant columns left at scale 1);
+* targets: ``"standardize"`` (zero mean, unit variance), ``"center"`` (Titsias
+  2009: zero mean), ``"linear"`` (Seeger et al. 2003, footnote 8: subtract a
+  least-squares linear fit on the standardised inputs, then scale to unit
+  variance), or ``"none"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+
+PREPROCESSING = ("none", "standardize", "center", "linear")
+
+
+@dataclass(frozen=True)
+class TargetTransform:
+    """y_scaled = (y - offset(X)) / scale with offset(X) = mean + X_std @ coef."""
+
+    mean: float = 0.0
+    scale: float = 1.0
+    coef: np.ndarray | None = None
+
+    def offset(self, X_std):
+        return self.mean + (X_std @ self.coef if self.coef is not None else 0.0)
+
+    def forward(self, y, X_std):
+        return (y - self.offset(X_std)) / self.scale
+
+    def inverse(self, y_scaled, X_std):
+        """Map scaled targets (e.g. predictive means) back to the original units."""
+        return y_scaled * self.scale + self.offset(X_std)
+
+
+def fit_input_scaling(X):
+    mean = X.mean(axis=0)
+    std = X.std(axis=0)
+    std = np.where(std > 0, std, 1.0)
+    return mean, std
+
+
+def fit_target_transform(y, X_std, kind: str) -> TargetTransform:
+    if kind not in PREPROCESSING:
+        raise InputError(f"preprocessing must be one of {PREPROCESSING}, got {kind!r}")
+    if kind == "none":
+        return TargetTransform()
+    if kind == "center":
+        return TargetTransform(mean=float(y.mean()))
+    if kind == "standardize":
+        s = float(y.std())
+        return TargetTransform(mean=float(y.mean()), scale=s if s > 0 else 1.0)
+    A = np.column_stack([np.ones(len(y)), X_std])
+    w, *_ = np.linalg.lstsq(A, y, rcond=None)
+    resid = y - A @ w
+    s = float(resid.std())
+    return TargetTransform(mean=float(w[0]), scale=s if s > 0 else 1.0, coef=w[1:])

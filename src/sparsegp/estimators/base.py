@@ -1,0 +1,143 @@
+"""Shared machinery of the regression estimators: validation, target scaling, persistence."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+
+from ..errors import InputError, NotFittedError, NumericalError
+from ..kernels import Kernel, SquaredExponential, kernel_from_dict
+from ..validation import as_float_matrix, as_float_vector, check_positive
+from . import persistence
+
+RAW_BOUND = 40.0  # |raw| <= 40: exp(40) ~ 2e17 keeps every hyper-parameter finite
+
+
+class GPRegressorBase(RegressorMixin, BaseEstimator):
+    """Common fit-time validation and predict-time rescaling for GP regressors."""
+
+    # ---- fit helpers ---------------------------------------------------------
+    def _validate_training_data(self, X, y, *, min_rows: int = 1):
+        if y is None:
+            raise InputError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        X = as_float_matrix(X, "X", min_rows=min_rows)
+        y = as_float_vector(y, "y", n=X.shape[0])
+        self.n_features_in_ = X.shape[1]
+        if self.normalize_y:
+            self.y_mean_ = float(np.mean(y))
+            std = float(np.std(y))
+            self.y_std_ = std if std > 0 else 1.0
+        else:
+            self.y_mean_, self.y_std_ = 0.0, 1.0
+        return X, (y - self.y_mean_) / self.y_std_
+
+    def _initial_kernel(self, D: int) -> Kernel:
+        if self.kernel is None:
+            return SquaredExponential(lengthscale=np.ones(D), variance=1.0)
+        if not isinstance(self.kernel, Kernel):
+            raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(self.kernel).__name__}")
+        self.kernel.check_input_dim(D)
+        return self.kernel
+
+    def _initial_noise(self) -> float:
+        noise = float(check_positive(self.noise, "noise"))
+        min_noise = float(check_positive(self.min_noise, "min_noise"))
+        return max(noise, min_noise)
+
+    def _noise_log_prior(self, log_noise):
+        if self.noise_prior is None:
+            return 0.0
+        import jax.numpy as jnp
+
+        return self.noise_prior.log_prob(jnp.exp(log_noise)) + log_noise
+
+    # ---- predict helpers -------------------------------------------------------
+    def _check_fitted(self):
+        if not hasattr(self, "kernel_"):
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with appropriate arguments "
+                "before using this estimator."
+            )
+
+    def _validate_test_inputs(self, X):
+        self._check_fitted()
+        return as_float_matrix(X, "X", n_features=self.n_features_in_)
+
+    def _finish_prediction(self, mean, var_or_cov, *, return_std, return_cov, include_noise):
+        if return_std and return_cov:
+            raise InputError("at most one of return_std and return_cov can be requested")
+        mean = np.asarray(mean) * self.y_std_ + self.y_mean_
+        if not (return_std or return_cov):
+            return mean
+        cov = np.asarray(var_or_cov)
+        if include_noise:
+            cov = cov + (np.eye(cov.shape[0]) * self.noise_ if return_cov else self.noise_)
+        cov = cov * self.y_std_**2
+        if return_cov:
+            return mean, cov
+        if np.any(cov < 0):
+            # Documented policy: a variance below zero at the rounding level (|v| <= 1e-8 of the
+            # largest) is reported as std 0; anything more negative is a real failure and raises.
+            worst = float(cov.min())
+            if worst < -1e-8 * max(1.0, float(np.max(np.abs(cov)))):
+                raise NumericalError(
+                    f"predictive variance {worst:.3g} < 0 beyond rounding: the model's factorisation is "
+                    "ill-conditioned; refit with a larger noise lower bound (min_noise)"
+                )
+            cov = np.maximum(cov, 0.0)
+        return mean, np.sqrt(cov)
+
+    # ---- persistence ---------------------------------------------------------
+    def save(self, path) -> str:
+        """Save the fitted model as ``.npz`` + JSON metadata (no pickle); returns the path."""
+        self._check_fitted()
+        return persistence.save_model(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Load a model saved by :meth:`save`; validates every field."""
+        model = persistence.load_model(path)
+        if not isinstance(model, cls):
+            raise InputError(f"{path!r} holds a {type(model).__name__}, not a {cls.__name__}")
+        return model
+
+    def _base_state(self):
+        return {
+            "params": {k: v for k, v in self.get_params(deep=False).items() if k in self._json_params},
+            "kernel": self.kernel_.to_dict(),
+            "noise": float(self.noise_),
+            "y_mean": float(self.y_mean_),
+            "y_std": float(self.y_std_),
+            "n_features_in": int(self.n_features_in_),
+        }
+
+    @classmethod
+    def _restore_base(cls, meta):
+        req = persistence.require
+        params = req(meta, "params", dict)
+        unknown = set(params) - set(cls._json_params)
+        if unknown:
+            raise persistence.ModelFileError(f"metadata 'params' has unknown entries {sorted(unknown)}")
+        try:
+            model = cls(**params)
+        except TypeError as exc:
+            raise persistence.ModelFileError(f"metadata 'params' do not match {cls.__name__}: {exc}") from None
+        try:
+            model.kernel_ = kernel_from_dict(req(meta, "kernel", dict))
+        except InputError as exc:
+            raise persistence.ModelFileError(f"metadata field 'kernel' is invalid: {exc}") from None
+        model.noise_ = req(meta, "noise", float)
+        model.y_mean_ = req(meta, "y_mean", float)
+        model.y_std_ = req(meta, "y_std", float)
+        model.n_features_in_ = req(meta, "n_features_in", int)
+        if not (model.noise_ > 0 and np.isfinite(model.noise_)):
+            raise persistence.ModelFileError(f"metadata field 'noise' must be positive and finite, got {model.noise_}")
+        if not (model.y_std_ > 0 and np.isfinite(model.y_std_) and np.isfinite(model.y_mean_)):
+            raise persistence.ModelFileError("metadata fields 'y_mean'/'y_std' must be finite with y_std > 0")
+        if model.n_features_in_ < 1:
+            raise persistence.ModelFileError("metadata field 'n_features_in' must be >= 1")
+        try:
+            model.kernel_.check_input_dim(model.n_features_in_)
+        except InputError as exc:
+            raise persistence.ModelFileError(str(exc)) from None
+        return model

@@ -1,0 +1,156 @@
+"""ExactGPRegressor: the full GP with a scikit-learn interface."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..approximations.exact import exact_neg_log_marginal, exact_posterior, exact_predict
+from ..training import minimize
+from ..validation import check_int
+from . import persistence
+from .base import RAW_BOUND, GPRegressorBase
+
+
+@persistence.register
+class ExactGPRegressor(GPRegressorBase):
+    """Exact Gaussian-process regression, O(n^3): the reference for every sparse method.
+
+    Parameters
+    ----------
+    kernel : Kernel or None
+        Covariance function; ``None`` means SquaredExponential with one
+        length-scale per input dimension (ARD), all 1.0.
+    noise : float
+        Initial Gaussian noise variance sigma^2 (on the normalised target scale).
+    optimize : bool
+        Fit hyper-parameters by maximising the log marginal likelihood (plus
+        the kernel's and ``noise_prior``'s log hyper-priors). False keeps them.
+    n_restarts : int
+        Extra L-BFGS-B starts from perturbed initial points; the best is kept.
+    max_iter : int
+        L-BFGS-B iterations per start.
+    normalize_y : bool
+        Standardise targets before fitting (predictions are mapped back).
+    noise_prior : prior or None
+        Hyper-prior on the noise variance (:mod:`sparsegp.priors`).
+    min_noise : float
+        Lower bound on the noise variance during optimisation.
+    random_state : int, Generator or None
+        Seed for restarts.
+    verbose : bool
+        Show a progress bar.
+    callback : callable or None
+        ``callback(iteration, objective, params)`` after each iteration; return True to stop.
+
+    Attributes
+    ----------
+    kernel_, noise_ : fitted hyper-parameters (noise on the normalised scale).
+    log_marginal_likelihood_ : log p(y | X) at the fitted hyper-parameters (normalised targets).
+    optimizer_report_ : :class:`~sparsegp.training.OptimizeReport`.
+    X_train_, alpha_ : cached for prediction.
+    """
+
+    _json_params = ("noise", "optimize", "n_restarts", "max_iter", "normalize_y", "min_noise", "verbose")
+
+    def __init__(
+        self,
+        kernel=None,
+        *,
+        noise=1.0,
+        optimize=True,
+        n_restarts=0,
+        max_iter=500,
+        normalize_y=True,
+        noise_prior=None,
+        min_noise=1e-6,
+        random_state=None,
+        verbose=False,
+        callback=None,
+    ):
+        self.kernel = kernel
+        self.noise = noise
+        self.optimize = optimize
+        self.n_restarts = n_restarts
+        self.max_iter = max_iter
+        self.normalize_y = normalize_y
+        self.noise_prior = noise_prior
+        self.min_noise = min_noise
+        self.random_state = random_state
+        self.verbose = verbose
+        self.callback = callback
+
+    def _objective(self, params, X, y):
+        kernel, log_noise = params["kernel"], params["log_noise"]
+        nlml = exact_neg_log_marginal(kernel, jnp.exp(log_noise), X, y)
+        return nlml - kernel.log_prior() - self._noise_log_prior(log_noise)
+
+    def fit(self, X, y):
+        """Fit hyper-parameters (if ``optimize``) and cache the posterior. Returns self."""
+        X, y = self._validate_training_data(X, y)
+        kernel = self._initial_kernel(X.shape[1])
+        noise = self._initial_noise()
+        check_int(self.n_restarts, "n_restarts")
+        check_int(self.max_iter, "max_iter", minimum=1)
+        params = {"kernel": kernel, "log_noise": jnp.log(noise)}
+        Xj, yj = jnp.asarray(X), jnp.asarray(y)
+        if self.optimize:
+            import jax
+
+            lower = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), -RAW_BOUND), params)
+            upper = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), RAW_BOUND), params)
+            lower["log_noise"] = jnp.log(float(self.min_noise))
+            params, report = minimize(
+                self._objective,
+                params,
+                args=(Xj, yj),
+                mask={"kernel": kernel.trainable_mask(), "log_noise": jnp.asarray(True)},
+                lower=lower,
+                upper=upper,
+                max_iter=self.max_iter,
+                n_restarts=self.n_restarts,
+                rng=self.random_state,
+                verbose=self.verbose,
+                callback=self.callback,
+                desc="ExactGP fit",
+            )
+            self.optimizer_report_ = report
+        else:
+            self.optimizer_report_ = None
+        self.kernel_ = params["kernel"]
+        self.noise_ = float(jnp.exp(params["log_noise"]))
+        self.log_marginal_likelihood_ = -float(exact_neg_log_marginal(self.kernel_, self.noise_, Xj, yj))
+        self._cache(X, y)
+        return self
+
+    def _cache(self, X, y):
+        post = exact_posterior(self.kernel_, self.noise_, jnp.asarray(X), jnp.asarray(y))
+        self.posterior_ = post
+        self.X_train_ = X
+        self.y_train_ = y
+        self.alpha_ = np.asarray(post.alpha)
+
+    def predict(self, X, return_std=False, return_cov=False, include_noise=False):
+        """Predictive mean, and optionally std or full covariance, of f (or of y with ``include_noise``).
+
+        Rounding-level negative variances (at most 1e-8 of the largest) are reported as std 0.
+        """
+        X = self._validate_test_inputs(X)
+        mean, var = exact_predict(self.kernel_, self.posterior_, jnp.asarray(X), full_cov=return_cov)
+        return self._finish_prediction(mean, var, return_std=return_std, return_cov=return_cov, include_noise=include_noise)
+
+    # ---- persistence ---------------------------------------------------------
+    def _get_state(self):
+        return self._base_state(), {"X_train": self.X_train_, "y_train": self.y_train_}
+
+    @classmethod
+    def _from_state(cls, meta, arrays):
+        model = cls._restore_base(meta)
+        X = persistence.require_array(arrays, "X_train", ndim=2, shape=(None, model.n_features_in_))
+        y = persistence.require_array(arrays, "y_train", ndim=1, shape=(X.shape[0],))
+        model.optimizer_report_ = None
+        model.log_marginal_likelihood_ = -float(
+            exact_neg_log_marginal(model.kernel_, model.noise_, jnp.asarray(X), jnp.asarray(y))
+        )
+        model._cache(X, y)
+        return model

@@ -1,0 +1,125 @@
+"""Saving and loading models without pickle.
+
+A model file is one ``.npz`` archive (read with ``allow_pickle=False``) whose
+arrays are the model's numeric state and whose ``__metadata__`` entry is a
+JSON string: format version, estimator type, constructor parameters, kernel,
+learned scalars. Any NumPy can read it: ``np.load(path)`` then
+``json.loads(str(f["__metadata__"]))``. Loading validates every field and
+raises :class:`~sparsegp.errors.ModelFileError` naming what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+
+import numpy as np
+
+from ..errors import ModelFileError
+
+FORMAT = "sparsegp-model"
+FORMAT_VERSION = 1
+_ESTIMATORS: dict[str, type] = {}
+
+
+def register(cls):
+    """Class decorator: make an estimator type loadable by name."""
+    _ESTIMATORS[cls.__name__] = cls
+    return cls
+
+
+def save_model(estimator, path) -> str:
+    """Write ``estimator`` to ``path`` (``.npz`` is appended if missing); return the path."""
+    meta, arrays = estimator._get_state()
+    meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "estimator": type(estimator).__name__, **meta}
+    path = os.fspath(path)
+    if not path.endswith(".npz"):
+        path += ".npz"
+    for k, v in arrays.items():
+        if np.asarray(v).dtype == object:
+            raise ModelFileError(f"array {k!r} has dtype object and cannot be saved without pickle")
+    np.savez(path, __metadata__=np.array(json.dumps(meta, allow_nan=False)), **{k: np.asarray(v) for k, v in arrays.items()})
+    return path
+
+
+def load_model(path):
+    """Read a model written by :func:`save_model`, validating every field."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise ModelFileError(f"model file {path!r} does not exist")
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            if not isinstance(f, np.lib.npyio.NpzFile):
+                raise ModelFileError(f"{path!r} is a single .npy array, not a sparsegp model archive")
+            arrays = {k: f[k] for k in f.files}
+    except ModelFileError:
+        raise
+    except ValueError as exc:
+        raise ModelFileError(
+            f"{path!r} is not a valid model file: it contains pickled data, which sparsegp never loads ({exc})"
+        ) from None
+    except (OSError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+        raise ModelFileError(f"{path!r} is not a readable .npz model file: {exc}") from None
+    if "__metadata__" not in arrays:
+        raise ModelFileError(f"{path!r} has no '__metadata__' entry; it was not written by sparsegp")
+    raw = arrays.pop("__metadata__")
+    if raw.dtype.kind != "U" or raw.ndim != 0:
+        raise ModelFileError(f"{path!r}: '__metadata__' must be a JSON string")
+    try:
+        meta = json.loads(str(raw))
+    except json.JSONDecodeError as exc:
+        raise ModelFileError(f"{path!r}: metadata is not valid JSON ({exc})") from None
+    if not isinstance(meta, dict):
+        raise ModelFileError(f"{path!r}: metadata must be a JSON object")
+    if meta.get("format") != FORMAT:
+        raise ModelFileError(f"{path!r}: metadata field 'format' is {meta.get('format')!r}, expected {FORMAT!r}")
+    version = meta.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ModelFileError(f"{path!r}: metadata field 'format_version' is missing or not an integer")
+    if version > FORMAT_VERSION or version < 1:
+        raise ModelFileError(
+            f"{path!r}: format_version {version} is not supported by this sparsegp (supports 1..{FORMAT_VERSION}); "
+            "upgrade sparsegp to read it"
+        )
+    cls = _ESTIMATORS.get(meta.get("estimator"))
+    if cls is None:
+        raise ModelFileError(f"{path!r}: unknown estimator type {meta.get('estimator')!r}; known: {sorted(_ESTIMATORS)}")
+    for k, v in arrays.items():
+        if v.dtype.kind == "f" and not np.all(np.isfinite(v)):
+            raise ModelFileError(f"{path!r}: array {k!r} contains NaN or inf")
+    try:
+        return cls._from_state(meta, arrays)
+    except ModelFileError as exc:
+        raise ModelFileError(f"{path!r}: {exc}") from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelFileError(f"{path!r}: invalid or missing field in the model file: {exc}") from None
+
+
+def require(meta: dict, key: str, kind, *, where: str = "metadata"):
+    """Fetch ``meta[key]`` checking its JSON type; raise ModelFileError naming the field otherwise."""
+    if key not in meta:
+        raise ModelFileError(f"{where} field {key!r} is missing")
+    v = meta[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(v, bool) and bool not in kinds:
+        raise ModelFileError(f"{where} field {key!r} has the wrong type (bool)")
+    if float in kinds and isinstance(v, int) and not isinstance(v, bool):
+        v = float(v)
+    if not isinstance(v, kinds):
+        raise ModelFileError(f"{where} field {key!r} has type {type(v).__name__}, expected {'/'.join(k.__name__ for k in kinds)}")
+    return v
+
+
+def require_array(arrays: dict, key: str, *, ndim: int, shape=None):
+    """Fetch a float array from the archive, checking its rank and (partial) shape."""
+    if key not in arrays:
+        raise ModelFileError(f"array {key!r} is missing")
+    a = arrays[key]
+    if a.dtype.kind not in "fi" or a.ndim != ndim:
+        raise ModelFileError(f"array {key!r} must be a {ndim}-D numeric array, got dtype {a.dtype} shape {a.shape}")
+    if shape is not None:
+        for i, s in enumerate(shape):
+            if s is not None and a.shape[i] != s:
+                raise ModelFileError(f"array {key!r} has shape {a.shape}, expected {tuple(shape)}")
+    return np.asarray(a, dtype=np.float64)

@@ -1,0 +1,20 @@
+"""Covariance functions as immutable JAX pytrees (layer 1)."""
+
+from .base import Kernel, Product, Sum, kernel_from_dict
+from .linear import Constant, Linear
+from .stationary import RBF, Matern12, Matern32, Matern52, SquaredExponential, Stationary
+
+__all__ = [
+    "Kernel",
+    "Sum",
+    "Product",
+    "kernel_from_dict",
+    "Stationary",
+    "SquaredExponential",
+    "RBF",
+    "Matern12",
+    "Matern32",
+    "Matern52",
+    "Linear",
+    "Constant",
+]

@@ -1,0 +1,310 @@
+"""Kernel base class: immutable JAX pytrees with named positive hyper-parameters.
+
+A kernel defines one point-pair evaluation ``evaluate(x, z)``; ``K`` builds the
+Gram matrix by ``vmap`` unless a subclass has a faster closed form (the
+stationary kernels use one matrix product, see :mod:`.distance`). ``+`` and
+``*`` compose kernels into :class:`Sum` and :class:`Product`.
+
+Hyper-parameters are the pytree leaves, stored unconstrained (``raw``, see
+:mod:`sparsegp.transforms`); the static part (which parameters exist, their
+priors, which are fixed) is the pytree's auxiliary data, so a kernel can be
+passed straight through ``jax.jit`` and ``jax.grad``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..errors import InputError
+from ..priors import prior_from_dict
+from ..transforms import log_jacobian, to_positive, to_raw
+from ..validation import check_positive
+
+KERNEL_REGISTRY: dict[str, type] = {}
+
+
+class Kernel:
+    """Base of every covariance function.
+
+    Subclasses set ``_names`` (the hyper-parameter names, in leaf order) in
+    ``__init__`` through :meth:`_set_params` and implement :meth:`evaluate`.
+    """
+
+    _names: tuple[str, ...] = ()
+    _composite: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        jax.tree_util.register_pytree_node_class(cls)
+        if not cls.__dict__.get("_abstract", False):
+            KERNEL_REGISTRY[cls.__name__] = cls
+
+    # ---- construction -------------------------------------------------
+    def _set_params(self, values: dict, priors=None, fixed=()):
+        priors = dict(priors or {})
+        fixed = frozenset(fixed or ())
+        names = tuple(values)
+        unknown = (set(priors) | set(fixed)) - set(names)
+        if unknown:
+            raise InputError(
+                f"{type(self).__name__}: priors/fixed name unknown hyper-parameter(s) {sorted(unknown)}; "
+                f"it has {list(names)}"
+            )
+        raw = {}
+        for name, v in values.items():
+            raw[name] = jnp.asarray(to_raw(check_positive(v, f"{type(self).__name__}.{name}")))
+        object.__setattr__(self, "_names", names)
+        object.__setattr__(self, "_raw", raw)
+        object.__setattr__(self, "_priors", tuple(sorted(priors.items())))
+        object.__setattr__(self, "_fixed", fixed)
+
+    def __setattr__(self, key, value):
+        raise AttributeError(f"{type(self).__name__} is immutable; use .replace(...) to change hyper-parameters")
+
+    # ---- pytree protocol ------------------------------------------------
+    def tree_flatten(self):
+        return tuple(self._raw[n] for n in self._names), (self._names, self._priors, self._fixed, self._static())
+
+    @classmethod
+    def tree_unflatten(cls, aux, leaves):
+        names, priors, fixed, static = aux
+        obj = object.__new__(cls)
+        object.__setattr__(obj, "_names", names)
+        object.__setattr__(obj, "_raw", dict(zip(names, leaves)))
+        object.__setattr__(obj, "_priors", priors)
+        object.__setattr__(obj, "_fixed", fixed)
+        for k, v in static:
+            object.__setattr__(obj, k, v)
+        return obj
+
+    def _static(self) -> tuple:
+        """Hashable non-parameter configuration as ((attr, value), ...)."""
+        return ()
+
+    # ---- parameter access -------------------------------------------------
+    def _value(self, name):
+        return to_positive(self._raw[name])
+
+    def __getattr__(self, name):
+        # Constrained access to hyper-parameters: kernel.lengthscale etc.
+        raw = self.__dict__.get("_raw")
+        if raw is not None and name in raw:
+            return to_positive(raw[name])
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    def parameters(self) -> dict[str, np.ndarray]:
+        """Positive hyper-parameter values by name (NumPy)."""
+        return {n: np.asarray(to_positive(self._raw[n])) for n in self._names}
+
+    def replace(self, **values) -> "Kernel":
+        """A copy with some hyper-parameters set to new positive values."""
+        unknown = set(values) - set(self._names)
+        if unknown:
+            raise InputError(f"{type(self).__name__} has no hyper-parameter(s) {sorted(unknown)}")
+        leaves = []
+        for n in self._names:
+            if n in values:
+                v = check_positive(values[n], f"{type(self).__name__}.{n}")
+                if v.shape != np.shape(self._raw[n]):
+                    raise InputError(f"{type(self).__name__}.{n} must have shape {np.shape(self._raw[n])}, got {v.shape}")
+                leaves.append(jnp.asarray(to_raw(v)))
+            else:
+                leaves.append(self._raw[n])
+        return type(self).tree_unflatten(self.tree_flatten()[1], leaves)
+
+    def trainable_mask(self):
+        """Same pytree structure with ``True`` where a hyper-parameter is optimised."""
+        leaves = [jnp.full(np.shape(self._raw[n]), n not in self._fixed) for n in self._names]
+        return type(self).tree_unflatten(self.tree_flatten()[1], leaves)
+
+    def log_prior(self):
+        """Sum of the hyper-priors' log densities plus the transform's log-Jacobian."""
+        total = jnp.zeros(())
+        for name, prior in self._priors:
+            total = total + prior.log_prob(self._value(name)) + log_jacobian(self._raw[name])
+        return total
+
+    # ---- evaluation ------------------------------------------------------
+    def evaluate(self, x, z):
+        """k(x, z) for two single points of shape (D,)."""
+        raise NotImplementedError
+
+    def K(self, X, Z=None):
+        """Gram matrix k(X, Z), shape (len(X), len(Z)); Z defaults to X."""
+        Z = X if Z is None else Z
+        return jax.vmap(lambda x: jax.vmap(lambda z: self.evaluate(x, z))(Z))(X)
+
+    def diag(self, X):
+        """diag k(X, X), shape (len(X),), without forming the matrix."""
+        return jax.vmap(lambda x: self.evaluate(x, x))(X)
+
+    def check_input_dim(self, D: int) -> None:
+        """Raise if the kernel's ARD parameters do not match D input dimensions."""
+
+    # ---- composition -------------------------------------------------------
+    def __add__(self, other):
+        if not isinstance(other, Kernel):
+            return NotImplemented
+        return Sum(self, other)
+
+    def __mul__(self, other):
+        if not isinstance(other, Kernel):
+            return NotImplemented
+        return Product(self, other)
+
+    # ---- serialisation -------------------------------------------------------
+    def to_dict(self) -> dict:
+        """JSON-ready description: type, parameter values, priors, fixed names, config."""
+        return {
+            "type": type(self).__name__,
+            "params": {n: np.asarray(v).tolist() for n, v in self.parameters().items()},
+            "priors": {n: p.to_dict() for n, p in self._priors},
+            "fixed": sorted(self._fixed),
+            "config": {k: v for k, v in self._static()},
+        }
+
+    @classmethod
+    def _from_spec(cls, params, priors, fixed, config):
+        return cls(**params, **config, priors=priors, fixed=fixed)
+
+    def __repr__(self):
+        parts = []
+        for n, v in self.parameters().items():
+            parts.append(f"{n}={np.array2string(v, precision=4) if v.ndim else f'{float(v):.4g}'}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    def __eq__(self, other):
+        if type(self) is not type(other):
+            return False
+        a, b = self.tree_flatten(), other.tree_flatten()
+        return a[1] == b[1] and all(np.array_equal(x, y) for x, y in zip(a[0], b[0]))
+
+    __hash__ = None
+
+
+class _Composite(Kernel):
+    """A kernel built from others; its pytree children are the kernels themselves."""
+
+    _composite = True
+    _abstract = True
+
+    def __init__(self, *kernels: Kernel):
+        flat = []
+        for k in kernels:
+            if not isinstance(k, Kernel):
+                raise InputError(f"{type(self).__name__} takes kernels, got {type(k).__name__}")
+            # Flatten nested sums/products of the same kind: (a + b) + c -> Sum(a, b, c).
+            flat.extend(k.kernels if type(k) is type(self) else (k,))
+        if len(flat) < 2:
+            raise InputError(f"{type(self).__name__} needs at least two kernels")
+        object.__setattr__(self, "kernels", tuple(flat))
+
+    def tree_flatten(self):
+        return self.kernels, None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        obj = object.__new__(cls)
+        object.__setattr__(obj, "kernels", tuple(children))
+        return obj
+
+    def __getattr__(self, name):
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    def parameters(self):
+        out = {}
+        for i, k in enumerate(self.kernels):
+            out.update({f"k{i}.{n}": v for n, v in k.parameters().items()})
+        return out
+
+    def replace(self, **values):
+        per = [dict() for _ in self.kernels]
+        for key, v in values.items():
+            head, _, rest = key.partition(".")
+            if not (head.startswith("k") and head[1:].isdigit() and int(head[1:]) < len(self.kernels) and rest):
+                raise InputError(f"{type(self).__name__}: parameter names look like 'k0.lengthscale', got {key!r}")
+            per[int(head[1:])][rest] = v
+        return type(self).tree_unflatten(None, [k.replace(**p) for k, p in zip(self.kernels, per)])
+
+    def trainable_mask(self):
+        return type(self).tree_unflatten(None, [k.trainable_mask() for k in self.kernels])
+
+    def log_prior(self):
+        return sum((k.log_prior() for k in self.kernels), jnp.zeros(()))
+
+    def check_input_dim(self, D):
+        for k in self.kernels:
+            k.check_input_dim(D)
+
+    def to_dict(self):
+        return {"type": type(self).__name__, "kernels": [k.to_dict() for k in self.kernels]}
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(map(repr, self.kernels))})"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and len(self.kernels) == len(other.kernels) and all(
+            a == b for a, b in zip(self.kernels, other.kernels)
+        )
+
+    __hash__ = None
+
+
+class Sum(_Composite):
+    """k(x, z) = sum_i k_i(x, z)."""
+
+    def evaluate(self, x, z):
+        return sum(k.evaluate(x, z) for k in self.kernels)
+
+    def K(self, X, Z=None):
+        return sum(k.K(X, Z) for k in self.kernels)
+
+    def diag(self, X):
+        return sum(k.diag(X) for k in self.kernels)
+
+
+class Product(_Composite):
+    """k(x, z) = prod_i k_i(x, z)."""
+
+    def evaluate(self, x, z):
+        out = self.kernels[0].evaluate(x, z)
+        for k in self.kernels[1:]:
+            out = out * k.evaluate(x, z)
+        return out
+
+    def K(self, X, Z=None):
+        out = self.kernels[0].K(X, Z)
+        for k in self.kernels[1:]:
+            out = out * k.K(X, Z)
+        return out
+
+    def diag(self, X):
+        out = self.kernels[0].diag(X)
+        for k in self.kernels[1:]:
+            out = out * k.diag(X)
+        return out
+
+
+def kernel_from_dict(d) -> Kernel:
+    """Rebuild a kernel from :meth:`Kernel.to_dict`, validating every field."""
+    if not isinstance(d, dict) or not isinstance(d.get("type"), str):
+        raise InputError(f"kernel specification must be a dict with a 'type', got {d!r}")
+    cls = KERNEL_REGISTRY.get(d["type"])
+    if cls is None:
+        raise InputError(f"unknown kernel type {d['type']!r}; known: {sorted(KERNEL_REGISTRY)}")
+    if cls._composite:
+        kernels = d.get("kernels")
+        if not isinstance(kernels, list) or len(kernels) < 2:
+            raise InputError(f"{d['type']} specification needs a list of at least two kernels")
+        return cls(*[kernel_from_dict(k) for k in kernels])
+    params, priors, fixed, config = d.get("params"), d.get("priors", {}), d.get("fixed", []), d.get("config", {})
+    if not isinstance(params, dict) or not isinstance(priors, dict) or not isinstance(fixed, list) or not isinstance(config, dict):
+        raise InputError(f"{d['type']} specification has malformed params/priors/fixed/config: {d!r}")
+    try:
+        return cls._from_spec(params, {n: prior_from_dict(p) for n, p in priors.items()}, fixed, config)
+    except TypeError as exc:
+        raise InputError(f"{d['type']} specification does not match the kernel's arguments: {exc}") from None

@@ -1,0 +1,113 @@
+"""Dense linear algebra shared by every method (layer 2).
+
+* :func:`cholesky` - eager Cholesky with a jitter policy: try the matrix as
+  it is, then add ``jitter * mean(diag)`` escalating tenfold up to a cap, then
+  raise :class:`~sparsegp.errors.NumericalError` naming the matrix and what to do.
+* :func:`cholesky_fixed` - traceable Cholesky with one fixed relative jitter
+  for use inside jitted objectives (a failure shows as NaN, which the trainer
+  turns into a rejected step).
+* :func:`chol_append` - the rank-one *append* of a Cholesky factor used by
+  every greedy method: O(d^2) instead of O(d^3).
+* :func:`solve_lower`, :func:`solve_upper`, :func:`cho_solve`, :func:`logdet_from_chol`.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import jax.scipy.linalg as jsl
+import numpy as np
+import scipy.linalg as sl
+
+from .errors import NumericalError
+
+DEFAULT_JITTER = 1e-10
+MAX_JITTER = 1e-4
+
+
+def cholesky(A, *, name: str = "matrix", jitter: float = DEFAULT_JITTER, max_jitter: float = MAX_JITTER):
+    """Lower Cholesky factor of a symmetric PSD matrix, escalating jitter on failure.
+
+    Tries ``A`` unchanged, then ``A + j * mean(diag A) * I`` for
+    ``j = jitter, 10 jitter, ...`` up to ``max_jitter``. Returns ``(L, used)``
+    where ``used`` is the absolute jitter added (0.0 when none was needed).
+    """
+    A = jnp.asarray(A)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise NumericalError(f"cholesky of {name}: expected a square matrix, got shape {A.shape}")
+    if not bool(jnp.all(jnp.isfinite(A))):
+        raise NumericalError(
+            f"cholesky of {name}: the matrix contains NaN or inf; the hyper-parameters have probably "
+            "diverged (try a larger noise lower bound or hyper-priors)"
+        )
+    L = jnp.linalg.cholesky(A)
+    if bool(jnp.all(jnp.isfinite(L))):
+        return L, 0.0
+    scale = float(jnp.mean(jnp.abs(jnp.diag(A)))) or 1.0
+    j = jitter
+    while j <= max_jitter * (1 + 1e-12):
+        L = jnp.linalg.cholesky(A + (j * scale) * jnp.eye(A.shape[0], dtype=A.dtype))
+        if bool(jnp.all(jnp.isfinite(L))):
+            return L, j * scale
+        j *= 10.0
+    raise NumericalError(
+        f"cholesky of {name} ({A.shape[0]}x{A.shape[0]}) failed even with jitter {max_jitter:g} x mean diagonal: "
+        "the matrix is not numerically positive definite. Likely causes: duplicated or near-duplicate "
+        "inputs/inducing points, a length-scale much larger than the data range, or a noise variance near 0. "
+        "Remedies: remove duplicate points, select inducing points greedily (they are then well spread), "
+        "raise the noise lower bound, or standardise the inputs."
+    )
+
+
+def cholesky_fixed(A, jitter: float = DEFAULT_JITTER):
+    """Traceable lower Cholesky of ``A + jitter * mean(diag A) * I`` (NaN on failure)."""
+    scale = jnp.mean(jnp.diag(A))
+    return jnp.linalg.cholesky(A + (jitter * scale) * jnp.eye(A.shape[0], dtype=A.dtype))
+
+
+def solve_lower(L, B):
+    """L^-1 B for lower-triangular L."""
+    return jsl.solve_triangular(L, B, lower=True)
+
+
+def solve_upper(L, B):
+    """L^-T B for lower-triangular L."""
+    return jsl.solve_triangular(L, B, lower=True, trans="T")
+
+
+def cho_solve(L, B):
+    """(L L^T)^-1 B."""
+    return solve_upper(L, solve_lower(L, B))
+
+
+def logdet_from_chol(L):
+    """log |L L^T| = 2 sum log diag L."""
+    return 2.0 * jnp.sum(jnp.log(jnp.diag(L)))
+
+
+def chol_append(L, c, d, *, name: str = "matrix"):
+    """Cholesky factor of [[A, c], [c^T, d]] given L = chol(A): O(k^2).
+
+    The new row is (l^T, l) with l = L^-1 c and l = sqrt(d - l^T l)
+    (Seeger et al. 2003, Appendix A.1; Quiñonero-Candela & Rasmussen A.3).
+    Works on NumPy arrays (greedy selection runs eagerly). Raises
+    :class:`NumericalError` when the new pivot is not positive, which means
+    the appended point is (numerically) a linear combination of the others.
+    """
+    L = np.asarray(L, dtype=np.float64)
+    c = np.asarray(c, dtype=np.float64)
+    k = L.shape[0]
+    if k:
+        lvec = sl.solve_triangular(L, c, lower=True)
+    else:
+        lvec = np.zeros(0)
+    pivot = float(d) - float(lvec @ lvec)
+    if not pivot > 0.0:
+        raise NumericalError(
+            f"chol_append of {name}: new pivot {pivot:.3g} <= 0, the appended point is numerically "
+            "dependent on the current set (a duplicate or near-duplicate input); skip it or add jitter"
+        )
+    out = np.zeros((k + 1, k + 1))
+    out[:k, :k] = L
+    out[k, :k] = lvec
+    out[k, k] = np.sqrt(pivot)
+    return out

@@ -1,0 +1,149 @@
+"""Evaluation metrics of the five papers (layer 9). NumPy in, float out.
+
+Regression (Titsias 2009; Rasmussen & Williams 2006, sec. 2.5; Quiñonero-Candela
+& Rasmussen 2005, sec. 6): SMSE, SNLP (= MSLL), MAE, MSE, NTL. Gaussians: KL
+divergence, diagonal and full. Classification (Lawrence et al. 2003): error
+rate, log loss, reject curve.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import InputError
+from .validation import as_float_vector
+
+_LOG_2PI = np.log(2.0 * np.pi)
+
+
+def _pair(y_true, y_pred, name="y_pred"):
+    y_true = as_float_vector(y_true, "y_true")
+    y_pred = as_float_vector(y_pred, name, n=y_true.shape[0])
+    return y_true, y_pred
+
+
+def _variance(var, n, name="var"):
+    var = as_float_vector(var, name, n=n)
+    if np.any(var <= 0):
+        raise InputError(f"{name} must be strictly positive (predictive variances), min is {var.min():.3g}")
+    return var
+
+
+def mse(y_true, y_pred) -> float:
+    """Mean squared error."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    return float(np.mean((y_true - y_pred) ** 2))
+
+
+def mae(y_true, y_pred) -> float:
+    """Mean absolute error."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    return float(np.mean(np.abs(y_true - y_pred)))
+
+
+def smse(y_true, y_pred) -> float:
+    """Standardised MSE: mean((y - mu)^2) / var(y_test)."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    v = np.var(y_true)
+    if v <= 0:
+        raise InputError("smse needs test targets with non-zero variance")
+    return float(np.mean((y_true - y_pred) ** 2) / v)
+
+
+def gaussian_nlpd(y_true, mean, var) -> np.ndarray:
+    """Per-point negative log density of y under N(mean, var)."""
+    y_true, mean = _pair(y_true, mean, "mean")
+    var = _variance(var, y_true.shape[0])
+    return 0.5 * (_LOG_2PI + np.log(var) + (y_true - mean) ** 2 / var)
+
+
+def ntl(y_true, mean, var) -> float:
+    """Mean negative test log density (NTL of Quiñonero-Candela & Rasmussen); ``var`` includes noise."""
+    return float(np.mean(gaussian_nlpd(y_true, mean, var)))
+
+
+def snlp(y_true, mean, var, y_train) -> float:
+    """SNLP / MSLL: NTL minus that of the trivial Gaussian N(mean(y_train), var(y_train)).
+
+    Negative is better than the trivial model. ``var`` is the predictive
+    variance of y (latent variance plus noise).
+    """
+    y_train = as_float_vector(y_train, "y_train")
+    y_true = as_float_vector(y_true, "y_true")
+    v0 = np.var(y_train)
+    if v0 <= 0:
+        raise InputError("snlp needs training targets with non-zero variance")
+    trivial = gaussian_nlpd(y_true, np.full_like(y_true, np.mean(y_train)), np.full_like(y_true, v0))
+    return float(np.mean(gaussian_nlpd(y_true, mean, var) - trivial))
+
+
+def kl_gaussian_diag(mean_p, var_p, mean_q, var_q) -> float:
+    """KL(N(mean_p, diag var_p) || N(mean_q, diag var_q))."""
+    mean_p = as_float_vector(mean_p, "mean_p")
+    n = mean_p.shape[0]
+    mean_q = as_float_vector(mean_q, "mean_q", n=n)
+    var_p, var_q = _variance(var_p, n, "var_p"), _variance(var_q, n, "var_q")
+    return float(0.5 * np.sum(np.log(var_q / var_p) + (var_p + (mean_p - mean_q) ** 2) / var_q - 1.0))
+
+
+def kl_gaussian(mean_p, cov_p, mean_q, cov_q) -> float:
+    """KL(N(mean_p, cov_p) || N(mean_q, cov_q)) for full covariances (Cholesky based)."""
+    mean_p = as_float_vector(mean_p, "mean_p")
+    n = mean_p.shape[0]
+    mean_q = as_float_vector(mean_q, "mean_q", n=n)
+    cov_p, cov_q = np.asarray(cov_p, dtype=float), np.asarray(cov_q, dtype=float)
+    if cov_p.shape != (n, n) or cov_q.shape != (n, n):
+        raise InputError(f"covariances must have shape ({n}, {n}), got {cov_p.shape} and {cov_q.shape}")
+    try:
+        Lp = np.linalg.cholesky(cov_p)
+        Lq = np.linalg.cholesky(cov_q)
+    except np.linalg.LinAlgError:
+        raise InputError("kl_gaussian: a covariance is not positive definite") from None
+    import scipy.linalg as sl
+
+    A = sl.solve_triangular(Lq, Lp, lower=True)
+    b = sl.solve_triangular(Lq, mean_q - mean_p, lower=True)
+    logdet = 2.0 * (np.sum(np.log(np.diag(Lq))) - np.sum(np.log(np.diag(Lp))))
+    return float(0.5 * (np.sum(A * A) + b @ b - n + logdet))
+
+
+def error_rate(y_true, y_pred) -> float:
+    """Fraction of wrong labels."""
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    if y_true.shape != y_pred.shape or y_true.ndim != 1 or y_true.size == 0:
+        raise InputError(f"error_rate needs two non-empty 1-D label arrays of equal length, got {y_true.shape}, {y_pred.shape}")
+    return float(np.mean(y_true != y_pred))
+
+
+def log_loss(y_true, p_positive, eps: float = 1e-15) -> float:
+    """Mean negative log probability of binary labels in {-1, +1} (or {0, 1}) given P(y = +1)."""
+    y = as_float_vector(y_true, "y_true")
+    p = as_float_vector(p_positive, "p_positive", n=y.shape[0])
+    if np.any((p < 0) | (p > 1)):
+        raise InputError("p_positive must lie in [0, 1]")
+    pos = y > 0
+    p = np.clip(p, eps, 1 - eps)
+    return float(-np.mean(np.where(pos, np.log(p), np.log1p(-p))))
+
+
+def reject_curve(y_true, y_pred, confidence, fractions=None):
+    """Error rate on the points kept after rejecting the least confident fraction.
+
+    Returns ``(fractions, error_rates)``: for each rejected fraction r the
+    ceil(r n) least-confident points are dropped (Lawrence et al. 2003, Fig. 1).
+    """
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    conf = as_float_vector(confidence, "confidence", n=y_true.shape[0])
+    if y_pred.shape != y_true.shape:
+        raise InputError("y_true and y_pred must have the same shape")
+    fractions = np.linspace(0.0, 0.9, 19) if fractions is None else np.asarray(fractions, dtype=float)
+    if np.any((fractions < 0) | (fractions >= 1)):
+        raise InputError("rejected fractions must lie in [0, 1)")
+    order = np.argsort(-conf, kind="stable")  # most confident first
+    wrong = (y_true != y_pred)[order]
+    n = y_true.shape[0]
+    rates = []
+    for r in fractions:
+        keep = n - int(np.ceil(r * n))
+        rates.append(float(np.mean(wrong[:keep])) if keep > 0 else 0.0)
+    return fractions, np.asarray(rates)

@@ -1,0 +1,69 @@
+"""Hyper-priors on positive hyper-parameters (MAP-II, Rasmussen 1996 style).
+
+A prior is a small immutable object with ``log_prob(value)`` evaluated on the
+positive (constrained) value. Training adds ``log_prob`` plus the log-Jacobian
+of the positive transform, so the MAP estimate is that of the density of the
+parameter actually optimised (the same convention as GPflow).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import jax.numpy as jnp
+import jax.scipy.special as jsp
+
+from .errors import InputError
+
+
+@dataclass(frozen=True)
+class LogNormal:
+    """log(value) ~ N(mu, sigma^2)."""
+
+    mu: float = 0.0
+    sigma: float = 1.0
+
+    def __post_init__(self):
+        if not (float(self.sigma) > 0):
+            raise InputError(f"LogNormal prior: sigma must be > 0, got {self.sigma!r}")
+
+    def log_prob(self, value):
+        z = (jnp.log(value) - self.mu) / self.sigma
+        return jnp.sum(-0.5 * z**2 - jnp.log(value) - jnp.log(self.sigma) - 0.5 * jnp.log(2 * jnp.pi))
+
+    def to_dict(self):
+        return {"type": "LogNormal", "mu": float(self.mu), "sigma": float(self.sigma)}
+
+
+@dataclass(frozen=True)
+class Gamma:
+    """value ~ Gamma(shape, rate): density rate^shape value^(shape-1) exp(-rate value) / Gamma(shape)."""
+
+    shape: float = 1.0
+    rate: float = 1.0
+
+    def __post_init__(self):
+        if not (float(self.shape) > 0 and float(self.rate) > 0):
+            raise InputError(f"Gamma prior: shape and rate must be > 0, got {self.shape!r}, {self.rate!r}")
+
+    def log_prob(self, value):
+        a, b = self.shape, self.rate
+        return jnp.sum(a * jnp.log(b) + (a - 1) * jnp.log(value) - b * value - jsp.gammaln(a))
+
+    def to_dict(self):
+        return {"type": "Gamma", "shape": float(self.shape), "rate": float(self.rate)}
+
+
+_PRIORS = {"LogNormal": LogNormal, "Gamma": Gamma}
+
+
+def prior_from_dict(d) -> LogNormal | Gamma:
+    """Rebuild a prior from :meth:`to_dict` output, validating every field."""
+    if not isinstance(d, dict) or d.get("type") not in _PRIORS:
+        raise InputError(f"unknown prior specification {d!r}; expected type one of {sorted(_PRIORS)}")
+    cls = _PRIORS[d["type"]]
+    fields = {k: v for k, v in d.items() if k != "type"}
+    expected = set(cls.__dataclass_fields__)
+    if set(fields) != expected or not all(isinstance(v, (int, float)) for v in fields.values()):
+        raise InputError(f"prior {d['type']} needs numeric fields {sorted(expected)}, got {fields!r}")
+    return cls(**fields)

@@ -1,0 +1,169 @@
+"""Hyper-parameter fitting by SciPy's L-BFGS-B over a pytree of raw parameters (layer 7).
+
+The objective is any JAX-traceable ``f(params) -> scalar`` to *minimise*
+(a negative log marginal likelihood or negative bound, plus negative
+log hyper-priors for MAP-II). Its value and gradient come from one jitted
+``jax.value_and_grad``; SciPy sees a flat float64 vector of the free entries.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import scipy.optimize
+from jax.flatten_util import ravel_pytree
+
+from .errors import InputError
+from .progress import progress_bar
+
+
+@dataclass
+class OptimizeReport:
+    """What happened during fitting.
+
+    history: objective after each iteration of the best start; objective: the
+    final value; reason: the optimiser's stop message; starts: the final
+    objective of every start (the first is the given initialisation).
+    """
+
+    objective: float
+    history: list = field(default_factory=list)
+    n_iter: int = 0
+    n_evals: int = 0
+    success: bool = False
+    reason: str = ""
+    starts: list = field(default_factory=list)
+    best_start: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self):
+        return {
+            "objective": float(self.objective),
+            "history": [float(v) for v in self.history],
+            "n_iter": int(self.n_iter),
+            "n_evals": int(self.n_evals),
+            "success": bool(self.success),
+            "reason": str(self.reason),
+            "starts": [float(v) for v in self.starts],
+            "best_start": int(self.best_start),
+            "seconds": float(self.seconds),
+        }
+
+
+def minimize(
+    objective,
+    params,
+    *,
+    args=(),
+    mask=None,
+    lower=None,
+    upper=None,
+    max_iter: int = 500,
+    n_restarts: int = 0,
+    restart_scale: float = 1.0,
+    rng: np.random.Generator | None = None,
+    tol: float = 1e-9,
+    verbose: bool = False,
+    callback=None,
+    desc: str = "L-BFGS-B",
+):
+    """Minimise ``objective(params, *args)`` over the entries of ``params`` where ``mask`` is True.
+
+    ``args`` (the data arrays) are passed to the jitted function as arguments
+    rather than closed over, so large arrays are not baked into the compiled code.
+
+    ``lower`` / ``upper``: pytrees like ``params`` of bounds on the raw values
+    (``-inf``/``inf`` for none). Restarts perturb the free raw entries of the
+    initial point by N(0, restart_scale^2) and keep the best result.
+    ``callback(iteration, value, params)`` runs after each iteration; returning
+    True stops the optimisation. Returns ``(best_params, OptimizeReport)``.
+    """
+    x0, unravel = ravel_pytree(params)
+    x0 = np.asarray(x0, dtype=np.float64)
+    free = np.ones_like(x0, dtype=bool) if mask is None else np.asarray(ravel_pytree(mask)[0], dtype=bool)
+    lo = np.full_like(x0, -np.inf) if lower is None else np.asarray(ravel_pytree(lower)[0], dtype=np.float64)
+    hi = np.full_like(x0, np.inf) if upper is None else np.asarray(ravel_pytree(upper)[0], dtype=np.float64)
+    if not (free.shape == lo.shape == hi.shape == x0.shape):
+        raise InputError("mask / bounds must have the same structure as the parameters")
+    x0 = np.clip(x0, lo, hi)
+    rng = np.random.default_rng(rng)
+
+    vg = jax.jit(jax.value_and_grad(lambda x, *a: objective(unravel(x), *a)))
+
+    def value_and_grad(x):
+        return vg(x, *args)
+
+    start = time.perf_counter()
+
+    def run(x_start, bar):
+        history, state = [], {"evals": 0, "last": np.inf, "best_f": np.inf}
+
+        def fun(z):
+            x = x_start.copy()
+            x[free] = z
+            f, g = value_and_grad(jnp.asarray(x))
+            f = float(f)
+            g = np.asarray(g, dtype=np.float64)[free]
+            state["evals"] += 1
+            if not (np.isfinite(f) and np.all(np.isfinite(g))):
+                # A failed factorisation or overflow: report a large value so the line
+                # search backs off rather than stopping the run.
+                base = state["best_f"] if np.isfinite(state["best_f"]) else 0.0
+                return base + 1e10 * (1.0 + abs(base)), np.zeros_like(z)
+            state["best_f"] = min(state["best_f"], f)
+            state["last"] = f
+            return f, g
+
+        def cb(intermediate_result):
+            history.append(float(intermediate_result.fun))
+            bar.update(1)
+            bar.set_postfix(objective=f"{intermediate_result.fun:.6g}")
+            if callback is not None:
+                x = x_start.copy()
+                x[free] = intermediate_result.x
+                if callback(len(history), float(intermediate_result.fun), unravel(jnp.asarray(x))):
+                    raise StopIteration
+
+        res = scipy.optimize.minimize(
+            fun,
+            x_start[free],
+            jac=True,
+            method="L-BFGS-B",
+            bounds=list(zip(lo[free], hi[free])),
+            callback=cb,
+            options={"maxiter": max_iter, "ftol": tol, "gtol": 1e-6},
+        )
+        x = x_start.copy()
+        x[free] = res.x
+        return x, float(res.fun), res, history, state["evals"]
+
+    results = []
+    with progress_bar(total=max_iter * (n_restarts + 1), desc=desc, verbose=verbose) as bar:
+        for r in range(n_restarts + 1):
+            xs = x0.copy()
+            if r > 0:
+                xs[free] = np.clip(xs[free] + restart_scale * rng.standard_normal(int(free.sum())), lo[free], hi[free])
+            if not free.any():
+                f = float(value_and_grad(jnp.asarray(xs))[0])
+                results.append((xs, f, None, [], 1))
+                continue
+            results.append(run(xs, bar))
+    finite = [i for i, r in enumerate(results) if np.isfinite(r[1])]
+    best = min(finite, key=lambda i: results[i][1]) if finite else 0
+    x, f, res, history, n_evals = results[best]
+    report = OptimizeReport(
+        objective=f,
+        history=history,
+        n_iter=int(res.nit) if res is not None else 0,
+        n_evals=sum(r[4] for r in results),
+        success=bool(res.success) if res is not None else True,
+        reason=str(res.message) if res is not None else "no free parameters",
+        starts=[r[1] for r in results],
+        best_start=best,
+        seconds=time.perf_counter() - start,
+    )
+    return unravel(jnp.asarray(x)), report

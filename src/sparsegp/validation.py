@@ -1,0 +1,107 @@
+"""Checks applied to every array that crosses the public boundary.
+
+Each check raises :class:`~sparsegp.errors.InputError` with a message that
+names the argument and the problem, so bad input never reaches JAX.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .errors import InputError
+
+
+def as_float_matrix(X, name: str = "X", *, min_rows: int = 1, n_features: int | None = None) -> np.ndarray:
+    """Return ``X`` as a C-contiguous float64 2-D array after validating it.
+
+    Rejects: non-numeric data, 1-D or >2-D arrays, fewer than ``min_rows`` rows,
+    zero columns, a column count different from ``n_features``, NaN and inf.
+    """
+    if X is None:
+        raise InputError(f"{name} is None; expected a 2-D array of shape (n_samples, n_features)")
+    if hasattr(X, "toarray") and not isinstance(X, np.ndarray):
+        raise InputError(f"{name} is a sparse matrix; sparsegp needs a dense 2-D array (call .toarray())")
+    try:
+        arr = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} could not be converted to a float64 array: {exc}") from None
+    if arr.ndim == 1:
+        raise InputError(
+            f"{name} is 1-D with shape {arr.shape}; expected a 2-D array of shape (n_samples, n_features). "
+            "Reshape with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample."
+        )
+    if arr.ndim != 2:
+        raise InputError(f"{name} has {arr.ndim} dimensions (shape {arr.shape}); expected a 2-D array")
+    if arr.shape[0] < min_rows:
+        raise InputError(
+            f"{name} has {arr.shape[0]} sample(s) (shape {arr.shape}); at least {min_rows} required"
+        )
+    if arr.shape[1] == 0:
+        raise InputError(f"{name} has 0 features (shape {arr.shape}); at least 1 required")
+    if n_features is not None and arr.shape[1] != n_features:
+        raise InputError(
+            f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features} features"
+        )
+    check_finite(arr, name)
+    return np.ascontiguousarray(arr)
+
+
+def as_float_vector(y, name: str = "y", *, n: int | None = None) -> np.ndarray:
+    """Return ``y`` as a float64 1-D array; an (n, 1) column is accepted and flattened."""
+    if y is None:
+        raise InputError(f"{name} is None; expected a 1-D array of targets")
+    try:
+        arr = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} could not be converted to a float64 array: {exc}") from None
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise InputError(
+            f"{name} has shape {arr.shape}; expected a 1-D array of targets (multi-output is not supported)"
+        )
+    if arr.shape[0] == 0:
+        raise InputError(f"{name} is empty; at least 1 target required")
+    if n is not None and arr.shape[0] != n:
+        raise InputError(f"{name} has {arr.shape[0]} entries but X has {n} rows; they must match")
+    check_finite(arr, name)
+    return np.ascontiguousarray(arr)
+
+
+def check_finite(arr: np.ndarray, name: str) -> None:
+    """Raise if ``arr`` holds NaN or inf, saying where the first one is."""
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        kind = "NaN" if np.isnan(arr[idx]) else "inf"
+        where = f"index {idx[0]}" if len(idx) == 1 else f"row {idx[0]}, column {idx[1]}"
+        raise InputError(
+            f"{name} contains {int(bad.sum())} non-finite value(s) (first: {kind} at {where}); "
+            "remove or impute them before fitting"
+        )
+
+
+def check_positive(value, name: str) -> np.ndarray:
+    """Validate a positive hyper-parameter (scalar or array) and return it as float64."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a positive number or array of numbers, got {value!r}") from None
+    if arr.size == 0:
+        raise InputError(f"{name} is empty; expected a positive number or array")
+    if not np.all(np.isfinite(arr)):
+        raise InputError(f"{name} must be finite, got {value!r}")
+    if np.any(arr <= 0):
+        raise InputError(f"{name} must be strictly positive, got {value!r}")
+    return arr
+
+
+def check_int(value, name: str, *, minimum: int = 0) -> int:
+    """Validate an integer option that must be at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise InputError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
