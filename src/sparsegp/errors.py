@@ -5,6 +5,8 @@ input-related ones also from :class:`ValueError`, so ``except ValueError``
 keeps working for code written against scikit-learn.
 """
 
+from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
+
 
 class SparseGPError(Exception):
     """Base class of every error raised by sparsegp."""
@@ -12,6 +14,10 @@ class SparseGPError(Exception):
 
 class InputError(SparseGPError, ValueError):
     """Input data or arguments are malformed (NaN/inf, wrong shape, too few points...)."""
+
+
+class InputTypeError(InputError, TypeError):
+    """Input of a type that cannot be converted to float64 (also a TypeError, like NumPy's)."""
 
 
 class NumericalError(SparseGPError, ArithmeticError):
@@ -22,8 +28,8 @@ class ModelFileError(SparseGPError, ValueError):
     """A saved model file is missing, corrupt, of the wrong format or fails validation."""
 
 
-class NotFittedError(SparseGPError, ValueError, AttributeError):
+class NotFittedError(SparseGPError, _SklearnNotFittedError):
     """An estimator was used before ``fit``.
 
-    Derives from ValueError and AttributeError, like scikit-learn's NotFittedError.
+    A subclass of scikit-learn's NotFittedError (itself a ValueError and AttributeError).
     """

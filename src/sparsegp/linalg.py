@@ -84,14 +84,15 @@ def logdet_from_chol(L):
     return 2.0 * jnp.sum(jnp.log(jnp.diag(L)))
 
 
-def chol_append(L, c, d, *, name: str = "matrix"):
+def chol_append(L, c, d, *, name: str = "matrix", rtol: float = 1e-12):
     """Cholesky factor of [[A, c], [c^T, d]] given L = chol(A): O(k^2).
 
     The new row is (l^T, l) with l = L^-1 c and l = sqrt(d - l^T l)
     (Seeger et al. 2003, Appendix A.1; Quiñonero-Candela & Rasmussen A.3).
     Works on NumPy arrays (greedy selection runs eagerly). Raises
-    :class:`NumericalError` when the new pivot is not positive, which means
-    the appended point is (numerically) a linear combination of the others.
+    :class:`NumericalError` when the new pivot is below ``rtol * d`` (rounding
+    level), which means the appended point is numerically a linear combination
+    of the others.
     """
     L = np.asarray(L, dtype=np.float64)
     c = np.asarray(c, dtype=np.float64)
@@ -101,7 +102,7 @@ def chol_append(L, c, d, *, name: str = "matrix"):
     else:
         lvec = np.zeros(0)
     pivot = float(d) - float(lvec @ lvec)
-    if not pivot > 0.0:
+    if not pivot > rtol * abs(float(d)):
         raise NumericalError(
             f"chol_append of {name}: new pivot {pivot:.3g} <= 0, the appended point is numerically "
             "dependent on the current set (a duplicate or near-duplicate input); skip it or add jitter"

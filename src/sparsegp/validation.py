@@ -7,13 +7,29 @@ names the argument and the problem, so bad input never reaches JAX.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
+from sklearn.exceptions import DataConversionWarning
 
-from .errors import InputError
+from .errors import InputError, InputTypeError
 
 
-def as_float_matrix(X, name: str = "X", *, min_rows: int = 1, n_features: int | None = None) -> np.ndarray:
+def _to_float(value, name):
+    try:
+        arr = np.asarray(value)
+        if arr.dtype.kind == "c":
+            raise InputError(f"Complex data not supported: {name} holds complex numbers; sparsegp needs real values")
+        return arr.astype(np.float64, copy=False)
+    except (TypeError, ValueError) as exc:
+        raise InputTypeError(
+            f"{name} could not be converted to a float64 array (every entry must be a real number): {exc}"
+        ) from None
+
+
+def as_float_matrix(
+    X, name: str = "X", *, min_rows: int = 1, n_features: int | None = None, owner: str = "the model"
+) -> np.ndarray:
     """Return ``X`` as a C-contiguous float64 2-D array after validating it.
 
     Rejects: non-numeric data, 1-D or >2-D arrays, fewer than ``min_rows`` rows,
@@ -23,14 +39,11 @@ def as_float_matrix(X, name: str = "X", *, min_rows: int = 1, n_features: int | 
         raise InputError(f"{name} is None; expected a 2-D array of shape (n_samples, n_features)")
     if hasattr(X, "toarray") and not isinstance(X, np.ndarray):
         raise InputError(f"{name} is a sparse matrix; sparsegp needs a dense 2-D array (call .toarray())")
-    try:
-        arr = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} could not be converted to a float64 array: {exc}") from None
+    arr = _to_float(X, name)
     if arr.ndim == 1:
         raise InputError(
             f"{name} is 1-D with shape {arr.shape}; expected a 2-D array of shape (n_samples, n_features). "
-            "Reshape with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample."
+            "Reshape your data with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample."
         )
     if arr.ndim != 2:
         raise InputError(f"{name} has {arr.ndim} dimensions (shape {arr.shape}); expected a 2-D array")
@@ -39,10 +52,10 @@ def as_float_matrix(X, name: str = "X", *, min_rows: int = 1, n_features: int | 
             f"{name} has {arr.shape[0]} sample(s) (shape {arr.shape}); at least {min_rows} required"
         )
     if arr.shape[1] == 0:
-        raise InputError(f"{name} has 0 features (shape {arr.shape}); at least 1 required")
+        raise InputError(f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
     if n_features is not None and arr.shape[1] != n_features:
         raise InputError(
-            f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features} features"
+            f"{name} has {arr.shape[1]} features, but {owner} is expecting {n_features} features as input"
         )
     check_finite(arr, name)
     return np.ascontiguousarray(arr)
@@ -52,11 +65,13 @@ def as_float_vector(y, name: str = "y", *, n: int | None = None) -> np.ndarray:
     """Return ``y`` as a float64 1-D array; an (n, 1) column is accepted and flattened."""
     if y is None:
         raise InputError(f"{name} is None; expected a 1-D array of targets")
-    try:
-        arr = np.asarray(y, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} could not be converted to a float64 array: {exc}") from None
+    arr = _to_float(y, name)
     if arr.ndim == 2 and arr.shape[1] == 1:
+        warnings.warn(
+            f"A column-vector {name} was passed when a 1d array was expected; it was flattened.",
+            DataConversionWarning,
+            stacklevel=3,
+        )
         arr = arr[:, 0]
     if arr.ndim != 1:
         raise InputError(

@@ -61,7 +61,7 @@ class GPRegressorBase(RegressorMixin, BaseEstimator):
 
     def _validate_test_inputs(self, X):
         self._check_fitted()
-        return as_float_matrix(X, "X", n_features=self.n_features_in_)
+        return as_float_matrix(X, "X", n_features=self.n_features_in_, owner=type(self).__name__)
 
     def _finish_prediction(self, mean, var_or_cov, *, return_std, return_cov, include_noise):
         if return_std and return_cov:

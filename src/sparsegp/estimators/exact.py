@@ -115,8 +115,10 @@ class ExactGPRegressor(GPRegressorBase):
                 desc="ExactGP fit",
             )
             self.optimizer_report_ = report
+            self.n_iter_ = report.n_iter
         else:
             self.optimizer_report_ = None
+            self.n_iter_ = 0
         self.kernel_ = params["kernel"]
         self.noise_ = float(jnp.exp(params["log_noise"]))
         self.log_marginal_likelihood_ = -float(exact_neg_log_marginal(self.kernel_, self.noise_, Xj, yj))
@@ -149,6 +151,7 @@ class ExactGPRegressor(GPRegressorBase):
         X = persistence.require_array(arrays, "X_train", ndim=2, shape=(None, model.n_features_in_))
         y = persistence.require_array(arrays, "y_train", ndim=1, shape=(X.shape[0],))
         model.optimizer_report_ = None
+        model.n_iter_ = 0
         model.log_marginal_likelihood_ = -float(
             exact_neg_log_marginal(model.kernel_, model.noise_, jnp.asarray(X), jnp.asarray(y))
         )

@@ -49,9 +49,10 @@ def load_model(path):
     if not os.path.exists(path):
         raise ModelFileError(f"model file {path!r} does not exist")
     try:
-        with np.load(path, allow_pickle=False) as f:
-            if not isinstance(f, np.lib.npyio.NpzFile):
-                raise ModelFileError(f"{path!r} is a single .npy array, not a sparsegp model archive")
+        f = np.load(path, allow_pickle=False)
+        if not isinstance(f, np.lib.npyio.NpzFile):
+            raise ModelFileError(f"{path!r} is a single .npy array, not a sparsegp model archive")
+        with f:
             arrays = {k: f[k] for k in f.files}
     except ModelFileError:
         raise

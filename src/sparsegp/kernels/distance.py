@@ -11,13 +11,23 @@ its offset. Results are clamped at 0 to remove the remaining rounding noise.
 import jax.numpy as jnp
 
 
-def sqdist(X, Z):
-    """Squared distances between the rows of X (n, D) and Z (m, D), shape (n, m), >= 0."""
+def sqdist(X, Z=None):
+    """Squared distances between the rows of X (n, D) and Z (m, D), shape (n, m), >= 0.
+
+    With ``Z`` None (the square Gram case) the diagonal is exactly 0: the
+    expansion leaves rounding noise of order eps |x|^2 there, which a square
+    root (Matérn kernels) would amplify to sqrt(eps).
+    """
+    square = Z is None
+    Z = X if square else Z
     centre = jnp.mean(Z, axis=0)
     A = X - centre
     B = Z - centre
     d = jnp.sum(A * A, axis=1)[:, None] + jnp.sum(B * B, axis=1)[None, :] - 2.0 * (A @ B.T)
-    return jnp.maximum(d, 0.0)
+    d = jnp.maximum(d, 0.0)
+    if square:
+        d = d * (1.0 - jnp.eye(X.shape[0], dtype=d.dtype))
+    return d
 
 
 def safe_sqrt(d):

@@ -42,9 +42,7 @@ class Stationary(Kernel):
 
     def K(self, X, Z=None):
         ell = self.lengthscale
-        Xs = X / ell
-        Zs = Xs if Z is None else Z / ell
-        return self.variance * self.profile(sqdist(Xs, Zs))
+        return self.variance * self.profile(sqdist(X / ell, None if Z is None else Z / ell))
 
     def diag(self, X):
         return jnp.full(X.shape[0], self.variance * self.profile(jnp.zeros(())))

@@ -1,0 +1,191 @@
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jax.flatten_util import ravel_pytree
+
+from sparsegp.errors import InputError
+from sparsegp.kernels import (
+    Constant,
+    Linear,
+    Matern12,
+    Matern32,
+    Matern52,
+    Product,
+    SquaredExponential,
+    Sum,
+    kernel_from_dict,
+)
+from sparsegp.priors import Gamma, LogNormal
+
+
+def make_kernels(D, r):
+    ell = r.uniform(0.3, 3.0, size=D)
+    return {
+        "se-ard": SquaredExponential(lengthscale=ell, variance=1.7),
+        "se-iso-bias": SquaredExponential(lengthscale=0.8, variance=0.5, bias=0.1),
+        "matern12": Matern12(lengthscale=ell, variance=1.3),
+        "matern32": Matern32(lengthscale=ell, variance=0.9),
+        "matern52": Matern52(lengthscale=1.1, variance=2.0),
+        "linear": Linear(variance=r.uniform(0.5, 2.0, size=D)),
+        "sum": SquaredExponential(lengthscale=ell) + Linear(variance=0.3),
+        "product": Matern32(lengthscale=1.0) * (Linear(0.5) + Constant(0.2)),
+    }
+
+
+KERNEL_NAMES = list(make_kernels(2, np.random.default_rng(0)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    name=st.sampled_from(KERNEL_NAMES),
+    n=st.integers(1, 25),
+    D=st.integers(1, 4),
+    seed=st.integers(0, 2**31 - 1),
+    spread=st.floats(0.01, 10.0),
+)
+def test_gram_symmetric_psd_and_diag(name, n, D, seed, spread):
+    r = np.random.default_rng(seed)
+    k = make_kernels(D, r)[name]
+    X = jnp.asarray(spread * r.normal(size=(n, D)))
+    K = np.asarray(k.K(X))
+    assert K.shape == (n, n)
+    np.testing.assert_allclose(K, K.T, rtol=0, atol=1e-12 * max(1.0, np.abs(K).max()))
+    eig = np.linalg.eigvalsh(0.5 * (K + K.T))
+    assert eig.min() >= -1e-9 * max(1.0, eig.max())
+    np.testing.assert_allclose(np.asarray(k.diag(X)), np.diag(K), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+def test_matrix_form_equals_pairwise_evaluation(name, rng):
+    k = make_kernels(3, rng)[name]
+    X, Z = jnp.asarray(rng.normal(size=(7, 3))), jnp.asarray(rng.normal(size=(5, 3)))
+    pairwise = jax.vmap(lambda x: jax.vmap(lambda z: k.evaluate(x, z))(Z))(X)
+    np.testing.assert_allclose(np.asarray(k.K(X, Z)), np.asarray(pairwise), rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+def test_hyperparameter_gradients_match_central_differences(name, rng):
+    k = make_kernels(3, rng)[name]
+    X, Z = jnp.asarray(rng.normal(size=(9, 3))), jnp.asarray(rng.normal(size=(6, 3)))
+    W = jnp.asarray(rng.normal(size=(9, 6)))
+    Wsq = jnp.asarray(rng.normal(size=(9, 9)))
+    theta0, unravel = ravel_pytree(k)
+
+    def f(theta):
+        kk = unravel(theta)
+        # Cross-covariance and square Gram matrix (its zero-distance diagonal matters for Matérn).
+        return jnp.sum(W * kk.K(X, Z)) + jnp.sum(Wsq * kk.K(X)) + jnp.sum(kk.diag(X))
+
+    g = np.asarray(jax.grad(f)(theta0))
+    h = 1e-5
+    fd = np.array([(f(theta0.at[i].add(h)) - f(theta0.at[i].add(-h))) / (2 * h) for i in range(theta0.size)])
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("cls", [SquaredExponential, Matern12, Matern32, Matern52])
+def test_stable_distances_for_inputs_offset_by_1e6(cls, rng):
+    k = cls(lengthscale=np.array([0.5, 1.0]), variance=1.0)
+    X, Z = rng.normal(size=(20, 2)), rng.normal(size=(15, 2))
+    K0 = np.asarray(k.K(jnp.asarray(X), jnp.asarray(Z)))
+    K1 = np.asarray(k.K(jnp.asarray(X + 1e6), jnp.asarray(Z + 1e6)))
+    # The naive |a|^2 + |b|^2 - 2ab expansion loses every digit here (errors of order 1e-4 * 1e12).
+    np.testing.assert_allclose(K1, K0, rtol=0, atol=1e-8)
+    Kself = np.asarray(k.K(jnp.asarray(X + 1e6)))
+    np.testing.assert_allclose(np.diag(Kself), 1.0, atol=1e-12)
+    assert Kself.min() >= 0
+
+
+def test_se_matches_seeger_form_with_bias(rng):
+    ell = np.array([0.7, 2.0])
+    k = SquaredExponential(lengthscale=ell, variance=1.5, bias=0.25)
+    x, z = rng.normal(size=2), rng.normal(size=2)
+    W = np.diag(ell**-2)
+    expected = 1.5 * np.exp(-0.5 * (x - z) @ W @ (x - z)) + 0.25
+    assert np.isclose(float(k.evaluate(jnp.asarray(x), jnp.asarray(z))), expected, rtol=1e-14)
+
+
+def test_composition_flattens_and_evaluates(rng):
+    a, b, c = SquaredExponential(1.0), Linear(0.5), Constant(0.3)
+    s = a + b + c
+    assert isinstance(s, Sum) and len(s.kernels) == 3
+    p = a * b * c
+    assert isinstance(p, Product) and len(p.kernels) == 3
+    X = jnp.asarray(rng.normal(size=(4, 2)))
+    np.testing.assert_allclose(s.K(X), a.K(X) + b.K(X) + c.K(X), rtol=1e-14)
+    np.testing.assert_allclose(p.K(X), a.K(X) * b.K(X) * c.K(X), rtol=1e-14)
+    assert set(s.parameters()) == {"k0.lengthscale", "k0.variance", "k1.variance", "k2.variance"}
+    s2 = s.replace(**{"k1.variance": 2.0})
+    assert float(s2.kernels[1].variance) == pytest.approx(2.0)
+    assert float(s.kernels[1].variance) == pytest.approx(0.5)  # immutable
+
+
+def test_immutability_and_replace():
+    k = SquaredExponential(lengthscale=[1.0, 2.0])
+    with pytest.raises(AttributeError, match="immutable"):
+        k.variance = 3.0
+    k2 = k.replace(lengthscale=[3.0, 4.0])
+    np.testing.assert_allclose(k2.parameters()["lengthscale"], [3.0, 4.0])
+    np.testing.assert_allclose(k.parameters()["lengthscale"], [1.0, 2.0])
+    with pytest.raises(InputError, match="shape"):
+        k.replace(lengthscale=[1.0, 2.0, 3.0])
+    with pytest.raises(InputError, match="no hyper-parameter"):
+        k.replace(period=1.0)
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, np.nan, np.inf, [1.0, -2.0]])
+def test_non_positive_hyperparameters_rejected(bad):
+    with pytest.raises(InputError, match="lengthscale"):
+        SquaredExponential(lengthscale=bad)
+
+
+def test_ard_dimension_mismatch_is_reported():
+    with pytest.raises(InputError, match="3 ARD length-scales but the inputs have 2"):
+        SquaredExponential(lengthscale=[1.0, 1.0, 1.0]).check_input_dim(2)
+
+
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+def test_dict_round_trip(name, rng):
+    k = make_kernels(2, rng)[name]
+    k2 = kernel_from_dict(k.to_dict())
+    assert type(k2) is type(k) and k2.to_dict() == k.to_dict()
+    X = jnp.asarray(rng.normal(size=(5, 2)))
+    # JSON holds the positive values; log(exp(raw)) may move raw by one ulp.
+    np.testing.assert_allclose(np.asarray(k.K(X)), np.asarray(k2.K(X)), rtol=1e-14)
+
+
+def test_kernel_from_dict_rejects_garbage():
+    with pytest.raises(InputError, match="unknown kernel type"):
+        kernel_from_dict({"type": "Periodic", "params": {}})
+    with pytest.raises(InputError):
+        kernel_from_dict({"type": "SquaredExponential", "params": {"lengthscale": -1.0, "variance": 1.0}})
+    with pytest.raises(InputError):
+        kernel_from_dict({"type": "SquaredExponential", "params": {"wrong": 1.0}})
+    with pytest.raises(InputError):
+        kernel_from_dict({"type": "Sum", "kernels": []})
+
+
+def test_priors_match_scipy_and_enter_log_prior():
+    ln, ga = LogNormal(0.3, 0.7), Gamma(2.0, 3.0)
+    for v in [0.1, 1.0, 4.0]:
+        assert float(ln.log_prob(v)) == pytest.approx(scipy.stats.lognorm(s=0.7, scale=np.exp(0.3)).logpdf(v), rel=1e-12)
+        assert float(ga.log_prob(v)) == pytest.approx(scipy.stats.gamma(a=2.0, scale=1 / 3.0).logpdf(v), rel=1e-12)
+    k = SquaredExponential(lengthscale=[0.5, 2.0], variance=1.5, priors={"lengthscale": ln, "variance": ga})
+    expected = (
+        ln.log_prob(jnp.asarray([0.5, 2.0])) + np.log(0.5) + np.log(2.0) + ga.log_prob(1.5) + np.log(1.5)
+    )
+    assert float(k.log_prior()) == pytest.approx(float(expected), rel=1e-12)
+    with pytest.raises(InputError, match="unknown hyper-parameter"):
+        SquaredExponential(priors={"period": ln})
+    with pytest.raises(InputError, match="sigma"):
+        LogNormal(0.0, -1.0)
+
+
+def test_fixed_parameters_are_masked():
+    k = SquaredExponential(lengthscale=1.0, variance=2.0, bias=0.1, fixed=("bias",))
+    mask = k.trainable_mask()
+    flat, _ = ravel_pytree(mask)
+    assert list(np.asarray(flat)) == [True, True, False]  # lengthscale, variance, bias
