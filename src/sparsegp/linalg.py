@@ -112,3 +112,94 @@ def chol_append(L, c, d, *, name: str = "matrix", rtol: float = 1e-12):
     out[k, :k] = lvec
     out[k, k] = np.sqrt(pivot)
     return out
+
+
+# ---------------------------------------------------------------------------
+# Dense Gaussian negative log density with a hand-written gradient.
+#
+# -log N(y | 0, Q) and its gradient with respect to Q, 1/2 (Q^-1 - alpha alpha^T)
+# with alpha = Q^-1 y (Rasmussen & Williams eq. 5.9). Differentiating through the
+# Cholesky factorisation instead costs about five times more. On the CPU the
+# factorisation and the inverse go to LAPACK (potrf / potri) through a host
+# callback, which is about twice as fast as XLA's CPU kernels; elsewhere (GPU)
+# the same algebra runs in JAX.
+# ---------------------------------------------------------------------------
+
+_LOG_2PI = float(np.log(2.0 * np.pi))
+
+
+def _use_lapack() -> bool:
+    import jax
+
+    return jax.default_backend() == "cpu"
+
+
+def _lapack_forward(Q, y):
+    Q = np.asarray(Q, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    L, info = sl.lapack.dpotrf(Q, lower=1, clean=1)
+    if info != 0:
+        n = Q.shape[0]
+        return np.float64(np.nan), np.full((n, n), np.nan), np.full(n, np.nan)
+    alpha, _ = sl.lapack.dpotrs(L, y, lower=1)
+    val = np.sum(np.log(np.diag(L))) + 0.5 * y @ alpha + 0.5 * len(y) * _LOG_2PI
+    return np.float64(val), L, alpha
+
+
+def _lapack_inverse(L):
+    L = np.asarray(L, dtype=np.float64)
+    inv, info = sl.lapack.dpotri(L, lower=1)
+    if info != 0:
+        return np.full_like(L, np.nan)
+    inv = np.tril(inv)
+    return inv + np.tril(inv, -1).T
+
+
+def _nll_forward(Q, y):
+    import jax
+
+    n = Q.shape[0]
+    if _use_lapack():
+        shapes = (
+            jax.ShapeDtypeStruct((), Q.dtype),
+            jax.ShapeDtypeStruct((n, n), Q.dtype),
+            jax.ShapeDtypeStruct((n,), Q.dtype),
+        )
+        return jax.pure_callback(_lapack_forward, shapes, Q, y)
+    L = jnp.linalg.cholesky(Q)
+    alpha = cho_solve(L, y)
+    val = jnp.sum(jnp.log(jnp.diag(L))) + 0.5 * jnp.dot(y, alpha) + 0.5 * n * _LOG_2PI
+    return val, L, alpha
+
+
+def _cho_inverse(L):
+    import jax
+
+    if _use_lapack():
+        return jax.pure_callback(_lapack_inverse, jax.ShapeDtypeStruct(L.shape, L.dtype), L)
+    Linv = solve_lower(L, jnp.eye(L.shape[0], dtype=L.dtype))
+    return Linv.T @ Linv
+
+
+def _make_gaussian_nll():
+    import jax
+
+    @jax.custom_vjp
+    def gaussian_nll(Q, y):
+        """-log N(y | 0, Q) = 1/2 log|Q| + 1/2 y^T Q^-1 y + n/2 log 2 pi (NaN if Q is not PD)."""
+        return _nll_forward(Q, y)[0]
+
+    def fwd(Q, y):
+        val, L, alpha = _nll_forward(Q, y)
+        return val, (L, alpha)
+
+    def bwd(res, g):
+        L, alpha = res
+        W = 0.5 * (_cho_inverse(L) - jnp.outer(alpha, alpha))
+        return g * W, g * alpha
+
+    gaussian_nll.defvjp(fwd, bwd)
+    return gaussian_nll
+
+
+gaussian_nll = _make_gaussian_nll()

@@ -63,6 +63,24 @@ class GPRegressorBase(RegressorMixin, BaseEstimator):
         self._check_fitted()
         return as_float_matrix(X, "X", n_features=self.n_features_in_, owner=type(self).__name__)
 
+    def _predict_in_batches(self, fn, X, *, full_cov: bool, batch_size: int = 4096):
+        """Run ``fn(X_batch) -> (mean, var)`` over fixed-size row batches (bounded memory, one compile)."""
+        import jax.numpy as jnp
+
+        if full_cov or X.shape[0] <= batch_size:
+            mean, var = fn(jnp.asarray(X))
+            return np.asarray(mean), np.asarray(var)
+        means, variances = [], []
+        for start in range(0, X.shape[0], batch_size):
+            chunk = X[start : start + batch_size]
+            pad = batch_size - chunk.shape[0]
+            if pad:  # pad the last batch so every call has the compiled shape
+                chunk = np.vstack([chunk, np.repeat(chunk[-1:], pad, axis=0)])
+            mean, var = fn(jnp.asarray(chunk))
+            means.append(np.asarray(mean)[: batch_size - pad])
+            variances.append(np.asarray(var)[: batch_size - pad])
+        return np.concatenate(means), np.concatenate(variances)
+
     def _finish_prediction(self, mean, var_or_cov, *, return_std, return_cov, include_noise):
         if return_std and return_cov:
             raise InputError("at most one of return_std and return_cov can be requested")

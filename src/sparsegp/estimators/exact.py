@@ -138,7 +138,9 @@ class ExactGPRegressor(GPRegressorBase):
         Rounding-level negative variances (at most 1e-8 of the largest) are reported as std 0.
         """
         X = self._validate_test_inputs(X)
-        mean, var = exact_predict(self.kernel_, self.posterior_, jnp.asarray(X), full_cov=return_cov)
+        mean, var = self._predict_in_batches(
+            lambda Xb: exact_predict(self.kernel_, self.posterior_, Xb, full_cov=return_cov), X, full_cov=return_cov
+        )
         return self._finish_prediction(mean, var, return_std=return_std, return_cov=return_cov, include_noise=include_noise)
 
     # ---- persistence ---------------------------------------------------------

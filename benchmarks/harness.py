@@ -1,0 +1,44 @@
+"""Benchmark harness: run each case in its own process (so peak RSS is its own) and print a table.
+
+A case is a function returning a dict with the PROTOCOLS.md columns; the
+runner adds the peak RSS of the process that ran it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+COLUMNS = ["protocol", "library", "method", "m", "fit_s", "predict_s", "SMSE", "SNLP", "objective", "peak_rss_MiB"]
+
+
+def peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def run_case_in_subprocess(suite: str, case: str) -> dict:
+    """Run ``python benchmarks/run.py --case SUITE CASE`` and parse its JSON line."""
+    cmd = [sys.executable, os.path.join(os.path.dirname(__file__), "run.py"), "--case", suite, case]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr)
+        raise RuntimeError(f"benchmark case {suite}/{case} failed (exit {proc.returncode})")
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1]
+    row = json.loads(line)
+    row["wall_s"] = round(time.perf_counter() - t0, 2)
+    return row
+
+
+def format_table(rows: list[dict], columns=COLUMNS) -> str:
+    cols = [c for c in columns if any(c in r for r in rows)]
+    cells = [[str(r.get(c, "")) for c in cols] for r in rows]
+    width = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+    out = ["| " + " | ".join(c.ljust(w) for c, w in zip(cols, width)) + " |"]
+    out.append("|" + "|".join("-" * (w + 2) for w in width) + "|")
+    out += ["| " + " | ".join(v.ljust(w) for v, w in zip(row, width)) + " |" for row in cells]
+    return "\n".join(out)
