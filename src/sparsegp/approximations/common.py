@@ -1,0 +1,90 @@
+"""The m x m algebra shared by SoR, DTC, FITC and VFE.
+
+Notation (Titsias 2009; Quiñonero-Candela & Rasmussen 2005; GPJax-style names):
+
+| paper            | here        | meaning                                           |
+| ---------------- | ----------- | ------------------------------------------------- |
+| K_mm, K_uu       | ``Kuu``     | covariance of the m inducing inputs Z             |
+| chol(K_mm)       | ``Luu``     | its lower Cholesky factor                         |
+| A = L^-1 K_mn    | (implicit)  | whitened cross-covariance, only its sums are kept |
+| sigma^2 I / Lambda | ``noise`` / weights | likelihood (DTC, VFE, SoR) / FITC diagonal |
+| B = I + A W A^T  | ``B``, ``LB`` | W = I / sigma^2, or Lambda^-1 for FITC          |
+| c = LB^-1 A W y  | ``c``       |                                                   |
+| Sigma = (K_mm + K_mn W K_nm)^-1 | Luu^-T B^-1 Luu^-1 | posterior weight covariance (QC&R eq. 26) |
+
+With these, log N(y | 0, Q_nn + W^-1) = -n/2 log 2 pi - sum log diag LB
+- 1/2 log|W^-1| - 1/2 y^T W y + 1/2 c^T c (matrix determinant and inversion
+lemmas), and the predictive mean at x* is k_u(x*)^T Luu^-T LB^-T c.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax.numpy as jnp
+
+from ..linalg import cholesky_fixed, solve_lower, solve_upper
+
+LOG_2PI = float(jnp.log(2 * jnp.pi))
+
+
+def kuu_cholesky(kernel, Z, jitter: float):
+    """chol(K_uu + jitter * mean(diag) I) (traceable; NaN if it fails)."""
+    return cholesky_fixed(kernel.K(Z), jitter)
+
+
+class GaussianTerms(NamedTuple):
+    log_marginal: jnp.ndarray  # log N(y | 0, Q_nn + W^-1)
+    LB: jnp.ndarray
+    c: jnp.ndarray
+
+
+def gaussian_terms(S_w, v_w, yWy, logdet_noise, n) -> GaussianTerms:
+    """log N(y | 0, Q_nn + W^-1) from whitened weighted sums.
+
+    ``S_w = A W A^T``, ``v_w = A W y``, ``yWy = y^T W y``, ``logdet_noise = log|W^-1|``.
+    """
+    m = S_w.shape[0]
+    B = jnp.eye(m, dtype=S_w.dtype) + S_w
+    LB = cholesky_fixed(B, 0.0)
+    c = solve_lower(LB, v_w)
+    val = -0.5 * n * LOG_2PI - jnp.sum(jnp.log(jnp.diag(LB))) - 0.5 * logdet_noise - 0.5 * yWy + 0.5 * jnp.dot(c, c)
+    return GaussianTerms(val, LB, c)
+
+
+class SparsePosterior(NamedTuple):
+    """What prediction needs, cached at fit time: mean O(m), variance O(m^2) per test point.
+
+    ``w_mean = Luu^-T LB^-T c`` gives the mean k_u(x*)^T w_mean; ``Luu`` and
+    ``LB`` give the variance. ``degenerate`` marks SoR's prior (eq. 27 of
+    Quiñonero-Candela & Rasmussen), whose latent variance is k^T Sigma k alone.
+    """
+
+    Z: jnp.ndarray
+    Luu: jnp.ndarray
+    LB: jnp.ndarray
+    c: jnp.ndarray
+    w_mean: jnp.ndarray
+
+
+def make_posterior(Z, Luu, LB, c) -> SparsePosterior:
+    return SparsePosterior(Z, Luu, LB, c, solve_upper(Luu, solve_upper(LB, c)))
+
+
+def sparse_predict(kernel, post: SparsePosterior, Xs, full_cov: bool = False, degenerate: bool = False):
+    """Latent predictive mean and variance (or covariance) at Xs.
+
+    DTC / VFE / FITC (Titsias eq. 6; Seeger et al. App. A.2):
+        mean = K_*u Sigma K_un W y,  var = K_** - Q_** + K_*u Sigma K_u*;
+    SoR (Quiñonero-Candela & Rasmussen eq. 27, degenerate): var = K_*u Sigma K_u*.
+    Computed as V1 = Luu^-1 K_u*, V2 = LB^-1 V1: var = K_** - |V1|^2 + |V2|^2.
+    """
+    Kus = kernel.K(post.Z, Xs)
+    mean = Kus.T @ post.w_mean
+    V1 = solve_lower(post.Luu, Kus)
+    V2 = solve_lower(post.LB, V1)
+    if full_cov:
+        cov = V2.T @ V2
+        return mean, cov if degenerate else cov + kernel.K(Xs) - V1.T @ V1
+    var = jnp.sum(V2 * V2, axis=0)
+    return mean, var if degenerate else var + kernel.diag(Xs) - jnp.sum(V1 * V1, axis=0)

@@ -1,0 +1,32 @@
+"""DTC / projected process (Seeger, Williams & Lawrence 2003).
+
+The likelihood approximation P(y | u) = N(y | P^T u, sigma^2 I), P = K_I^-1 K_I,.
+gives the approximate marginal likelihood N(y | 0, sigma^2 I + Q_nn) whose
+negative log is phi of their Appendix A.2; the predictive mean is
+l_M*^T beta and the variance K_** - |l_*|^2 + sigma^2 |l_M*|^2 (their sec. 2.1),
+which equals K_** - Q_** + K_*u Sigma K_u* as computed here.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from ..stats import whitened_stats
+from .common import gaussian_terms, kuu_cholesky, make_posterior
+
+
+def dtc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float):
+    Luu = kuu_cholesky(kernel, Z, jitter)
+    st = whitened_stats(kernel, Z, Luu, X, y, chunk=chunk)
+    g = gaussian_terms(st.S / noise, st.v / noise, st.yy / noise, st.n * jnp.log(noise), st.n)
+    return g.log_marginal, Luu, g
+
+
+def dtc_log_marginal(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
+    """log N(y | 0, sigma^2 I + Q_nn) = -phi (Seeger et al. App. A.2, without their hyper-prior terms)."""
+    return dtc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)[0]
+
+
+def dtc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
+    _, Luu, g = dtc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)
+    return make_posterior(Z, Luu, g.LB, g.c)

@@ -1,0 +1,28 @@
+"""FITC / SPGP (Snelson & Ghahramani 2006), as compared in Titsias 2009 sec. 2.
+
+The prior's covariance is replaced by Q_nn + diag(K_nn - Q_nn) (eq. 3 with the
+SPGP Q_nn), so the marginal likelihood is N(y | 0, Q_nn + Lambda) with
+Lambda = diag(K_nn - Q_nn) + sigma^2 I.
+"""
+
+from __future__ import annotations
+
+from ..stats import fitc_stats
+from .common import gaussian_terms, kuu_cholesky, make_posterior
+
+
+def fitc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float):
+    Luu = kuu_cholesky(kernel, Z, jitter)
+    st = fitc_stats(kernel, Z, Luu, noise, X, y, chunk=chunk)
+    g = gaussian_terms(st.S, st.v, st.yy, st.logdet_lambda, st.n)
+    return g.log_marginal, Luu, g
+
+
+def fitc_log_marginal(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
+    """log N(y | 0, Q_nn + Lambda), Lambda = diag(K_nn - Q_nn) + sigma^2 I."""
+    return fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)[0]
+
+
+def fitc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
+    _, Luu, g = fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)
+    return make_posterior(Z, Luu, g.LB, g.c)

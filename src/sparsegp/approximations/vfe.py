@@ -1,0 +1,43 @@
+"""VFE: Titsias's (2009) collapsed variational bound and optimal q(f_m)."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from ..linalg import solve_upper
+from ..stats import whitened_stats
+from .common import gaussian_terms, kuu_cholesky, make_posterior
+
+
+def vfe_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float):
+    Luu = kuu_cholesky(kernel, Z, jitter)
+    st = whitened_stats(kernel, Z, Luu, X, y, chunk=chunk)
+    g = gaussian_terms(st.S / noise, st.v / noise, st.yy / noise, st.n * jnp.log(noise), st.n)
+    trace = 0.5 * (st.trK - st.trQ) / noise
+    return g.log_marginal - trace, Luu, g
+
+
+def vfe_bound(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
+    """F_V(X_m) = log N(y | 0, sigma^2 I + Q_nn) - 1/(2 sigma^2) tr(K_nn - Q_nn)  (Titsias eq. 9).
+
+    Q_nn = K_nm K_mm^-1 K_mn. A lower bound on log p(y) for any Z; O(n m^2), chunked.
+    """
+    return vfe_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)[0]
+
+
+def vfe_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
+    """Cache for prediction with Titsias's eq. 6 (the same predictive form as DTC)."""
+    _, Luu, g = vfe_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)
+    return make_posterior(Z, Luu, g.LB, g.c)
+
+
+def vfe_optimal_q(kernel, post):
+    """phi*(f_m) = N(f_m | mu, A) of Titsias eq. 10.
+
+    mu = sigma^-2 K_mm Sigma K_mn y and A = K_mm Sigma K_mm with
+    Sigma = (K_mm + sigma^-2 K_mn K_nm)^-1 = Luu^-T B^-1 Luu^-1.
+    """
+    Kuu = post.Luu @ post.Luu.T
+    mu = Kuu @ post.w_mean
+    R = solve_upper(post.LB, post.Luu.T)  # LB^-T Luu^T: A = R^T R
+    return mu, R.T @ R

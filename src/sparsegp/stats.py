@@ -1,0 +1,225 @@
+"""Chunked data statistics: the O(n m^2) part of every sparse method (layer 3).
+
+For inducing inputs Z (m of them) with L_uu = chol(K_uu), the sparse
+objectives and posteriors depend on the n training rows only through sums
+over rows of the *whitened* cross-covariances a_i = L_uu^-1 k_u(x_i):
+
+    S   = sum_i w_i a_i a_i^T        (m x m; A A^T = L^-1 K_uf K_fu L^-T for w = 1)
+    v   = sum_i w_i a_i y_i          (m;     L^-1 K_uf y)
+    yy  = sum_i w_i y_i^2
+    trK = sum_i K(x_i, x_i)          (the trace term of Titsias's bound)
+    trQ = sum_i |a_i|^2              (= tr Q_ff, the Nyström diagonal)
+
+They are accumulated over row chunks with ``lax.scan``, so peak memory is
+O(m^2 + chunk * m) whatever n is, and the same sums can be reduced across Dask
+partitions. Whitening each chunk (rather than forming K_uf K_fu and whitening
+afterwards) keeps the conditioning of K_uu, not its square (measured: relative
+error 4e-10 vs 1e-5 on a 200-point problem with cond(K_uu) = 3e11).
+
+Two implementations of the unit-weight sums share the chunking:
+:func:`whitened_stats` has a hand-written backward pass (one pass over the
+data costing 2 m^2 per row plus the kernel's VJP, no triangular solves), used
+by VFE, DTC and SoR; :func:`fitc_stats` lets JAX differentiate through a
+checkpointed scan, because FITC's row weights depend on a_i themselves.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from .linalg import solve_lower, solve_upper
+
+DEFAULT_CHUNK_BYTES = 32 * 2**20  # one m x chunk block of K_uf
+
+
+class Stats(NamedTuple):
+    """Row sums over the data (see the module docstring). ``n`` is the number of real rows."""
+
+    S: jnp.ndarray
+    v: jnp.ndarray
+    yy: jnp.ndarray
+    trK: jnp.ndarray
+    trQ: jnp.ndarray
+    n: jnp.ndarray
+
+
+class FITCStats(NamedTuple):
+    """FITC's weighted sums with w_i = 1 / Lambda_i, Lambda_i = K_ii - Q_ii + sigma^2."""
+
+    S: jnp.ndarray  # sum a_i a_i^T / Lambda_i
+    v: jnp.ndarray  # sum a_i y_i / Lambda_i
+    yy: jnp.ndarray  # sum y_i^2 / Lambda_i
+    logdet_lambda: jnp.ndarray  # sum log Lambda_i
+    n: jnp.ndarray
+
+
+def chunk_size_for(n: int, m: int, chunk_size: int | None = None) -> int:
+    """Rows per chunk: about DEFAULT_CHUNK_BYTES of K_uf, split evenly so padding stays small."""
+    if chunk_size is None:
+        chunk_size = max(256, DEFAULT_CHUNK_BYTES // (8 * max(m, 1)))
+    chunk_size = int(min(max(1, chunk_size), max(n, 1)))
+    n_chunks = -(-n // chunk_size)
+    return -(-n // n_chunks)
+
+
+def chunk_rows(X, y, chunk: int):
+    """Reshape (n, D), (n,) into (n_chunks, chunk, D), (n_chunks, chunk) plus a 0/1 row mask.
+
+    Padding rows repeat the last real row (so every kernel value stays finite)
+    and carry mask 0.
+    """
+    n = X.shape[0]
+    n_chunks = -(-n // chunk)
+    pad = n_chunks * chunk - n
+    mask = jnp.concatenate([jnp.ones(n, X.dtype), jnp.zeros(pad, X.dtype)])
+    if pad:
+        X = jnp.concatenate([X, jnp.repeat(X[-1:], pad, axis=0)])
+        y = jnp.concatenate([y, jnp.zeros(pad, y.dtype)])
+    return X.reshape(n_chunks, chunk, -1), y.reshape(n_chunks, chunk), mask.reshape(n_chunks, chunk)
+
+
+# ---------------------------------------------------------------------------
+# Unit-weight statistics (VFE, DTC, SoR) with a hand-written backward pass.
+# ---------------------------------------------------------------------------
+
+
+def _chunk_forward(Luu, kernel, Z, Xc, yc, mc):
+    Kuf = kernel.K(Z, Xc) * mc  # padded rows contribute nothing
+    A = solve_lower(Luu, Kuf)
+    return A @ A.T, A @ yc, jnp.sum(mc * yc * yc), jnp.sum(mc * kernel.diag(Xc)), jnp.sum(A * A)
+
+
+def _stats_forward(Luu, kernel, Z, Xs, ys, ms):
+    m = Z.shape[0]
+    init = (jnp.zeros((m, m), Z.dtype), jnp.zeros(m, Z.dtype), jnp.zeros((), Z.dtype), jnp.zeros((), Z.dtype), jnp.zeros((), Z.dtype))
+
+    def body(acc, chunk):
+        out = _chunk_forward(Luu, kernel, Z, *chunk)
+        return tuple(a + o for a, o in zip(acc, out)), None
+
+    (S, v, yy, trK, trQ), _ = jax.lax.scan(body, init, (Xs, ys, ms))
+    return Stats(S, v, yy, trK, trQ, jnp.sum(ms))
+
+
+@jax.custom_vjp
+def _whitened_stats(Luu, kernel, Z, Xs, ys, ms):
+    return _stats_forward(Luu, kernel, Z, Xs, ys, ms)
+
+
+def _whitened_fwd(Luu, kernel, Z, Xs, ys, ms):
+    st = _stats_forward(Luu, kernel, Z, Xs, ys, ms)
+    return st, (Luu, kernel, Z, Xs, ys, ms, st.S, st.v)
+
+
+def _whitened_bwd(res, ct):
+    """Backward pass through S = L^-1 Phi L^-T, v = L^-1 b, Phi = K_uf K_fu, b = K_uf y.
+
+    Phi_bar = L^-T sym(S_bar + trQ_bar I) L^-1 and b_bar = L^-T v_bar are m x m /
+    m-vector work; each chunk then needs K_uf_bar = 2 Phi_bar K_uf + b_bar y^T
+    (2 m^2 per row) and the kernel's VJP. L_bar = -2 L^-T G S - L^-T v_bar v^T
+    (lower part) carries the dependence through L = chol(K_uu).
+    """
+    Luu, kernel, Z, Xs, ys, ms, S, v = res
+    S_bar, v_bar, yy_bar, trK_bar, trQ_bar, _ = ct
+    m = Z.shape[0]
+    # trQ = tr(S): its cotangent adds to the diagonal of S's.
+    G = 0.5 * (S_bar + S_bar.T) + trQ_bar * jnp.eye(m, dtype=Z.dtype)
+    Phi_bar = solve_upper(Luu, solve_upper(Luu, G).T).T  # L^-T G L^-1 (symmetric)
+    b_bar = solve_upper(Luu, v_bar)
+    L_bar = -2.0 * solve_upper(Luu, G @ S) - solve_upper(Luu, jnp.outer(v_bar, v))
+    L_bar = jnp.tril(L_bar)
+
+    def body(acc, chunk):
+        k_acc, z_acc = acc
+        Xc, yc, mc = chunk
+        Kuf, vjp = jax.vjp(lambda k, z, x: k.K(z, x), kernel, Z, Xc)
+        Kuf_bar = (2.0 * (Phi_bar @ Kuf) + jnp.outer(b_bar, yc)) * mc
+        kb, zb, xb = vjp(Kuf_bar)
+        kd, xd = jax.vjp(lambda k, x: k.diag(x), kernel, Xc)[1](trK_bar * mc)
+        y_bar = mc * (Kuf.T @ b_bar + 2.0 * yy_bar * yc)
+        k_acc = jax.tree_util.tree_map(lambda a, b, c: a + b + c, k_acc, kb, kd)
+        return (k_acc, z_acc + zb), (xb + xd, y_bar)
+
+    zeros_k = jax.tree_util.tree_map(jnp.zeros_like, kernel)
+    (k_bar, Z_bar), (X_bar, y_bar) = jax.lax.scan(body, (zeros_k, jnp.zeros_like(Z)), (Xs, ys, ms))
+    return L_bar, k_bar, Z_bar, X_bar, y_bar, jnp.zeros_like(ms)
+
+
+_whitened_stats.defvjp(_whitened_fwd, _whitened_bwd)
+
+
+@partial(jax.jit, static_argnames=("chunk",))
+def whitened_stats(kernel, Z, Luu, X, y, chunk: int):
+    """Unit-weight :class:`Stats` of (X, y) for inducing inputs Z, L_uu = chol(K_uu).
+
+    Differentiable in ``kernel``, ``Z``, ``Luu``, ``X`` and ``y`` with a
+    hand-written backward pass (see :func:`_whitened_bwd`).
+    """
+    Xs, ys, ms = chunk_rows(X, y, chunk)
+    return _whitened_stats(Luu, kernel, Z, Xs, ys, ms)
+
+
+def whitened_stats_autodiff(kernel, Z, Luu, X, y, chunk: int):
+    """The same sums as :func:`whitened_stats`, differentiated by JAX (reference for tests)."""
+    Xs, ys, ms = chunk_rows(X, y, chunk)
+    return _stats_forward(Luu, kernel, Z, Xs, ys, ms)
+
+
+def dense_stats(kernel, Z, Luu, X, y):
+    """Unchunked reference: the same sums from the full m x n matrix."""
+    A = solve_lower(Luu, kernel.K(Z, X))
+    return Stats(A @ A.T, A @ y, y @ y, jnp.sum(kernel.diag(X)), jnp.sum(A * A), jnp.asarray(X.shape[0], X.dtype))
+
+
+# ---------------------------------------------------------------------------
+# FITC: weights 1 / Lambda_i depend on a_i, so JAX differentiates the scan;
+# jax.checkpoint keeps the backward pass's memory at one chunk.
+# ---------------------------------------------------------------------------
+
+
+def fitc_stats(kernel, Z, Luu, noise, X, y, chunk: int) -> FITCStats:
+    """:class:`FITCStats`: sums weighted by 1 / (K_ii - Q_ii + sigma^2) (Snelson & Ghahramani's SPGP)."""
+    Xs, ys, ms = chunk_rows(X, y, chunk)
+    m = Z.shape[0]
+
+    @jax.checkpoint
+    def chunk_sums(Xc, yc, mc):
+        A = solve_lower(Luu, kernel.K(Z, Xc))
+        lam = kernel.diag(Xc) - jnp.sum(A * A, axis=0) + noise
+        w = mc / lam
+        Aw = A * w
+        return A @ Aw.T, Aw @ yc, jnp.sum(w * yc * yc), jnp.sum(mc * jnp.log(lam))
+
+    def body(acc, chunk_):
+        out = chunk_sums(*chunk_)
+        return tuple(a + o for a, o in zip(acc, out)), None
+
+    init = (jnp.zeros((m, m), Z.dtype), jnp.zeros(m, Z.dtype), jnp.zeros((), Z.dtype), jnp.zeros((), Z.dtype))
+    (S, v, yy, logdet), _ = jax.lax.scan(body, init, (Xs, ys, ms))
+    return FITCStats(S, v, yy, logdet, jnp.sum(ms))
+
+
+def fitc_dense_stats(kernel, Z, Luu, noise, X, y) -> FITCStats:
+    """Unchunked reference for :func:`fitc_stats`."""
+    A = solve_lower(Luu, kernel.K(Z, X))
+    lam = kernel.diag(X) - jnp.sum(A * A, axis=0) + noise
+    Aw = A / lam
+    return FITCStats(A @ Aw.T, Aw @ y, jnp.sum(y * y / lam), jnp.sum(jnp.log(lam)), jnp.asarray(X.shape[0], X.dtype))
+
+
+__all__ = [
+    "Stats",
+    "FITCStats",
+    "chunk_size_for",
+    "chunk_rows",
+    "whitened_stats",
+    "whitened_stats_autodiff",
+    "dense_stats",
+    "fitc_stats",
+    "fitc_dense_stats",
+]
+
