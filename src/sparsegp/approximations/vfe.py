@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from ..linalg import solve_upper
+from ..linalg import solve_lower
 from ..stats import whitened_stats
 from .common import gaussian_terms, kuu_cholesky, make_posterior
 
@@ -39,5 +39,5 @@ def vfe_optimal_q(kernel, post):
     """
     Kuu = post.Luu @ post.Luu.T
     mu = Kuu @ post.w_mean
-    R = solve_upper(post.LB, post.Luu.T)  # LB^-T Luu^T: A = R^T R
+    R = solve_lower(post.LB, post.Luu.T)  # A = Luu B^-1 Luu^T = R^T R, R = LB^-1 Luu^T
     return mu, R.T @ R
