@@ -1,14 +1,15 @@
 """scikit-learn's own estimator checks, each run as a separate test."""
 
-import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sparsegp import ExactGPRegressor
+from sparsegp import ExactGPRegressor, SparseGPRegressor
 
-# Checks skipped, with the reason (kept empty unless a check cannot apply to a GP).
-EXPECTED_FAILED = {}
+# Checks expected to fail, with the reason (empty: every check applies and passes).
+EXPECTED_FAILED: dict = {}
+
+ESTIMATORS = [ExactGPRegressor(max_iter=15), SparseGPRegressor(inducing=20, max_iter=30, random_state=0)]
 
 
-@parametrize_with_checks([ExactGPRegressor(max_iter=15)], expected_failed_checks=lambda est: EXPECTED_FAILED)
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda est: EXPECTED_FAILED)
 def test_sklearn_check(estimator, check):
     check(estimator)

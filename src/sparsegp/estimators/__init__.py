@@ -2,5 +2,6 @@
 
 from .exact import ExactGPRegressor
 from .persistence import load_model, save_model
+from .sparse import SparseGPRegressor
 
-__all__ = ["ExactGPRegressor", "load_model", "save_model"]
+__all__ = ["ExactGPRegressor", "SparseGPRegressor", "load_model", "save_model"]

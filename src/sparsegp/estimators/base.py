@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from ..errors import InputError, NotFittedError, NumericalError
 from ..kernels import Kernel, SquaredExponential, kernel_from_dict
-from ..validation import as_float_matrix, as_float_vector, check_positive
+from ..training import minimize
+from ..validation import as_float_matrix, as_float_vector, check_int, check_positive
 from . import persistence
 
 RAW_BOUND = 40.0  # |raw| <= 40: exp(40) ~ 2e17 keeps every hyper-parameter finite
@@ -47,9 +50,45 @@ class GPRegressorBase(RegressorMixin, BaseEstimator):
     def _noise_log_prior(self, log_noise):
         if self.noise_prior is None:
             return 0.0
-        import jax.numpy as jnp
-
         return self.noise_prior.log_prob(jnp.exp(log_noise)) + log_noise
+
+    def _fit_hyperparameters(self, objective, params, mask, args, desc):
+        """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'log_noise').
+
+        Kernel raw values are boxed to +-RAW_BOUND, the noise variance to [min_noise, e^RAW_BOUND];
+        any other entry (free inducing inputs) is unbounded. Sets ``optimizer_report_`` and ``n_iter_``.
+        """
+        check_int(self.n_restarts, "n_restarts")
+        check_int(self.max_iter, "max_iter", minimum=1)
+        if not self.optimize:
+            self.optimizer_report_, self.n_iter_ = None, 0
+            return params
+
+        def bounds(value, inner):
+            out = {}
+            for key, leaf in params.items():
+                fill = value if key in ("kernel", "log_noise") else inner
+                out[key] = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), fill), leaf)
+            return out
+
+        lower, upper = bounds(-RAW_BOUND, -jnp.inf), bounds(RAW_BOUND, jnp.inf)
+        lower["log_noise"] = jnp.log(float(self.min_noise))
+        params, report = minimize(
+            objective,
+            params,
+            args=args,
+            mask=mask,
+            lower=lower,
+            upper=upper,
+            max_iter=self.max_iter,
+            n_restarts=self.n_restarts,
+            rng=self.random_state,
+            verbose=self.verbose,
+            callback=self.callback,
+            desc=desc,
+        )
+        self.optimizer_report_, self.n_iter_ = report, report.n_iter
+        return params
 
     # ---- predict helpers -------------------------------------------------------
     def _check_fitted(self):
@@ -65,8 +104,6 @@ class GPRegressorBase(RegressorMixin, BaseEstimator):
 
     def _predict_in_batches(self, fn, X, *, full_cov: bool, batch_size: int = 4096):
         """Run ``fn(X_batch) -> (mean, var)`` over fixed-size row batches (bounded memory, one compile)."""
-        import jax.numpy as jnp
-
         if full_cov or X.shape[0] <= batch_size:
             mean, var = fn(jnp.asarray(X))
             return np.asarray(mean), np.asarray(var)

@@ -6,10 +6,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..approximations.exact import exact_neg_log_marginal, exact_posterior, exact_predict
-from ..training import minimize
-from ..validation import check_int
 from . import persistence
-from .base import RAW_BOUND, GPRegressorBase
+from .base import GPRegressorBase
 
 
 @persistence.register
@@ -90,35 +88,10 @@ class ExactGPRegressor(GPRegressorBase):
         X, y = self._validate_training_data(X, y)
         kernel = self._initial_kernel(X.shape[1])
         noise = self._initial_noise()
-        check_int(self.n_restarts, "n_restarts")
-        check_int(self.max_iter, "max_iter", minimum=1)
         params = {"kernel": kernel, "log_noise": jnp.log(noise)}
         Xj, yj = jnp.asarray(X), jnp.asarray(y)
-        if self.optimize:
-            import jax
-
-            lower = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), -RAW_BOUND), params)
-            upper = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), RAW_BOUND), params)
-            lower["log_noise"] = jnp.log(float(self.min_noise))
-            params, report = minimize(
-                self._objective,
-                params,
-                args=(Xj, yj),
-                mask={"kernel": kernel.trainable_mask(), "log_noise": jnp.asarray(True)},
-                lower=lower,
-                upper=upper,
-                max_iter=self.max_iter,
-                n_restarts=self.n_restarts,
-                rng=self.random_state,
-                verbose=self.verbose,
-                callback=self.callback,
-                desc="ExactGP fit",
-            )
-            self.optimizer_report_ = report
-            self.n_iter_ = report.n_iter
-        else:
-            self.optimizer_report_ = None
-            self.n_iter_ = 0
+        mask = {"kernel": kernel.trainable_mask(), "log_noise": jnp.asarray(True)}
+        params = self._fit_hyperparameters(self._objective, params, mask, (Xj, yj), "ExactGP fit")
         self.kernel_ = params["kernel"]
         self.noise_ = float(jnp.exp(params["log_noise"]))
         self.log_marginal_likelihood_ = -float(exact_neg_log_marginal(self.kernel_, self.noise_, Xj, yj))

@@ -1,0 +1,312 @@
+"""SparseGPRegressor: SoR, DTC, FITC and VFE side by side behind one scikit-learn interface."""
+
+from __future__ import annotations
+
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..approximations.augmented import TrainingCache, full_data_predict, training_cache
+from ..approximations.common import SparsePosterior, make_posterior, sparse_predict
+from ..approximations.dtc import dtc_log_marginal, dtc_posterior
+from ..approximations.fitc import fitc_log_marginal, fitc_posterior
+from ..approximations.sor import sor_log_evidence, sor_posterior
+from ..approximations.vfe import vfe_bound, vfe_posterior
+from ..errors import InputError, ModelFileError, NumericalError
+from ..linalg import MAX_JITTER
+from ..stats import chunk_size_for
+from ..validation import as_float_matrix, check_int, check_positive
+from . import persistence
+from .base import GPRegressorBase
+
+APPROXIMATIONS = {
+    # name: (objective = log marginal or bound, posterior, degenerate prediction, what the objective is)
+    "vfe": (vfe_bound, vfe_posterior, False, "VFE bound F_V (Titsias eq. 9)"),
+    "dtc": (dtc_log_marginal, dtc_posterior, False, "DTC/PP approximate log marginal likelihood"),
+    "fitc": (fitc_log_marginal, fitc_posterior, False, "FITC log marginal likelihood"),
+    "sor": (sor_log_evidence, sor_posterior, True, "SoR/RRGP log evidence (QC&R eq. 23)"),
+}
+PREDICTIONS = ("standard", "augmented", "nystrom")
+
+
+@persistence.register
+class SparseGPRegressor(GPRegressorBase):
+    """Sparse GP regression with m inducing inputs, O(n m^2) per objective evaluation.
+
+    Parameters
+    ----------
+    kernel : Kernel or None
+        ``None`` means SquaredExponential with ARD length-scales, all 1.0.
+    approximation : {"vfe", "dtc", "fitc", "sor"}
+        VFE: Titsias's variational bound (the default; never above the exact
+        evidence). DTC: Seeger et al.'s projected process. FITC: Snelson &
+        Ghahramani's SPGP. SoR: Quiñonero-Candela & Rasmussen's reduced-rank GP.
+    inducing : int or array (m, D)
+        An int m draws m distinct training inputs at random (``random_state``);
+        an array gives the initial inducing inputs.
+    optimize_inducing : bool
+        Optimise the inducing inputs jointly with the hyper-parameters
+        (Titsias sec. 4, SPGP); False keeps them where they started.
+    prediction : {"standard", "augmented", "nystrom"}
+        "standard": the approximation's own predictive (O(m) mean, O(m^2)
+        variance per test point). "augmented": Quiñonero-Candela & Rasmussen's
+        extra weight per test point (eqs. 28-29, O(n m) per point; keeps the
+        training inputs). "nystrom": their eq. 39 (may give negative variances).
+        The last two need approximation "sor", "dtc" or "vfe".
+    noise, optimize, n_restarts, max_iter, normalize_y, noise_prior, min_noise,
+    random_state, verbose, callback : as in :class:`ExactGPRegressor`.
+    jitter : float
+        Relative jitter added to K_uu (times its mean diagonal).
+    chunk_size : int or None
+        Training rows per chunk of the statistics (None: about 32 MiB of K_uf).
+
+    Attributes
+    ----------
+    kernel_, noise_, Z_ : fitted hyper-parameters and inducing inputs.
+    inducing_indices_ : training-row indices of the initial inducing inputs (None if given as an array).
+    objective_ : final value of the approximation's objective (log marginal likelihood or bound).
+    optimizer_report_, n_iter_, posterior_.
+    """
+
+    _json_params = (
+        "approximation",
+        "optimize_inducing",
+        "prediction",
+        "noise",
+        "optimize",
+        "n_restarts",
+        "max_iter",
+        "normalize_y",
+        "min_noise",
+        "jitter",
+        "chunk_size",
+        "verbose",
+    )
+
+    def __init__(
+        self,
+        kernel=None,
+        *,
+        approximation="vfe",
+        inducing=64,
+        optimize_inducing=True,
+        prediction="standard",
+        noise=1.0,
+        optimize=True,
+        n_restarts=0,
+        max_iter=500,
+        normalize_y=True,
+        noise_prior=None,
+        min_noise=1e-6,
+        jitter=1e-8,
+        chunk_size=None,
+        random_state=None,
+        verbose=False,
+        callback=None,
+    ):
+        self.kernel = kernel
+        self.approximation = approximation
+        self.inducing = inducing
+        self.optimize_inducing = optimize_inducing
+        self.prediction = prediction
+        self.noise = noise
+        self.optimize = optimize
+        self.n_restarts = n_restarts
+        self.max_iter = max_iter
+        self.normalize_y = normalize_y
+        self.noise_prior = noise_prior
+        self.min_noise = min_noise
+        self.jitter = jitter
+        self.chunk_size = chunk_size
+        self.random_state = random_state
+        self.verbose = verbose
+        self.callback = callback
+
+    # ---- option checks ------------------------------------------------------
+    def _check_options(self):
+        if self.approximation not in APPROXIMATIONS:
+            raise InputError(f"approximation must be one of {sorted(APPROXIMATIONS)}, got {self.approximation!r}")
+        if self.prediction not in PREDICTIONS:
+            raise InputError(f"prediction must be one of {PREDICTIONS}, got {self.prediction!r}")
+        if self.prediction != "standard" and self.approximation == "fitc":
+            raise InputError(
+                f"prediction={self.prediction!r} uses the SoR/DTC prior Q_nn + sigma^2 I; "
+                "use approximation 'sor', 'dtc' or 'vfe' with it"
+            )
+        check_positive(self.jitter, "jitter")
+        if self.chunk_size is not None:
+            check_int(self.chunk_size, "chunk_size", minimum=1)
+
+    def _initial_inducing(self, X, rng):
+        ind = self.inducing
+        if isinstance(ind, (int, np.integer)) and not isinstance(ind, bool):
+            m = int(ind)
+            if m < 1:
+                raise InputError(f"inducing={m}: at least one inducing point is required")
+            if m > X.shape[0]:
+                warnings.warn(
+                    f"inducing={m} exceeds n_samples={X.shape[0]}; using all {X.shape[0]} training inputs",
+                    UserWarning,
+                    stacklevel=3,
+                )
+                m = X.shape[0]
+            idx = np.sort(rng.choice(X.shape[0], size=m, replace=False))
+            return X[idx], idx
+        if ind is None or isinstance(ind, bool):
+            raise InputError("inducing must be a number of inducing points or an (m, n_features) array")
+        Z = as_float_matrix(ind, "inducing", n_features=X.shape[1], owner="the training data")
+        return Z, None
+
+    # ---- objective -------------------------------------------------------------
+    def _objective(self, params, Z_fixed, X, y):
+        objective_fn = APPROXIMATIONS[self.approximation][0]
+        kernel, log_noise = params["kernel"], params["log_noise"]
+        Z = params["Z"] if "Z" in params else Z_fixed
+        value = objective_fn(kernel, Z, jnp.exp(log_noise), X, y, chunk=self._chunk, jitter=float(self.jitter))
+        return -value - kernel.log_prior() - self._noise_log_prior(log_noise)
+
+    def fit(self, X, y):
+        """Fit hyper-parameters (and inducing inputs if ``optimize_inducing``); cache the posterior."""
+        self._check_options()
+        X, y = self._validate_training_data(X, y)
+        kernel = self._initial_kernel(X.shape[1])
+        noise = self._initial_noise()
+        rng = np.random.default_rng(self.random_state)
+        Z0, idx = self._initial_inducing(X, rng)
+        self._chunk = chunk_size_for(X.shape[0], Z0.shape[0], self.chunk_size)
+        Xj, yj, Zj = jnp.asarray(X), jnp.asarray(y), jnp.asarray(Z0)
+        params = {"kernel": kernel, "log_noise": jnp.log(noise)}
+        mask = {"kernel": kernel.trainable_mask(), "log_noise": jnp.asarray(True)}
+        if self.optimize_inducing:
+            params["Z"], mask["Z"] = Zj, jnp.ones(Zj.shape, dtype=bool)
+        params = self._fit_hyperparameters(
+            self._objective, params, mask, (Zj, Xj, yj), f"SparseGP ({self.approximation}) fit"
+        )
+        self.kernel_ = params["kernel"]
+        self.noise_ = float(jnp.exp(params["log_noise"]))
+        self.Z_ = np.asarray(params.get("Z", Zj))
+        self.inducing_indices_ = idx
+        objective_fn, posterior_fn, _, name = APPROXIMATIONS[self.approximation]
+        self.objective_name_ = name
+        self.objective_ = float(
+            objective_fn(self.kernel_, jnp.asarray(self.Z_), self.noise_, Xj, yj, chunk=self._chunk, jitter=float(self.jitter))
+        )
+        self.posterior_ = self._posterior_with_jitter(posterior_fn, Xj, yj)
+        self.train_cache_ = None
+        if self.prediction != "standard":
+            self.train_cache_ = training_cache(self.kernel_, self.posterior_, self.noise_, Xj, yj, self._chunk)
+        return self
+
+    def _posterior_with_jitter(self, posterior_fn, X, y) -> SparsePosterior:
+        """The prediction cache; if a factorisation fails, retry with tenfold jitter up to MAX_JITTER."""
+        jitter = float(self.jitter)
+        while True:
+            post = posterior_fn(self.kernel_, jnp.asarray(self.Z_), self.noise_, X, y, chunk=self._chunk, jitter=jitter)
+            if all(bool(jnp.all(jnp.isfinite(a))) for a in post):
+                return post
+            if jitter >= MAX_JITTER:
+                raise NumericalError(
+                    f"the posterior of the fitted {self.approximation} model could not be factorised even with "
+                    f"jitter {jitter:g} x mean diag(K_uu): the inducing inputs are (near-)duplicates or the "
+                    "length-scales are far larger than their spread. Use fewer or better spread inducing inputs "
+                    "(a greedy selection), or a larger min_noise."
+                )
+            jitter = min(jitter * 10.0, MAX_JITTER)
+
+    # ---- prediction ------------------------------------------------------------
+    def _mean_var(self, X, full_cov: bool):
+        """Latent mean and variance (or covariance) on the internal, normalised scale."""
+        if full_cov and self.prediction != "standard":
+            raise InputError(
+                f"return_cov is not available with prediction={self.prediction!r}: it adds one weight per "
+                "test point (QC&R eq. 28), which defines marginals only; use prediction='standard'"
+            )
+        if self.prediction == "standard":
+            degenerate = APPROXIMATIONS[self.approximation][2]
+
+            def fn(Xb):
+                return sparse_predict(self.kernel_, self.posterior_, Xb, full_cov=full_cov, degenerate=degenerate)
+
+            return self._predict_in_batches(fn, X, full_cov=full_cov, batch_size=4096)
+
+        def fn(Xb):
+            return full_data_predict(self.kernel_, self.posterior_, self.noise_, self.train_cache_, Xb, method=self.prediction)
+
+        # O(n m) per test point: small batches bound the (chunk x batch) blocks.
+        return self._predict_in_batches(fn, X, full_cov=False, batch_size=256)
+
+    def predict(self, X, return_std=False, return_cov=False, include_noise=False):
+        """Predictive mean, and optionally std or full covariance, of f (or y with ``include_noise``)."""
+        X = self._validate_test_inputs(X)
+        mean, var = self._mean_var(X, full_cov=return_cov)
+        if self.prediction == "nystrom" and return_std:
+            total = var + (self.noise_ if include_noise else 0.0)
+            if np.any(total < 0):
+                raise InputError(
+                    f"{int(np.sum(total < 0))} of {len(total)} Nyström predictive variances are negative (a known "
+                    "property of eq. 39 of Quiñonero-Candela & Rasmussen, not a numerical failure), so no std "
+                    "exists there; use predict_var() to get the variances as computed, or prediction='augmented'"
+                )
+        return self._finish_prediction(mean, var, return_std=return_std, return_cov=return_cov, include_noise=include_noise)
+
+    def predict_var(self, X, include_noise=False):
+        """(mean, variance) exactly as computed, with no square root taken (Nyström's may be negative)."""
+        X = self._validate_test_inputs(X)
+        mean, var = self._mean_var(X, full_cov=False)
+        var = var + (self.noise_ if include_noise else 0.0)
+        return mean * self.y_std_ + self.y_mean_, var * self.y_std_**2
+
+    # ---- persistence -------------------------------------------------------------
+    def _get_state(self):
+        meta = self._base_state()
+        meta["objective"] = float(self.objective_)
+        meta["objective_name"] = self.objective_name_
+        meta["has_inducing_indices"] = self.inducing_indices_ is not None
+        arrays = {f"posterior_{k}": np.asarray(v) for k, v in self.posterior_._asdict().items()}
+        if self.inducing_indices_ is not None:
+            arrays["inducing_indices"] = np.asarray(self.inducing_indices_, dtype=np.int64)
+        if self.train_cache_ is not None:
+            arrays.update({f"train_{k}": np.asarray(v) for k, v in self.train_cache_._asdict().items()})
+        return meta, arrays
+
+    @classmethod
+    def _from_state(cls, meta, arrays):
+        model = cls._restore_base(meta)
+        try:
+            model._check_options()
+        except InputError as exc:
+            raise ModelFileError(f"metadata 'params' are invalid: {exc}") from None
+        D = model.n_features_in_
+        Z = persistence.require_array(arrays, "posterior_Z", ndim=2, shape=(None, D))
+        m = Z.shape[0]
+        parts = {"Z": Z}
+        for key, shape in (("Luu", (m, m)), ("LB", (m, m)), ("c", (m,)), ("w_mean", (m,))):
+            parts[key] = persistence.require_array(arrays, f"posterior_{key}", ndim=len(shape), shape=shape)
+        for key in ("Luu", "LB"):
+            L = parts[key]
+            if np.any(np.triu(L, 1) != 0) or np.any(np.diag(L) <= 0):
+                raise ModelFileError(f"array 'posterior_{key}' must be lower triangular with a positive diagonal")
+        post = make_posterior(*(jnp.asarray(parts[k]) for k in ("Z", "Luu", "LB", "c")))
+        if not np.allclose(np.asarray(post.w_mean), parts["w_mean"], rtol=1e-8, atol=1e-12):
+            raise ModelFileError("array 'posterior_w_mean' is inconsistent with the stored factors")
+        model.posterior_ = post
+        model.Z_ = Z
+        model.objective_ = persistence.require(meta, "objective", float)
+        model.objective_name_ = persistence.require(meta, "objective_name", str)
+        model.inducing_indices_ = None
+        if persistence.require(meta, "has_inducing_indices", bool):
+            idx = arrays.get("inducing_indices")
+            if idx is None or idx.dtype.kind != "i" or idx.shape != (m,):
+                raise ModelFileError("array 'inducing_indices' is missing or malformed")
+            model.inducing_indices_ = idx
+        model.train_cache_ = None
+        if model.prediction != "standard":
+            Xs = persistence.require_array(arrays, "train_Xs", ndim=3, shape=(None, None, D))
+            rs = persistence.require_array(arrays, "train_rs", ndim=2, shape=Xs.shape[:2])
+            ms = persistence.require_array(arrays, "train_ms", ndim=2, shape=Xs.shape[:2])
+            if not np.all((ms == 0) | (ms == 1)):
+                raise ModelFileError("array 'train_ms' must hold 0/1 row masks")
+            model.train_cache_ = TrainingCache(jnp.asarray(Xs), jnp.asarray(rs), jnp.asarray(ms))
+        model.optimizer_report_, model.n_iter_ = None, 0
+        return model

@@ -1,0 +1,130 @@
+import numpy as np
+import pytest
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from conftest import toy_regression
+from sparsegp import ExactGPRegressor, InputError, ModelFileError, SparseGPRegressor, load_model
+from sparsegp.kernels import SquaredExponential
+
+
+@pytest.mark.parametrize("approximation", ["vfe", "dtc", "fitc", "sor"])
+def test_all_data_inducing_estimator_equals_exact(approximation, rng):
+    X, y = toy_regression(30, 2)
+    k = SquaredExponential([1.0, 1.5], 1.0)
+    exact = ExactGPRegressor(k, noise=0.05, optimize=False).fit(X, y)
+    prediction = "augmented" if approximation == "sor" else "standard"
+    sparse = SparseGPRegressor(
+        k, approximation=approximation, inducing=X, noise=0.05, optimize=False, jitter=1e-12, prediction=prediction
+    ).fit(X, y)
+    assert sparse.objective_ == pytest.approx(exact.log_marginal_likelihood_, rel=1e-6)
+    Xs = rng.normal(size=(10, 2))
+    m1, s1 = exact.predict(Xs, return_std=True)
+    m2, s2 = sparse.predict(Xs, return_std=True)
+    np.testing.assert_allclose(m2, m1, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(s2, s1, rtol=1e-5, atol=1e-7)
+
+
+def test_fit_optimises_inducing_inputs_and_improves_bound():
+    X, y = toy_regression(80, 2)
+    fixed = SparseGPRegressor(inducing=8, optimize_inducing=False, random_state=0).fit(X, y)
+    free = SparseGPRegressor(inducing=8, optimize_inducing=True, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(fixed.Z_, X[fixed.inducing_indices_])
+    assert not np.allclose(free.Z_, X[free.inducing_indices_])
+    assert free.objective_ > fixed.objective_
+    exact = ExactGPRegressor().fit(X, y)
+    assert free.objective_ <= exact.log_marginal_likelihood_ + 1e-6
+
+
+@pytest.mark.parametrize("prediction", ["standard", "augmented", "nystrom"])
+def test_save_load_round_trip(prediction, tmp_path, rng):
+    X, y = toy_regression(50, 2)
+    m = SparseGPRegressor(inducing=6, prediction=prediction, max_iter=30, random_state=0).fit(X, 2 * y + 1)
+    path = m.save(tmp_path / "m")
+    m2 = load_model(path)
+    Xs = rng.normal(size=(7, 2))
+    a, va = m.predict_var(Xs)
+    b, vb = m2.predict_var(Xs)
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+    np.testing.assert_allclose(va, vb, rtol=1e-12)
+    assert m2.objective_ == m.objective_
+
+
+def test_corrupt_sparse_model_is_refused(tmp_path):
+    import json
+
+    X, y = toy_regression(30, 2)
+    m = SparseGPRegressor(inducing=5, max_iter=10).fit(X, y)
+    path = m.save(tmp_path / "m.npz")
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(str(arrays.pop("__metadata__")))
+    bad = dict(arrays)
+    bad["posterior_Luu"] = bad["posterior_Luu"].T.copy()  # upper triangular
+    np.savez(tmp_path / "b1.npz", __metadata__=np.array(json.dumps(meta)), **bad)
+    with pytest.raises(ModelFileError, match="lower triangular"):
+        load_model(tmp_path / "b1.npz")
+    bad = dict(arrays)
+    bad["posterior_c"] = bad["posterior_c"][:-1]
+    np.savez(tmp_path / "b2.npz", __metadata__=np.array(json.dumps(meta)), **bad)
+    with pytest.raises(ModelFileError, match="posterior_c"):
+        load_model(tmp_path / "b2.npz")
+    meta2 = dict(meta, params=dict(meta["params"], approximation="magic"))
+    np.savez(tmp_path / "b3.npz", __metadata__=np.array(json.dumps(meta2)), **arrays)
+    with pytest.raises(ModelFileError, match="approximation must be one of"):
+        load_model(tmp_path / "b3.npz")
+
+
+def test_bad_options_are_named():
+    X, y = toy_regression(20, 2)
+    with pytest.raises(InputError, match="approximation must be one of"):
+        SparseGPRegressor(approximation="ssgp").fit(X, y)
+    with pytest.raises(InputError, match="prediction must be one of"):
+        SparseGPRegressor(prediction="magic").fit(X, y)
+    with pytest.raises(InputError, match="use approximation 'sor', 'dtc' or 'vfe'"):
+        SparseGPRegressor(approximation="fitc", prediction="augmented").fit(X, y)
+    with pytest.raises(InputError, match="at least one inducing point"):
+        SparseGPRegressor(inducing=0).fit(X, y)
+    with pytest.warns(UserWarning, match="inducing=50 exceeds n_samples=20; using all 20"):
+        assert SparseGPRegressor(inducing=50, max_iter=3).fit(X, y).Z_.shape == (20, 2)
+    with pytest.raises(InputError, match="inducing has 3 features"):
+        SparseGPRegressor(inducing=np.zeros((4, 3))).fit(X, y)
+    with pytest.raises(InputError, match="inducing contains"):
+        SparseGPRegressor(inducing=np.full((4, 2), np.nan)).fit(X, y)
+    with pytest.raises(InputError, match="jitter must be strictly positive"):
+        SparseGPRegressor(jitter=-1.0).fit(X, y)
+    m = SparseGPRegressor(inducing=5, prediction="augmented", max_iter=5).fit(X, y)
+    with pytest.raises(InputError, match="return_cov is not available"):
+        m.predict(X, return_cov=True)
+
+
+def test_nystrom_negative_variances_are_reported_not_hidden():
+    r = np.random.default_rng(0)
+    X = r.uniform(-1, 1, size=(200, 1))
+    y = np.sin(3 * X[:, 0])
+    m = SparseGPRegressor(
+        SquaredExponential([0.3], 1.0), inducing=4, noise=1e-4, optimize=False, prediction="nystrom", normalize_y=False,
+        random_state=0,
+    ).fit(X, y)
+    Xs = np.linspace(-1, 1, 101)[:, None]
+    mean, var = m.predict_var(Xs)
+    assert np.min(var) < 0
+    with pytest.raises(InputError, match="Nyström predictive variances are negative"):
+        m.predict(Xs, return_std=True)
+
+
+def test_pipeline_and_grid_search():
+    X, y = toy_regression(60, 2)
+    pipe = make_pipeline(StandardScaler(), SparseGPRegressor(inducing=10, max_iter=40, random_state=0)).fit(X, y)
+    assert pipe.score(X, y) > 0.8
+    gs = GridSearchCV(SparseGPRegressor(inducing=8, max_iter=20, random_state=0), {"approximation": ["vfe", "fitc"]}, cv=2)
+    gs.fit(X, y)
+    assert gs.best_params_["approximation"] in ("vfe", "fitc")
+
+
+def test_chunk_size_does_not_change_the_fit():
+    X, y = toy_regression(70, 2)
+    a = SparseGPRegressor(inducing=7, optimize=False, chunk_size=9, random_state=1).fit(X, y)
+    b = SparseGPRegressor(inducing=7, optimize=False, chunk_size=None, random_state=1).fit(X, y)
+    assert a.objective_ == pytest.approx(b.objective_, rel=1e-10)
