@@ -25,7 +25,7 @@ install: $(STAMP_RUN)
 dev: $(STAMP_DEV)
 
 demo: $(STAMP_RUN)
-	$(BIN)/sparsegp fit --dataset kin40k --split 0 --n-train 2000 --model exact --out demo-output/kin40k-exact.npz
+	$(BIN)/sparsegp fit --dataset kin40k --split 0 --n-train 10000 --model vfe --inducing 256 --out demo-output/kin40k-vfe256.npz
 
 test: $(STAMP_DEV)
 	$(BIN)/python -m pytest

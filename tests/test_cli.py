@@ -74,3 +74,17 @@ def test_help(cmd, capsys):
         main(cmd)
     assert exc.value.code == 0
     assert "usage: sparsegp" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("model", ["vfe", "fitc"])
+def test_fit_sparse_models(model, tmp_path, capsys):
+    out = tmp_path / "m.npz"
+    args = ["fit", "--dataset", "housing", "--model", model, "--inducing", "16", "--max-iter", "30", "--quiet", "--out", str(out)]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    header, _, row = text.splitlines()[:3]
+    cells = dict(zip([h.strip() for h in header.split("|")], [c.strip() for c in row.split("|")]))
+    assert cells["m"] == "16" and float(cells["SMSE"]) < 0.6
+    from sparsegp import SparseGPRegressor, load_model
+
+    assert isinstance(load_model(out), SparseGPRegressor)
