@@ -19,8 +19,10 @@ lemmas), and the predictive mean at x* is k_u(x*)^T Luu^-T LB^-T c.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
 
 from ..linalg import cholesky_fixed, solve_lower, solve_upper
@@ -71,6 +73,7 @@ def make_posterior(Z, Luu, LB, c) -> SparsePosterior:
     return SparsePosterior(Z, Luu, LB, c, solve_upper(Luu, solve_upper(LB, c)))
 
 
+@partial(jax.jit, static_argnames=("full_cov", "degenerate"))
 def sparse_predict(kernel, post: SparsePosterior, Xs, full_cov: bool = False, degenerate: bool = False):
     """Latent predictive mean and variance (or covariance) at Xs.
 

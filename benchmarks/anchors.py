@@ -1,0 +1,146 @@
+"""Reference libraries on the same protocol: GPflow SGPR / GPRFITC and GPyTorch SGPR.
+
+Runs inside the anchors virtual environment (``make anchors``: GPflow 2.11 needs
+NumPy < 2, so it cannot share sparsegp's environment). Imports only NumPy and
+the library under test; reads the prepared protocol data from an .npz and
+writes predictions, timings and the final objective to another .npz, so the
+metrics are computed by one shared piece of code in the parent process.
+
+    python anchors.py CASE DATA.npz OUT.npz --m 512 --max-iter 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+
+def gpflow_case(kind, d, m, max_iter):
+    import gpflow
+    import tensorflow as tf
+
+    gpflow.config.set_default_float(np.float64)
+    X, y, Xs, Z = d["X"], d["y"][:, None], d["X_test"], d["Z"][:m]
+    kernel = gpflow.kernels.SquaredExponential(lengthscales=np.ones(X.shape[1]), variance=1.0)
+    cls = gpflow.models.SGPR if kind == "sgpr" else gpflow.models.GPRFITC
+    model = cls((X, y), kernel=kernel, inducing_variable=Z.copy(), noise_variance=1.0)
+    t0 = time.perf_counter()
+    res = gpflow.optimizers.Scipy().minimize(
+        model.training_loss, model.trainable_variables, options={"maxiter": max_iter}, compile=True
+    )
+    fit_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    mean, var = model.predict_y(Xs)
+    pred_s = time.perf_counter() - t0
+    # Steady-state objective + gradient evaluation.
+    loss_grad = tf.function(lambda: tf.gradients(model.training_loss(), model.trainable_variables))
+    loss_grad()
+    t1 = time.perf_counter()
+    for _ in range(3):
+        loss_grad()
+    per_eval = (time.perf_counter() - t1) / 3
+    objective = float(model.elbo()) if kind == "sgpr" else float(model.fitc_log_marginal_likelihood())
+    return {
+        "library": f"GPflow {gpflow.__version__}",
+        "method": "SGPR (VFE)" if kind == "sgpr" else "GPRFITC (FITC)",
+        "fit_s": fit_s,
+        "predict_s": pred_s,
+        "s_per_eval": per_eval,
+        "objective": -objective,
+        "iterations": int(res.nit),
+        "mean": np.asarray(mean)[:, 0],
+        "var": np.asarray(var)[:, 0],
+    }
+
+
+def gpytorch_case(d, m, max_iter):
+    import gpytorch
+    import torch
+
+    torch.set_default_dtype(torch.float64)
+    X, y, Xs, Z = (torch.as_tensor(d[k]) for k in ("X", "y", "X_test", "Z"))
+    Z = Z[:m].clone()
+
+    class SGPR(gpytorch.models.ExactGP):
+        def __init__(self, X, y, likelihood):
+            super().__init__(X, y, likelihood)
+            self.mean_module = gpytorch.means.ZeroMean()
+            base = gpytorch.kernels.ScaleKernel(gpytorch.kernels.RBFKernel(ard_num_dims=X.shape[1]))
+            base.base_kernel.lengthscale = torch.ones(X.shape[1])
+            base.outputscale = torch.tensor(1.0)
+            self.covar_module = gpytorch.kernels.InducingPointKernel(base, inducing_points=Z, likelihood=likelihood)
+
+        def forward(self, x):
+            return gpytorch.distributions.MultivariateNormal(self.mean_module(x), self.covar_module(x))
+
+    lik = gpytorch.likelihoods.GaussianLikelihood()
+    lik.noise = torch.tensor(1.0)
+    model = SGPR(X, y, lik)
+    model.train()
+    lik.train()
+    mll = gpytorch.mlls.ExactMarginalLogLikelihood(lik, model)
+    opt = torch.optim.LBFGS(model.parameters(), lr=1.0, max_iter=max_iter, line_search_fn="strong_wolfe", tolerance_change=1e-9)
+    n_evals = [0]
+
+    def closure():
+        opt.zero_grad()
+        loss = -mll(model(X), y) * X.shape[0]
+        loss.backward()
+        n_evals[0] += 1
+        return loss
+
+    t0 = time.perf_counter()
+    opt.step(closure)
+    fit_s = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    for _ in range(3):
+        closure()
+    per_eval = (time.perf_counter() - t1) / 3
+    objective = float(closure().detach())
+    model.eval()
+    lik.eval()
+    t0 = time.perf_counter()
+    with torch.no_grad():
+        pred = lik(model(Xs))
+        mean, var = pred.mean.numpy(), pred.variance.numpy()
+    pred_s = time.perf_counter() - t0
+    return {
+        "library": f"GPyTorch {gpytorch.__version__}",
+        "method": "SGPR (InducingPointKernel)",
+        "fit_s": fit_s,
+        "predict_s": pred_s,
+        "s_per_eval": per_eval,
+        "objective": objective,
+        "iterations": int(opt.state[opt._params[0]].get("n_iter", 0)),
+        "mean": mean,
+        "var": var,
+    }
+
+
+CASES = {
+    "gpflow-sgpr": lambda d, m, it: gpflow_case("sgpr", d, m, it),
+    "gpflow-fitc": lambda d, m, it: gpflow_case("fitc", d, m, it),
+    "gpytorch-sgpr": gpytorch_case,
+}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("case", choices=sorted(CASES))
+    p.add_argument("data")
+    p.add_argument("out")
+    p.add_argument("--m", type=int, required=True)
+    p.add_argument("--max-iter", type=int, required=True)
+    a = p.parse_args()
+    with np.load(a.data, allow_pickle=False) as f:
+        d = {k: f[k] for k in f.files}
+    r = CASES[a.case](d, a.m, a.max_iter)
+    arrays = {"mean": r.pop("mean"), "var": r.pop("var")}
+    np.savez(a.out, info=np.array(json.dumps(r)), **arrays)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""Sparse regression side by side: sparsegp vs GPflow vs GPyTorch on one protocol.
+
+    python benchmarks/sparse_suite.py K10 --m 128 512 --max-iter 300 [--cases ...]
+
+Protocols (see the project's protocol table): K10 = kin40k uci split 0, first
+10,000 training rows, full split-0 test set; P32 = pumadyn32nm split 0, all
+training rows. Inputs and targets standardised on the training rows; SE-ARD
+kernel, every hyper-parameter and the noise variance initialised at 1; inducing
+inputs initialised at a random training subset (seed 0, the same rows for every
+library) and optimised jointly; L-BFGS with the same iteration cap everywhere.
+Each case runs in its own process; the anchors run in ``.venv-anchors``
+(``make anchors``), or the interpreter named by $SPARSEGP_ANCHORS_PYTHON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+OURS = ("vfe", "dtc", "fitc")
+ANCHORS = ("gpflow-sgpr", "gpflow-fitc", "gpytorch-sgpr")
+
+
+def prepare(protocol: str, path: str, m_max: int):
+    from sparsegp import datasets
+
+    if protocol == "K10":
+        X, y, Xs, ys = datasets.load("kin40k", split=0, preprocessing="standardize", n_train=10000)
+    elif protocol == "P32":
+        X, y, Xs, ys = datasets.load("pumadyn32nm", split=0, preprocessing="standardize")
+    else:
+        raise SystemExit(f"unknown protocol {protocol!r}")
+    perm = np.random.default_rng(0).permutation(len(X))
+    np.savez(path, X=X, y=y, X_test=Xs, y_test=ys, Z=X[perm[:m_max]])
+    return y, ys
+
+
+def anchors_python():
+    env = os.environ.get("SPARSEGP_ANCHORS_PYTHON")
+    if env:
+        return env
+    cand = os.path.join(ROOT, ".venv-anchors", "bin", "python")
+    return cand if os.path.exists(cand) else None
+
+
+def run_case(python, script, case, data, m, max_iter, workdir):
+    out = os.path.join(workdir, f"{case}-{m}.npz")
+    cmd = [python, os.path.join(HERE, script), case, data, out, "--m", str(m), "--max-iter", str(max_iter)]
+    # Peak RSS of the child, measured by wait4 on it alone.
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    stderr = proc.stderr.read()
+    if status != 0:
+        sys.stderr.write(stderr[-3000:])
+        return {"library": script, "method": case, "error": f"exit status {status}"}
+    with np.load(out, allow_pickle=False) as f:
+        info = json.loads(str(f["info"]))
+        info["mean"], info["var"] = f["mean"], f["var"]
+    info["peak_rss_MiB"] = round(usage.ru_maxrss / 1024.0, 1)
+    info["wall_s"] = round(time.perf_counter() - t0, 1)
+    return info
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("protocol", choices=["K10", "P32"])
+    p.add_argument("--m", type=int, nargs="+", default=[128, 512])
+    p.add_argument("--max-iter", type=int, default=300)
+    p.add_argument("--cases", nargs="+", default=list(OURS + ANCHORS))
+    a = p.parse_args(argv)
+    sys.path.insert(0, HERE)
+    from harness import format_table
+
+    from sparsegp import metrics
+
+    apy = anchors_python()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "data.npz")
+        y, ys = prepare(a.protocol, data, max(a.m))
+        for m in a.m:
+            for case in a.cases:
+                if case in OURS:
+                    python, script = sys.executable, "ours.py"
+                else:
+                    if apy is None:
+                        print(f"skipping {case}: no anchors environment (make anchors)", file=sys.stderr)
+                        continue
+                    python, script = apy, "anchors.py"
+                print(f"running {case} m={m} ...", file=sys.stderr, flush=True)
+                r = run_case(python, script, case, data, m, a.max_iter, tmp)
+                row = {"protocol": a.protocol, "m": m, **{k: v for k, v in r.items() if k not in ("mean", "var")}}
+                if "error" not in r:
+                    var = np.asarray(r["var"])
+                    row["SMSE"] = round(metrics.smse(ys, r["mean"]), 4)
+                    row["SNLP"] = round(metrics.snlp(ys, r["mean"], np.maximum(var, 1e-300), y), 4)
+                    for k in ("fit_s", "predict_s", "s_per_eval", "objective"):
+                        row[k] = round(float(row[k]), 4 if k in ("s_per_eval", "predict_s") else 2)
+                rows.append(row)
+                print(json.dumps(row), file=sys.stderr, flush=True)
+    # Ratios against GPflow's SGPR at the same m, measured in this run.
+    for row in rows:
+        ref = [r for r in rows if r["m"] == row["m"] and r.get("method") == "SGPR (VFE)" and "fit_s" in r]
+        if ref and "fit_s" in row:
+            row["fit_ratio_vs_gpflow_sgpr"] = round(row["fit_s"] / ref[0]["fit_s"], 3)
+            row["eval_ratio_vs_gpflow_sgpr"] = round(row["s_per_eval"] / ref[0]["s_per_eval"], 3)
+    cols = ["protocol", "library", "method", "m", "fit_s", "predict_s", "s_per_eval", "iterations", "SMSE", "SNLP",
+            "objective", "peak_rss_MiB", "fit_ratio_vs_gpflow_sgpr", "eval_ratio_vs_gpflow_sgpr", "error"]
+    print(f"# sparse suite {a.protocol}, max_iter={a.max_iter}, {os.cpu_count()} cores; self peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MiB")
+    print(format_table(rows, cols))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

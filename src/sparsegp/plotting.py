@@ -1,0 +1,41 @@
+"""Figures (layer 9). Matplotlib with the non-interactive Agg backend: files only, no display."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def predictive_panels(panels, X, y, path, title=None):
+    """One panel per model on a 1-D problem: data, mean, +-2 std, inducing inputs, exact GP dashed.
+
+    ``panels``: list of dicts with keys name, x, mean, std, and optional Z, exact (a (mean, std) pair), note.
+    """
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), sharey=True)
+    axes = np.atleast_1d(axes)
+    for ax, p in zip(axes, panels):
+        x = np.ravel(p["x"])
+        ax.plot(np.ravel(X), y, ".", color="0.55", ms=3, label="data")
+        if p.get("exact") is not None:
+            em, es = p["exact"]
+            ax.plot(x, em, "--", color="k", lw=1, label="exact GP mean")
+            ax.plot(x, em + 2 * es, ":", color="k", lw=0.8)
+            ax.plot(x, em - 2 * es, ":", color="k", lw=0.8, label="exact GP ±2 sd")
+        ax.plot(x, p["mean"], color="tab:blue", lw=1.5, label="mean")
+        ax.fill_between(x, p["mean"] - 2 * p["std"], p["mean"] + 2 * p["std"], color="tab:blue", alpha=0.2, label="±2 sd")
+        if p.get("Z") is not None:
+            lo = ax.get_ylim()[0] if False else np.min(y) - 0.6
+            ax.plot(np.ravel(p["Z"]), np.full(len(np.ravel(p["Z"])), lo), "x", color="tab:red", ms=6, label="inducing inputs")
+        ax.set_title(p["name"] + (f"\n{p['note']}" if p.get("note") else ""), fontsize=9)
+        ax.set_xlabel("x")
+    axes[0].set_ylabel("y (centred)")
+    axes[-1].legend(fontsize=7, loc="upper right")
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
