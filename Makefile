@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
 
-.PHONY: demo test install dev clean bench
+.PHONY: demo test install dev clean bench anchors
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,18 @@ test: $(STAMP_DEV)
 
 bench: $(STAMP_DEV)
 	$(BIN)/python benchmarks/run.py exact-vs-sklearn
+	$(BIN)/python benchmarks/flop_floor.py
+	$(BIN)/python benchmarks/scale_memory.py
+
+# The reference libraries for the comparison benchmarks live in their own environment:
+# GPflow 2.11 needs NumPy < 2, which cannot share sparsegp's pinned NumPy 2.
+anchors: .venv-anchors/.installed
+.venv-anchors/.installed:
+	$(PYTHON) -m venv .venv-anchors
+	.venv-anchors/bin/python -m pip install --quiet "numpy==1.26.4" "scipy==1.17.1" "gpflow==2.11.2" \
+		"tensorflow==2.21.0" "tensorflow-probability==0.25.0" "tf_keras==2.21.0" "torch==2.13.0" "gpytorch==1.15.2" \
+		"linear_operator==0.6.1"
+	touch $@
 
 clean:
-	rm -rf $(VENV) demo-output bench-output
+	rm -rf $(VENV) .venv-anchors demo-output bench-output

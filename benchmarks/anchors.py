@@ -11,8 +11,6 @@ metrics are computed by one shared piece of code in the parent process.
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 
 import numpy as np
@@ -24,9 +22,9 @@ def gpflow_case(kind, d, m, max_iter):
 
     gpflow.config.set_default_float(np.float64)
     X, y, Xs, Z = d["X"], d["y"][:, None], d["X_test"], d["Z"][:m]
-    kernel = gpflow.kernels.SquaredExponential(lengthscales=np.ones(X.shape[1]), variance=1.0)
+    kernel = gpflow.kernels.SquaredExponential(lengthscales=d["ell0"].copy(), variance=1.0)
     cls = gpflow.models.SGPR if kind == "sgpr" else gpflow.models.GPRFITC
-    model = cls((X, y), kernel=kernel, inducing_variable=Z.copy(), noise_variance=1.0)
+    model = cls((X, y), kernel=kernel, inducing_variable=Z.copy(), noise_variance=float(d["noise0"]))
     t0 = time.perf_counter()
     res = gpflow.optimizers.Scipy().minimize(
         model.training_loss, model.trainable_variables, options={"maxiter": max_iter}, compile=True
@@ -69,7 +67,7 @@ def gpytorch_case(d, m, max_iter):
             super().__init__(X, y, likelihood)
             self.mean_module = gpytorch.means.ZeroMean()
             base = gpytorch.kernels.ScaleKernel(gpytorch.kernels.RBFKernel(ard_num_dims=X.shape[1]))
-            base.base_kernel.lengthscale = torch.ones(X.shape[1])
+            base.base_kernel.lengthscale = torch.as_tensor(d["ell0"])
             base.outputscale = torch.tensor(1.0)
             self.covar_module = gpytorch.kernels.InducingPointKernel(base, inducing_points=Z, likelihood=likelihood)
 
@@ -77,7 +75,7 @@ def gpytorch_case(d, m, max_iter):
             return gpytorch.distributions.MultivariateNormal(self.mean_module(x), self.covar_module(x))
 
     lik = gpytorch.likelihoods.GaussianLikelihood()
-    lik.noise = torch.tensor(1.0)
+    lik.noise = torch.tensor(float(d["noise0"]))
     model = SGPR(X, y, lik)
     model.train()
     lik.train()
@@ -127,20 +125,7 @@ CASES = {
 }
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("case", choices=sorted(CASES))
-    p.add_argument("data")
-    p.add_argument("out")
-    p.add_argument("--m", type=int, required=True)
-    p.add_argument("--max-iter", type=int, required=True)
-    a = p.parse_args()
-    with np.load(a.data, allow_pickle=False) as f:
-        d = {k: f[k] for k in f.files}
-    r = CASES[a.case](d, a.m, a.max_iter)
-    arrays = {"mean": r.pop("mean"), "var": r.pop("var")}
-    np.savez(a.out, info=np.array(json.dumps(r)), **arrays)
-
-
 if __name__ == "__main__":
-    main()
+    from case_io import run_cli
+
+    run_cli(CASES)

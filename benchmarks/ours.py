@@ -5,8 +5,6 @@
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 
 import numpy as np
@@ -22,11 +20,11 @@ def sparse_case(approximation, d, m, max_iter):
 
     X, y, Xs, Z = d["X"], d["y"], d["X_test"], d["Z"][:m]
     model = SparseGPRegressor(
-        SquaredExponential(np.ones(X.shape[1]), 1.0),
+        SquaredExponential(d["ell0"], 1.0),
         approximation=approximation,
         inducing=Z.copy(),
         optimize_inducing=True,
-        noise=1.0,
+        noise=float(d["noise0"]),
         max_iter=max_iter,
         normalize_y=False,  # the protocol data are already standardised
     )
@@ -61,20 +59,7 @@ def sparse_case(approximation, d, m, max_iter):
 CASES = {name: (lambda a: lambda d, m, it: sparse_case(a, d, m, it))(name) for name in ("vfe", "dtc", "fitc", "sor")}
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("case", choices=sorted(CASES))
-    p.add_argument("data")
-    p.add_argument("out")
-    p.add_argument("--m", type=int, required=True)
-    p.add_argument("--max-iter", type=int, required=True)
-    a = p.parse_args()
-    with np.load(a.data, allow_pickle=False) as f:
-        d = {k: f[k] for k in f.files}
-    r = CASES[a.case](d, a.m, a.max_iter)
-    arrays = {"mean": r.pop("mean"), "var": r.pop("var")}
-    np.savez(a.out, info=np.array(json.dumps(r)), **arrays)
-
-
 if __name__ == "__main__":
-    main()
+    from case_io import run_cli
+
+    run_cli(CASES)

@@ -46,8 +46,10 @@ def test_save_load_round_trip(prediction, tmp_path, rng):
     Xs = rng.normal(size=(7, 2))
     a, va = m.predict_var(Xs)
     b, vb = m2.predict_var(Xs)
-    np.testing.assert_allclose(a, b, rtol=1e-12)
-    np.testing.assert_allclose(va, vb, rtol=1e-12)
+    np.testing.assert_allclose(a, b, rtol=1e-10)
+    # Hyper-parameters travel as positive values in JSON: log(exp(raw)) may move raw by one ulp, which
+    # the cancellation k_** - k^T Q~^-1 k of the O(nm) predictions amplifies to about 1e-10.
+    np.testing.assert_allclose(va, vb, rtol=1e-8)
     assert m2.objective_ == m.objective_
 
 
@@ -74,6 +76,18 @@ def test_corrupt_sparse_model_is_refused(tmp_path):
     np.savez(tmp_path / "b3.npz", __metadata__=np.array(json.dumps(meta2)), **arrays)
     with pytest.raises(ModelFileError, match="approximation must be one of"):
         load_model(tmp_path / "b3.npz")
+
+
+def test_inducing_given_as_training_indices():
+    X, y = toy_regression(40, 2)
+    idx = np.array([3, 7, 11, 20])
+    m = SparseGPRegressor(inducing=idx, optimize_inducing=False, max_iter=10).fit(X, y)
+    np.testing.assert_array_equal(m.inducing_indices_, idx)
+    np.testing.assert_array_equal(m.Z_, X[idx])
+    with pytest.raises(InputError, match="distinct integers in 0..39"):
+        SparseGPRegressor(inducing=np.array([1, 1, 2])).fit(X, y)
+    with pytest.raises(InputError, match="distinct integers"):
+        SparseGPRegressor(inducing=np.array([0, 40])).fit(X, y)
 
 
 def test_bad_options_are_named():

@@ -198,7 +198,8 @@ def build_parser():
     f.add_argument("--split", default=None, help="split of --dataset (integer, 'fixed', ...; default: canonical)")
     f.add_argument("--n-train", type=int, default=None, help="use only the first N training rows")
     f.add_argument("--preprocessing", default=None, choices=["none", "standardize", "center", "linear"])
-    f.add_argument("--model", default="exact", choices=MODELS)
+    f.add_argument("--model", "--approximation", dest="model", default="exact", choices=MODELS,
+                   help="exact GP, or a sparse approximation: vfe, dtc, fitc, sor")
     f.add_argument("--inducing", type=int, default=256, help="number of inducing points (sparse models)")
     f.add_argument("--fixed-inducing", action="store_true", help="keep the inducing inputs at their initial training points")
     f.add_argument("--prediction", default="standard", choices=["standard", "augmented", "nystrom"])

@@ -42,9 +42,10 @@ class SparseGPRegressor(GPRegressorBase):
         VFE: Titsias's variational bound (the default; never above the exact
         evidence). DTC: Seeger et al.'s projected process. FITC: Snelson &
         Ghahramani's SPGP. SoR: Quiñonero-Candela & Rasmussen's reduced-rank GP.
-    inducing : int or array (m, D)
+    inducing : int, integer array (m,) or float array (m, D)
         An int m draws m distinct training inputs at random (``random_state``);
-        an array gives the initial inducing inputs.
+        an integer array names training rows (the papers' active set I); a
+        float array gives the initial inducing inputs themselves.
     optimize_inducing : bool
         Optimise the inducing inputs jointly with the hyper-parameters
         (Titsias sec. 4, SPGP); False keeps them where they started.
@@ -64,7 +65,7 @@ class SparseGPRegressor(GPRegressorBase):
     Attributes
     ----------
     kernel_, noise_, Z_ : fitted hyper-parameters and inducing inputs.
-    inducing_indices_ : training-row indices of the initial inducing inputs (None if given as an array).
+    inducing_indices_ : training-row indices of the initial inducing inputs (None if given as inputs).
     objective_ : final value of the approximation's objective (log marginal likelihood or bound).
     optimizer_report_, n_iter_, posterior_.
     """
@@ -154,7 +155,15 @@ class SparseGPRegressor(GPRegressorBase):
             idx = np.sort(rng.choice(X.shape[0], size=m, replace=False))
             return X[idx], idx
         if ind is None or isinstance(ind, bool):
-            raise InputError("inducing must be a number of inducing points or an (m, n_features) array")
+            raise InputError("inducing must be a number, training-row indices, or an (m, n_features) array")
+        arr = np.asarray(ind)
+        if arr.ndim == 1 and arr.dtype.kind in "iu":
+            # Training-row indices: the active set of the papers.
+            if arr.size == 0 or arr.min() < 0 or arr.max() >= X.shape[0] or len(np.unique(arr)) != arr.size:
+                raise InputError(
+                    f"inducing indices must be distinct integers in 0..{X.shape[0] - 1} (n_samples={X.shape[0]})"
+                )
+            return X[arr], arr.astype(np.int64)
         Z = as_float_matrix(ind, "inducing", n_features=X.shape[1], owner="the training data")
         return Z, None
 
