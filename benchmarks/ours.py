@@ -35,7 +35,9 @@ def sparse_case(approximation, d, m, max_iter):
     mean, std = model.predict(Xs, return_std=True, include_noise=True)
     pred_s = time.perf_counter() - t0
     # Steady-state objective + gradient evaluation at the fitted point.
-    params = {"kernel": model.kernel_, "log_noise": jnp.log(model.noise_), "Z": jnp.asarray(model.Z_)}
+    from sparsegp.transforms import to_raw
+
+    params = {"kernel": model.kernel_, "raw_noise": jnp.asarray(to_raw(model.noise_)), "Z": jnp.asarray(model.Z_)}
     vg = jax.jit(jax.value_and_grad(lambda p, X, y: model._objective(p, None, X, y)))
     Xj, yj = jnp.asarray(X), jnp.asarray(y)
     jax.block_until_ready(vg(params, Xj, yj))

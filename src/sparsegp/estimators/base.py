@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from ..errors import InputError, NotFittedError, NumericalError
 from ..kernels import Kernel, SquaredExponential, kernel_from_dict
 from ..training import minimize
+from ..transforms import log_jacobian, to_positive, to_raw
 from ..validation import as_float_matrix, as_float_vector, check_int, check_positive
 from . import persistence
 
@@ -47,13 +48,13 @@ class GPRegressorBase(RegressorMixin, BaseEstimator):
         min_noise = float(check_positive(self.min_noise, "min_noise"))
         return max(noise, min_noise)
 
-    def _noise_log_prior(self, log_noise):
+    def _noise_log_prior(self, raw_noise):
         if self.noise_prior is None:
             return 0.0
-        return self.noise_prior.log_prob(jnp.exp(log_noise)) + log_noise
+        return self.noise_prior.log_prob(to_positive(raw_noise)) + log_jacobian(raw_noise)
 
     def _fit_hyperparameters(self, objective, params, mask, args, desc):
-        """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'log_noise').
+        """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'raw_noise').
 
         Kernel raw values are boxed to +-RAW_BOUND, the noise variance to [min_noise, e^RAW_BOUND];
         any other entry (free inducing inputs) is unbounded. Sets ``optimizer_report_`` and ``n_iter_``.
@@ -67,12 +68,12 @@ class GPRegressorBase(RegressorMixin, BaseEstimator):
         def bounds(value, inner):
             out = {}
             for key, leaf in params.items():
-                fill = value if key in ("kernel", "log_noise") else inner
+                fill = value if key in ("kernel", "raw_noise") else inner
                 out[key] = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), fill), leaf)
             return out
 
         lower, upper = bounds(-RAW_BOUND, -jnp.inf), bounds(RAW_BOUND, jnp.inf)
-        lower["log_noise"] = jnp.log(float(self.min_noise))
+        lower["raw_noise"] = jnp.asarray(to_raw(float(self.min_noise)))
         params, report = minimize(
             objective,
             params,

@@ -6,6 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..approximations.exact import exact_neg_log_marginal, exact_posterior, exact_predict
+from ..transforms import to_positive, to_raw
 from . import persistence
 from .base import GPRegressorBase
 
@@ -79,21 +80,21 @@ class ExactGPRegressor(GPRegressorBase):
         self.callback = callback
 
     def _objective(self, params, X, y):
-        kernel, log_noise = params["kernel"], params["log_noise"]
-        nlml = exact_neg_log_marginal(kernel, jnp.exp(log_noise), X, y)
-        return nlml - kernel.log_prior() - self._noise_log_prior(log_noise)
+        kernel, raw_noise = params["kernel"], params["raw_noise"]
+        nlml = exact_neg_log_marginal(kernel, to_positive(raw_noise), X, y)
+        return nlml - kernel.log_prior() - self._noise_log_prior(raw_noise)
 
     def fit(self, X, y):
         """Fit hyper-parameters (if ``optimize``) and cache the posterior. Returns self."""
         X, y = self._validate_training_data(X, y)
         kernel = self._initial_kernel(X.shape[1])
         noise = self._initial_noise()
-        params = {"kernel": kernel, "log_noise": jnp.log(noise)}
+        params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
         Xj, yj = jnp.asarray(X), jnp.asarray(y)
-        mask = {"kernel": kernel.trainable_mask(), "log_noise": jnp.asarray(True)}
+        mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
         params = self._fit_hyperparameters(self._objective, params, mask, (Xj, yj), "ExactGP fit")
         self.kernel_ = params["kernel"]
-        self.noise_ = float(jnp.exp(params["log_noise"]))
+        self.noise_ = float(to_positive(params["raw_noise"]))
         self.log_marginal_likelihood_ = -float(exact_neg_log_marginal(self.kernel_, self.noise_, Xj, yj))
         self._cache(X, y)
         return self

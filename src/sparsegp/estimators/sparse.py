@@ -16,6 +16,7 @@ from ..approximations.vfe import vfe_bound, vfe_posterior
 from ..errors import InputError, ModelFileError, NumericalError
 from ..linalg import MAX_JITTER
 from ..stats import chunk_size_for
+from ..transforms import to_positive, to_raw
 from ..validation import as_float_matrix, check_int, check_positive
 from . import persistence
 from .base import GPRegressorBase
@@ -170,10 +171,10 @@ class SparseGPRegressor(GPRegressorBase):
     # ---- objective -------------------------------------------------------------
     def _objective(self, params, Z_fixed, X, y):
         objective_fn = APPROXIMATIONS[self.approximation][0]
-        kernel, log_noise = params["kernel"], params["log_noise"]
+        kernel, raw_noise = params["kernel"], params["raw_noise"]
         Z = params["Z"] if "Z" in params else Z_fixed
-        value = objective_fn(kernel, Z, jnp.exp(log_noise), X, y, chunk=self._chunk, jitter=float(self.jitter))
-        return -value - kernel.log_prior() - self._noise_log_prior(log_noise)
+        value = objective_fn(kernel, Z, to_positive(raw_noise), X, y, chunk=self._chunk, jitter=float(self.jitter))
+        return -value - kernel.log_prior() - self._noise_log_prior(raw_noise)
 
     def fit(self, X, y):
         """Fit hyper-parameters (and inducing inputs if ``optimize_inducing``); cache the posterior."""
@@ -185,15 +186,15 @@ class SparseGPRegressor(GPRegressorBase):
         Z0, idx = self._initial_inducing(X, rng)
         self._chunk = chunk_size_for(X.shape[0], Z0.shape[0], self.chunk_size)
         Xj, yj, Zj = jnp.asarray(X), jnp.asarray(y), jnp.asarray(Z0)
-        params = {"kernel": kernel, "log_noise": jnp.log(noise)}
-        mask = {"kernel": kernel.trainable_mask(), "log_noise": jnp.asarray(True)}
+        params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
+        mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
         if self.optimize_inducing:
             params["Z"], mask["Z"] = Zj, jnp.ones(Zj.shape, dtype=bool)
         params = self._fit_hyperparameters(
             self._objective, params, mask, (Zj, Xj, yj), f"SparseGP ({self.approximation}) fit"
         )
         self.kernel_ = params["kernel"]
-        self.noise_ = float(jnp.exp(params["log_noise"]))
+        self.noise_ = float(to_positive(params["raw_noise"]))
         self.Z_ = np.asarray(params.get("Z", Zj))
         self.inducing_indices_ = idx
         objective_fn, posterior_fn, _, name = APPROXIMATIONS[self.approximation]
