@@ -2,8 +2,8 @@
 
 A prior is a small immutable object with ``log_prob(value)`` evaluated on the
 positive (constrained) value. Training adds ``log_prob`` plus the log-Jacobian
-of the positive transform, so the MAP estimate is that of the density of the
-parameter actually optimised (the same convention as GPflow).
+of the positive transform (:mod:`sparsegp.transforms`), so the MAP estimate is
+that of the density of the parameter actually optimised (GPflow's convention).
 """
 
 from __future__ import annotations

@@ -10,11 +10,10 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from ..errors import InputError, NotFittedError, NumericalError
 from ..kernels import Kernel, SquaredExponential, kernel_from_dict
 from ..training import minimize
-from ..transforms import log_jacobian, to_positive, to_raw
+from ..transforms import RAW_MAX, RAW_MIN, log_jacobian, to_positive, to_raw
 from ..validation import as_float_matrix, as_float_vector, check_int, check_positive
 from . import persistence
 
-RAW_BOUND = 40.0  # |raw| <= 40: exp(40) ~ 2e17 keeps every hyper-parameter finite
 
 
 class GPRegressorBase(RegressorMixin, BaseEstimator):
@@ -56,7 +55,7 @@ class GPRegressorBase(RegressorMixin, BaseEstimator):
     def _fit_hyperparameters(self, objective, params, mask, args, desc):
         """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'raw_noise').
 
-        Kernel raw values are boxed to +-RAW_BOUND, the noise variance to [min_noise, e^RAW_BOUND];
+        Kernel hyper-parameters are boxed to [1e-12, 1e12], the noise variance to [min_noise, 1e12];
         any other entry (free inducing inputs) is unbounded. Sets ``optimizer_report_`` and ``n_iter_``.
         """
         check_int(self.n_restarts, "n_restarts")
@@ -72,7 +71,7 @@ class GPRegressorBase(RegressorMixin, BaseEstimator):
                 out[key] = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), fill), leaf)
             return out
 
-        lower, upper = bounds(-RAW_BOUND, -jnp.inf), bounds(RAW_BOUND, jnp.inf)
+        lower, upper = bounds(RAW_MIN, -jnp.inf), bounds(RAW_MAX, jnp.inf)
         lower["raw_noise"] = jnp.asarray(to_raw(float(self.min_noise)))
         params, report = minimize(
             objective,
