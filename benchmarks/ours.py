@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
 
 def sparse_case(approximation, d, m, max_iter):
     import jax

@@ -100,7 +100,7 @@ def minimize(
     start = time.perf_counter()
 
     def run(x_start, bar):
-        history, state = [], {"evals": 0, "last": np.inf, "best_f": np.inf}
+        history, state = [], {"evals": 0, "best_f": np.inf}
 
         def fun(z):
             x = x_start.copy()
@@ -115,7 +115,6 @@ def minimize(
                 base = state["best_f"] if np.isfinite(state["best_f"]) else 0.0
                 return base + 1e10 * (1.0 + abs(base)), np.zeros_like(z)
             state["best_f"] = min(state["best_f"], f)
-            state["last"] = f
             return f, g
 
         def cb(intermediate_result):
