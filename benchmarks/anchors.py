@@ -22,7 +22,7 @@ def gpflow_case(kind, d, m, max_iter):
 
     gpflow.config.set_default_float(np.float64)
     X, y, Xs, Z = d["X"], d["y"][:, None], d["X_test"], d["Z"][:m]
-    kernel = gpflow.kernels.SquaredExponential(lengthscales=d["ell0"].copy(), variance=1.0)
+    kernel = gpflow.kernels.SquaredExponential(lengthscales=d["ell0"].copy(), variance=float(d["var0"]))
     cls = gpflow.models.SGPR if kind == "sgpr" else gpflow.models.GPRFITC
     model = cls((X, y), kernel=kernel, inducing_variable=Z.copy(), noise_variance=float(d["noise0"]))
     t0 = time.perf_counter()
@@ -68,7 +68,7 @@ def gpytorch_case(d, m, max_iter):
             self.mean_module = gpytorch.means.ZeroMean()
             base = gpytorch.kernels.ScaleKernel(gpytorch.kernels.RBFKernel(ard_num_dims=X.shape[1]))
             base.base_kernel.lengthscale = torch.as_tensor(d["ell0"])
-            base.outputscale = torch.tensor(1.0)
+            base.outputscale = torch.tensor(float(d["var0"]))
             self.covar_module = gpytorch.kernels.InducingPointKernel(base, inducing_points=Z, likelihood=likelihood)
 
         def forward(self, x):

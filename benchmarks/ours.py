@@ -18,7 +18,7 @@ def sparse_case(approximation, d, m, max_iter):
 
     X, y, Xs, Z = d["X"], d["y"], d["X_test"], d["Z"][:m]
     model = SparseGPRegressor(
-        SquaredExponential(d["ell0"], 1.0),
+        SquaredExponential(d["ell0"], float(d["var0"])),
         approximation=approximation,
         inducing=Z.copy(),
         optimize_inducing=True,

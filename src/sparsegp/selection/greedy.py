@@ -1,0 +1,167 @@
+"""The greedy forward-selection loop shared by every criterion.
+
+At fixed hyper-parameters: score the candidates, include the best, update the
+state (Seeger et al. App. A.1), optionally advance Smola & Bartlett's dual and
+its gap, check the stopping rules. Candidates are all eligible points (full
+greedy), ``kappa`` random ones per inclusion (Smola & Bartlett sec. 4), or a
+selection index of fixed size that keeps the best fraction ``tau`` of its
+scored points and refills at random (Lawrence et al. 2003 sec. 3).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ..progress import progress_bar
+from .active_set import ActiveSetState
+from .oracle import KernelOracle
+from .smola_bartlett import DualState, relative_gap
+
+
+@dataclass
+class Selection:
+    """The result of a greedy selection.
+
+    ``indices`` the selected training rows in order of inclusion (cut back to ``best_size`` when a
+    monitoring stopping rule asked for it); ``state`` the final :class:`ActiveSetState` (all inclusions
+    made); ``history`` one record per inclusion; ``reason`` why selection stopped; ``dual`` the
+    Smola-Bartlett dual state when the gap was tracked; ``kernel_evaluations`` kernel entries computed.
+    """
+
+    indices: np.ndarray
+    state: ActiveSetState
+    history: list = field(default_factory=list)
+    reason: str = ""
+    dual: DualState | None = None
+    kernel_evaluations: int = 0
+    seconds: float = 0.0
+
+    def curve(self, key: str) -> np.ndarray:
+        return np.array([r[key] for r in self.history], dtype=float)
+
+
+def _candidate_pool(eligible: np.ndarray, candidates, rng, working: np.ndarray | None):
+    if candidates == "full":
+        return eligible, None
+    kappa = int(candidates)
+    if working is None:
+        C = eligible if eligible.size <= kappa else rng.choice(eligible, size=kappa, replace=False)
+        return C, None
+    # Selection index: keep the retained part that is still eligible, refill at random.
+    keep = working[np.isin(working, eligible)]
+    need = kappa - keep.size
+    if need > 0:
+        rest = np.setdiff1d(eligible, keep, assume_unique=True)
+        if rest.size:
+            keep = np.concatenate([keep, rng.choice(rest, size=min(need, rest.size), replace=False)])
+    return keep, keep
+
+
+def greedy_select(
+    rule,
+    kernel,
+    noise: float,
+    X,
+    y,
+    *,
+    size: int,
+    candidates="full",
+    tau: float | None = None,
+    stop=(),
+    track_gap: bool = False,
+    dual_kappa: int = 59,
+    random_state=None,
+    verbose: bool = False,
+    callback=None,
+    desc: str = "greedy selection",
+) -> Selection:
+    """Select up to ``size`` training points with scoring rule ``rule`` at fixed hyper-parameters.
+
+    ``candidates``: "full" or an int kappa (random candidates per inclusion; with ``tau`` a selection index
+    of kappa points keeping the best fraction tau). ``stop``: extra :mod:`.stopping` rules. ``track_gap``:
+    advance Smola & Bartlett's dual Q* by one greedy inclusion (``dual_kappa`` random candidates) per
+    inclusion and record the relative gap. ``callback(record, state)`` after each inclusion.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n = X.shape[0]
+    size = int(size)
+    if size < 1:
+        raise InputError(f"size must be at least 1, got {size}")
+    if candidates != "full" and (not isinstance(candidates, (int, np.integer)) or candidates < 1):
+        raise InputError(f"candidates must be 'full' or a positive integer, got {candidates!r}")
+    if tau is not None and (candidates == "full" or not 0 < tau < 1):
+        raise InputError("tau (the retained fraction of a selection index) needs 0 < tau < 1 and an int candidates")
+    rng = np.random.default_rng(random_state)
+    oracle = KernelOracle(kernel, X)
+    state = ActiveSetState(oracle.diag(), y, noise, size)
+    size = state.d_max
+    dual = DualState(state.diag, y, noise, size) if track_gap else None
+    stop = tuple(stop)
+    for r in stop:
+        r.start(state, oracle)
+    history, reason = [], f"reached size {size}"
+    working = np.empty(0, dtype=np.int64) if tau is not None else None
+    stopped_by = None
+    t0 = time.perf_counter()
+    with progress_bar(total=size, desc=desc, verbose=verbose, unit="pt") as bar:
+        while state.d < size:
+            eligible = np.flatnonzero(state.eligible())
+            if eligible.size == 0:
+                reason = "no eligible point left (the rest lie in the span of the active set)"
+                break
+            C, working = _candidate_pool(eligible, candidates, rng, working)
+            KC = oracle.columns(C) if rule.expensive else None
+            ext = state.extend(C, KC) if rule.expensive else None
+            s = rule.scores(state, C, ext, rng)
+            s = np.where(np.isfinite(s), s, -np.inf)
+            j = int(np.argmax(s))
+            i = int(C[j])
+            kcol = KC[:, j] if KC is not None else oracle.columns([i])[:, 0]
+            state.include(i, kcol)
+            if working is not None:
+                order = np.argsort(-np.delete(s, j))
+                rest = np.delete(C, j)[order]
+                working = rest[: int(np.ceil(tau * len(C)))]
+            rec = {
+                "d": state.d,
+                "index": i,
+                "score": float(s[j]),
+                "neg_log_evidence": state.neg_log_evidence(),
+                "vfe_neg_bound": state.vfe_neg_bound(),
+                "primal": state.sb_primal(),
+                "seconds": time.perf_counter() - t0,
+            }
+            if dual is not None:
+                dual.step(oracle, rng, dual_kappa)
+                rec["dual"] = dual.value()
+                rec["gap"] = relative_gap(rec["primal"], rec["dual"], noise, state.yy)
+            history.append(rec)
+            bar.update(1)
+            if callback is not None:
+                callback(rec, state)
+            stopped_by = None
+            for r in stop:
+                why = r.update(state, rec)
+                if why:
+                    reason, stopped_by = why, r
+                    break
+            if stopped_by is not None:
+                break
+    # A monitoring rule that stopped the run keeps the prefix where its curve was best.
+    d_keep = state.d
+    if stopped_by is not None and stopped_by.best_size:
+        d_keep = stopped_by.best_size
+    return Selection(
+        indices=state.I[:d_keep].copy(),
+        state=state,
+        history=history,
+        reason=reason,
+        dual=dual,
+        kernel_evaluations=oracle.evaluations,
+        seconds=time.perf_counter() - t0,
+    )
