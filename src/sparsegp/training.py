@@ -166,3 +166,105 @@ def minimize(
         seconds=time.perf_counter() - start,
     )
     return unravel(jnp.asarray(x)), report
+
+
+def minimize_reselecting(
+    objective,
+    params,
+    reselect,
+    *,
+    args=(),
+    mask=None,
+    lower=None,
+    upper=None,
+    max_iter: int = 200,
+    memory: int = 10,
+    tol: float = 1e-9,
+    gtol: float = 1e-6,
+    verbose: bool = False,
+    desc: str = "L-BFGS (re-selecting)",
+):
+    """L-BFGS whose objective depends on a set re-chosen at every new search direction.
+
+    Seeger et al. (2003) sec. 2.3: ``reselect(params) -> Z`` picks the active set at the current
+    point; ``objective(params, Z, *args)`` is evaluated with it for the gradient that defines the new
+    direction and held fixed during the backtracking (Armijo) line search, so each line search sees
+    one smooth function. The curvature pair (s, y) uses gradients under the same set. Bounds are
+    enforced by projection. Returns ``(params, OptimizeReport)``; ``history`` holds the objective at
+    each iterate under its freshly selected set.
+    """
+    x, unravel = ravel_pytree(params)
+    x = np.asarray(x, dtype=np.float64)
+    free = np.ones_like(x, dtype=bool) if mask is None else np.asarray(ravel_pytree(mask)[0], dtype=bool)
+    lo = np.full_like(x, -np.inf) if lower is None else np.asarray(ravel_pytree(lower)[0], dtype=np.float64)
+    hi = np.full_like(x, np.inf) if upper is None else np.asarray(ravel_pytree(upper)[0], dtype=np.float64)
+    x = np.clip(x, lo, hi)
+    vg = jax.jit(jax.value_and_grad(lambda z, Z, *a: objective(unravel(z), Z, *a)))
+    n_evals = 0
+
+    def fg(z, Z):
+        nonlocal n_evals
+        n_evals += 1
+        f, g = vg(jnp.asarray(z), Z, *args)
+        f, g = float(f), np.asarray(g, dtype=np.float64) * free
+        if not (np.isfinite(f) and np.all(np.isfinite(g))):
+            return np.inf, g
+        return f, g
+
+    S, Y = [], []
+    history, reason, start = [], f"reached max_iter={max_iter}", time.perf_counter()
+    with progress_bar(total=max_iter, desc=desc, verbose=verbose) as bar:
+        for k in range(max_iter):
+            Z = reselect(unravel(jnp.asarray(x)))
+            f, g = fg(x, Z)
+            history.append(f)
+            if not np.isfinite(f):
+                reason = "the objective is not finite at the current point"
+                break
+            if np.max(np.abs(g)) < gtol:
+                reason = "gradient below gtol"
+                break
+            # Two-loop recursion for d = -H g.
+            q, alphas = g.copy(), []
+            for s, yv in reversed(list(zip(S, Y))):
+                a = (s @ q) / (yv @ s)
+                alphas.append(a)
+                q -= a * yv
+            q *= (S[-1] @ Y[-1]) / (Y[-1] @ Y[-1]) if S else 1.0 / max(1.0, np.linalg.norm(g))
+            for (s, yv), a in zip(zip(S, Y), reversed(alphas)):
+                q += s * (a - (yv @ q) / (yv @ s))
+            d = -q
+            if g @ d >= 0:  # not a descent direction under the new set: restart the memory
+                S, Y, d = [], [], -g / max(1.0, np.linalg.norm(g))
+            t, accepted = 1.0, False
+            for _ in range(40):
+                xn = np.clip(x + t * d, lo, hi)
+                fn, gn = fg(xn, Z)
+                if np.isfinite(fn) and fn <= f + 1e-4 * (g @ (xn - x)):
+                    accepted = True
+                    break
+                t *= 0.5
+            bar.update(1)
+            bar.set_postfix(objective=f"{f:.6g}")
+            if not accepted:
+                reason = "line search failed to decrease the objective"
+                break
+            s, yv = xn - x, gn - g
+            if s @ yv > 1e-10 * np.linalg.norm(s) * np.linalg.norm(yv):
+                S, Y = (S + [s])[-memory:], (Y + [yv])[-memory:]
+            x = xn
+            if f - fn <= tol * max(1.0, abs(f)) and k > 0:
+                history.append(fn)
+                reason = "relative decrease below tol"
+                break
+    report = OptimizeReport(
+        objective=float(history[-1]) if history else np.inf,
+        history=history,
+        n_iter=len(history),
+        n_evals=n_evals,
+        success=reason != "line search failed to decrease the objective",
+        reason=reason,
+        starts=[float(history[-1])] if history else [],
+        seconds=time.perf_counter() - start,
+    )
+    return unravel(jnp.asarray(x)), report

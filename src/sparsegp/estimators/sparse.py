@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -15,8 +16,10 @@ from ..approximations.sor import sor_log_evidence, sor_posterior
 from ..approximations.vfe import vfe_bound, vfe_posterior
 from ..errors import InputError, ModelFileError, NumericalError
 from ..linalg import MAX_JITTER
+from ..selection import KMeans, Selector
 from ..stats import chunk_size_for
-from ..transforms import to_positive, to_raw
+from ..training import minimize_reselecting
+from ..transforms import RAW_MAX, RAW_MIN, to_positive, to_raw
 from ..validation import as_float_matrix, check_int, check_positive
 from . import persistence
 from .base import GPRegressorBase
@@ -29,6 +32,7 @@ APPROXIMATIONS = {
     "sor": (sor_log_evidence, sor_posterior, True, "SoR/RRGP log evidence (QC&R eq. 23)"),
 }
 PREDICTIONS = ("standard", "augmented", "nystrom")
+RESELECT = (None, "alternate", "em", "interleaved")
 
 
 @persistence.register
@@ -43,10 +47,13 @@ class SparseGPRegressor(GPRegressorBase):
         VFE: Titsias's variational bound (the default; never above the exact
         evidence). DTC: Seeger et al.'s projected process. FITC: Snelson &
         Ghahramani's SPGP. SoR: Quiñonero-Candela & Rasmussen's reduced-rank GP.
-    inducing : int, integer array (m,) or float array (m, D)
+    inducing : int, integer array (m,), float array (m, D), Selector or KMeans
         An int m draws m distinct training inputs at random (``random_state``);
         an integer array names training rows (the papers' active set I); a
-        float array gives the initial inducing inputs themselves.
+        float array gives the initial inducing inputs themselves; a selector
+        from :mod:`sparsegp.selection` (``InfoGain(256)``, ``VFEGreedy(128)``,
+        ...) chooses training rows greedily at the initial hyper-parameters;
+        ``KMeans(m)`` starts free inducing inputs at k-means centres.
     optimize_inducing : bool
         Optimise the inducing inputs jointly with the hyper-parameters
         (Titsias sec. 4, SPGP); False keeps them where they started.
@@ -56,6 +63,21 @@ class SparseGPRegressor(GPRegressorBase):
         extra weight per test point (eqs. 28-29, O(n m) per point; keeps the
         training inputs). "nystrom": their eq. 39 (may give negative variances).
         The last two need approximation "sor", "dtc" or "vfe".
+    reselect : {None, "alternate", "em", "interleaved"}
+        With a selector as ``inducing`` and ``optimize_inducing=False``, how
+        selection and hyper-parameter learning are combined. None: select once
+        at the initial hyper-parameters. "alternate": ``n_rounds`` rounds of
+        selection at fixed hyper-parameters then evidence maximisation at a
+        fixed set (Quinonero-Candela & Rasmussen's HPEV-SGEV / HPEV-SGGP, 10
+        rounds; ``max_iter`` per round). "em": Titsias's variational EM, the set
+        grown in ``n_rounds`` E-steps (greedy inclusions at fixed
+        hyper-parameters) each followed by an M-step (``max_iter`` L-BFGS
+        iterations at the fixed set); with ``approximation="vfe"`` the bound
+        never decreases. "interleaved": Seeger et al.'s scheme, the set
+        re-selected at every new search direction of an L-BFGS run and held
+        fixed during its line search.
+    n_rounds : int
+        Rounds of "alternate" / "em".
     noise, optimize, n_restarts, max_iter, normalize_y, noise_prior, min_noise,
     random_state, verbose, callback : as in :class:`ExactGPRegressor`.
     jitter : float
@@ -67,6 +89,9 @@ class SparseGPRegressor(GPRegressorBase):
     ----------
     kernel_, noise_, Z_ : fitted hyper-parameters and inducing inputs.
     inducing_indices_ : training-row indices of the initial inducing inputs (None if given as inputs).
+    selection_ : the last :class:`~sparsegp.selection.Selection` when a selector chose the set.
+    rounds_ : with ``reselect`` "alternate" / "em", one record per round (size, objective after the
+        selection step and after the hyper-parameter step).
     objective_ : final value of the approximation's objective (log marginal likelihood or bound).
     optimizer_report_, n_iter_, posterior_.
     """
@@ -84,6 +109,8 @@ class SparseGPRegressor(GPRegressorBase):
         "jitter",
         "chunk_size",
         "verbose",
+        "reselect",
+        "n_rounds",
     )
 
     def __init__(
@@ -103,6 +130,8 @@ class SparseGPRegressor(GPRegressorBase):
         min_noise=1e-6,
         jitter=1e-8,
         chunk_size=None,
+        reselect=None,
+        n_rounds=10,
         random_state=None,
         verbose=False,
         callback=None,
@@ -121,6 +150,8 @@ class SparseGPRegressor(GPRegressorBase):
         self.min_noise = min_noise
         self.jitter = jitter
         self.chunk_size = chunk_size
+        self.reselect = reselect
+        self.n_rounds = n_rounds
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
@@ -137,11 +168,29 @@ class SparseGPRegressor(GPRegressorBase):
                 "use approximation 'sor', 'dtc' or 'vfe' with it"
             )
         check_positive(self.jitter, "jitter")
+        if self.reselect not in RESELECT:
+            raise InputError(f"reselect must be one of {RESELECT}, got {self.reselect!r}")
+        if self.reselect is not None:
+            if not isinstance(self.inducing, Selector):
+                raise InputError(f"reselect={self.reselect!r} needs a selector as inducing (e.g. InfoGain(256))")
+            if self.optimize_inducing:
+                raise InputError(f"reselect={self.reselect!r} keeps the inducing inputs at training rows: set optimize_inducing=False")
+            check_int(self.n_rounds, "n_rounds", minimum=1)
         if self.chunk_size is not None:
             check_int(self.chunk_size, "chunk_size", minimum=1)
 
-    def _initial_inducing(self, X, rng):
+    def _initial_inducing(self, X, rng, y=None, kernel=None, noise=None):
         ind = self.inducing
+        self.selection_ = None
+        if isinstance(ind, Selector):
+            size = ind.size
+            if self.reselect == "em":  # the first E-step selects the first share of the final size
+                size = max(1, int(np.ceil(check_int(ind.size, "size", minimum=1) / self.n_rounds)))
+            sel = ind.select(kernel, noise, X, y, random_state=rng, verbose=self.verbose, size=size)
+            self.selection_ = sel
+            return X[sel.indices], sel.indices.copy()
+        if isinstance(ind, KMeans):
+            return ind.centres(X, random_state=int(rng.integers(2**31))), None
         if isinstance(ind, (int, np.integer)) and not isinstance(ind, bool):
             m = int(ind)
             if m < 1:
@@ -183,16 +232,24 @@ class SparseGPRegressor(GPRegressorBase):
         kernel = self._initial_kernel(X.shape[1])
         noise = self._initial_noise()
         rng = np.random.default_rng(self.random_state)
-        Z0, idx = self._initial_inducing(X, rng)
+        Z0, idx = self._initial_inducing(X, rng, y, kernel, noise)
         self._chunk = chunk_size_for(X.shape[0], Z0.shape[0], self.chunk_size)
         Xj, yj, Zj = jnp.asarray(X), jnp.asarray(y), jnp.asarray(Z0)
         params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
         mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
         if self.optimize_inducing:
             params["Z"], mask["Z"] = Zj, jnp.ones(Zj.shape, dtype=bool)
-        params = self._fit_hyperparameters(
-            self._objective, params, mask, (Zj, Xj, yj), f"SparseGP ({self.approximation}) fit"
-        )
+        self.rounds_ = None
+        if self.reselect is None:
+            params = self._fit_hyperparameters(
+                self._objective, params, mask, (Zj, Xj, yj), f"SparseGP ({self.approximation}) fit"
+            )
+        elif self.reselect == "interleaved":
+            params, idx = self._fit_interleaved(params, mask, X, y, Xj, yj, idx, rng)
+            Zj = jnp.asarray(X[idx])
+        else:
+            params, idx = self._fit_rounds(params, mask, X, y, Xj, yj, idx, rng)
+            Zj = jnp.asarray(X[idx])
         self.kernel_ = params["kernel"]
         self.noise_ = float(to_positive(params["raw_noise"]))
         self.Z_ = np.asarray(params.get("Z", Zj))
@@ -207,6 +264,67 @@ class SparseGPRegressor(GPRegressorBase):
         if self.prediction != "standard":
             self.train_cache_ = training_cache(self.kernel_, self.posterior_, self.noise_, Xj, yj, self._chunk)
         return self
+
+    # ---- selection combined with hyper-parameter learning ------------------------------
+    def _value(self, params, idx, X, Xj, yj) -> float:
+        objective_fn = APPROXIMATIONS[self.approximation][0]
+        noise = to_positive(params["raw_noise"])
+        return float(objective_fn(params["kernel"], jnp.asarray(X[idx]), noise, Xj, yj, chunk=self._chunk, jitter=float(self.jitter)))
+
+    def _select(self, params, X, y, rng, size=None, initial=None):
+        sel = self.inducing.select(
+            params["kernel"], float(to_positive(params["raw_noise"])), X, y,
+            random_state=rng, verbose=self.verbose, size=size, initial=initial,
+        )
+        self.selection_ = sel
+        return sel.indices.copy()
+
+    def _fit_rounds(self, params, mask, X, y, Xj, yj, idx, rng):
+        """HPEV-style alternation ("alternate") or Titsias's variational EM ("em"), n_rounds each."""
+        m_final = min(check_int(self.inducing.size, "size", minimum=1), X.shape[0])
+        rounds, reports = [], []
+        for r in range(self.n_rounds):
+            if r > 0:
+                if self.reselect == "em":  # E-step: keep the set, add the next share greedily at the new theta
+                    size = min(m_final, int(np.ceil(m_final * (r + 1) / self.n_rounds)))
+                    idx = self._select(params, X, y, rng, size=size, initial=idx)
+                else:
+                    idx = self._select(params, X, y, rng)
+            after_select = self._value(params, idx, X, Xj, yj)
+            params = self._fit_hyperparameters(
+                self._objective, params, mask, (jnp.asarray(X[idx]), Xj, yj),
+                f"SparseGP ({self.approximation}) {self.reselect} round {r + 1}/{self.n_rounds}",
+            )
+            reports.append(self.optimizer_report_)
+            rounds.append({"round": r + 1, "size": int(len(idx)), "after_selection": after_select,
+                           "after_hyperparameters": self._value(params, idx, X, Xj, yj)})
+        self.rounds_ = rounds
+        self.n_iter_ = sum(rep.n_iter for rep in reports if rep is not None)
+        return params, idx
+
+    def _fit_interleaved(self, params, mask, X, y, Xj, yj, idx, rng):
+        """Seeger et al. sec. 2.3: re-select at each new search direction, fixed during the line search."""
+        chosen = {"idx": idx}
+
+        def reselect(p):
+            chosen["idx"] = self._select(p, X, y, rng)
+            return jnp.asarray(X[chosen["idx"]])
+
+        lower = {"kernel": jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), RAW_MIN), params["kernel"]),
+                 "raw_noise": jnp.asarray(to_raw(float(self.min_noise)))}
+        upper = {"kernel": jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), RAW_MAX), params["kernel"]),
+                 "raw_noise": jnp.asarray(RAW_MAX)}
+        if not self.optimize:
+            self.optimizer_report_, self.n_iter_ = None, 0
+            return params, idx
+        params, report = minimize_reselecting(
+            self._objective, params, reselect, args=(Xj, yj), mask=mask, lower=lower, upper=upper,
+            max_iter=check_int(self.max_iter, "max_iter", minimum=1), verbose=self.verbose,
+            desc=f"SparseGP ({self.approximation}) interleaved",
+        )
+        self.optimizer_report_, self.n_iter_ = report, report.n_iter
+        # The final set: selected at the final hyper-parameters.
+        return params, self._select(params, X, y, rng)
 
     def _posterior_with_jitter(self, posterior_fn, X, y) -> SparsePosterior:
         """The prediction cache; if a factorisation fails, retry with tenfold jitter up to MAX_JITTER."""

@@ -77,6 +77,7 @@ def greedy_select(
     random_state=None,
     verbose: bool = False,
     callback=None,
+    initial=None,
     desc: str = "greedy selection",
 ) -> Selection:
     """Select up to ``size`` training points with scoring rule ``rule`` at fixed hyper-parameters.
@@ -84,7 +85,8 @@ def greedy_select(
     ``candidates``: "full" or an int kappa (random candidates per inclusion; with ``tau`` a selection index
     of kappa points keeping the best fraction tau). ``stop``: extra :mod:`.stopping` rules. ``track_gap``:
     advance Smola & Bartlett's dual Q* by one greedy inclusion (``dual_kappa`` random candidates) per
-    inclusion and record the relative gap. ``callback(record, state)`` after each inclusion.
+    inclusion and record the relative gap. ``initial``: training rows included first, in order, before
+    greedy selection continues (variational EM re-builds its set at new hyper-parameters this way). ``callback(record, state)`` after each inclusion.
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -102,6 +104,15 @@ def greedy_select(
     size = state.d_max
     dual = DualState(state.diag, y, noise, size) if track_gap else None
     stop = tuple(stop)
+    if initial is not None:
+        initial = np.asarray(initial, dtype=np.int64)
+        if initial.size > size or len(np.unique(initial)) != initial.size:
+            raise InputError(f"initial must hold at most size={size} distinct training rows")
+        K0 = oracle.columns(initial) if initial.size else None
+        for j, i in enumerate(initial):
+            if not state.eligible()[i]:
+                raise InputError(f"initial row {int(i)} duplicates the span of the rows before it")
+            state.include(int(i), K0[:, j])
     for r in stop:
         r.start(state, oracle)
     history, reason = [], f"reached size {size}"

@@ -68,9 +68,12 @@ class Selector:
             setattr(self, k, v)
         return self
 
-    def select(self, kernel, noise, X, y, *, random_state=None, verbose=None) -> Selection:
-        """Run the selection at fixed hyper-parameters (``kernel``, noise variance ``noise``)."""
-        size = check_int(self.size, "size", minimum=1)
+    def select(self, kernel, noise, X, y, *, random_state=None, verbose=None, size=None, initial=None) -> Selection:
+        """Run the selection at fixed hyper-parameters (``kernel``, noise variance ``noise``).
+
+        ``size`` overrides the selector's size; ``initial`` rows are included first (see greedy_select).
+        """
+        size = check_int(self.size if size is None else size, "size", minimum=1)
         cand = self.default_candidates if self.candidates is None else self.candidates
         rs = self.random_state if random_state is None else random_state
         return greedy_select(
@@ -86,6 +89,7 @@ class Selector:
             track_gap=self.track_gap,
             random_state=rs,
             verbose=self.verbose if verbose is None else verbose,
+            initial=initial,
             desc=f"{type(self).__name__} selection",
         )
 
@@ -133,12 +137,12 @@ class SmolaBartlett(Selector):
         p["eps"] = self.eps
         return p
 
-    def select(self, kernel, noise, X, y, *, random_state=None, verbose=None) -> Selection:
+    def select(self, kernel, noise, X, y, *, random_state=None, verbose=None, size=None, initial=None) -> Selection:
         stop = tuple(self.stop) + ((RelativeGap(self.eps),) if self.eps is not None else ())
         saved = self.stop
         try:
             self.stop = stop
-            return super().select(kernel, noise, X, y, random_state=random_state, verbose=verbose)
+            return super().select(kernel, noise, X, y, random_state=random_state, verbose=verbose, size=size, initial=initial)
         finally:
             self.stop = saved
 
