@@ -88,3 +88,12 @@ def test_fit_sparse_models(model, tmp_path, capsys):
     from sparsegp import SparseGPRegressor, load_model
 
     assert isinstance(load_model(out), SparseGPRegressor)
+
+
+def test_fit_with_greedy_selection_and_em(capsys):
+    argv = ["fit", "--dataset", "housing", "--model", "vfe", "--inducing", "12", "--select", "vfe",
+            "--fixed-inducing", "--reselect", "em", "--rounds", "2", "--max-iter", "20", "--quiet"]
+    assert main(argv) == 0
+    header, _, row = capsys.readouterr().out.splitlines()[:3]
+    cells = dict(zip([h.strip() for h in header.split("|")], [c.strip() for c in row.split("|")]))
+    assert cells["m"] == "12" and float(cells["SMSE"]) < 0.6

@@ -89,11 +89,18 @@ def _build_model(args, D):
     )
     if args.model == "exact":
         return ExactGPRegressor(**common)
+    inducing = args.inducing
+    if args.select != "random":
+        from .selection import SELECTORS
+
+        inducing = SELECTORS[args.select](args.inducing, random_state=args.seed)
     return SparseGPRegressor(
         approximation=args.model,
-        inducing=args.inducing,
+        inducing=inducing,
         optimize_inducing=not args.fixed_inducing,
         prediction=args.prediction,
+        reselect=args.reselect,
+        n_rounds=args.rounds,
         **common,
     )
 
@@ -202,6 +209,13 @@ def build_parser():
                    help="exact GP, or a sparse approximation: vfe, dtc, fitc, sor")
     f.add_argument("--inducing", type=int, default=256, help="number of inducing points (sparse models)")
     f.add_argument("--fixed-inducing", action="store_true", help="keep the inducing inputs at their initial training points")
+    f.add_argument("--select", default="random",
+                   choices=["random", "info-gain", "differential-entropy", "conditional-variance", "smo-bart",
+                            "evidence", "vfe", "kmeans"],
+                   help="how the initial inducing points are chosen (greedy criteria choose training rows)")
+    f.add_argument("--reselect", default=None, choices=["alternate", "em", "interleaved"],
+                   help="combine selection with hyper-parameter learning (needs --select and --fixed-inducing)")
+    f.add_argument("--rounds", type=int, default=10, help="rounds of --reselect alternate / em")
     f.add_argument("--prediction", default="standard", choices=["standard", "augmented", "nystrom"])
     f.add_argument("--kernel", default="se-ard", choices=KERNELS)
     f.add_argument("--max-iter", type=int, default=500)
