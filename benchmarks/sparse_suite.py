@@ -107,6 +107,8 @@ def main(argv=None):
     p.add_argument("--max-iter", type=int, default=300)
     p.add_argument("--cases", nargs="+", default=list(OURS + ANCHORS))
     p.add_argument("--seed", type=int, nargs="+", default=[0], help="seeds of the inducing-input initialisation")
+    p.add_argument("--gpflow-maxcor", type=int, default=None,
+                   help="L-BFGS memory for GPflow's Scipy optimiser (default: GPflow's own, SciPy's 10)")
     a = p.parse_args(argv)
     sys.path.insert(0, HERE)
     from harness import format_table
@@ -114,6 +116,8 @@ def main(argv=None):
     from sparsegp import metrics
 
     apy = anchors_python()
+    if a.gpflow_maxcor:
+        os.environ["SPARSEGP_BENCH_GPFLOW_MAXCOR"] = str(a.gpflow_maxcor)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for seed in a.seed:

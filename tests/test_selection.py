@@ -253,3 +253,18 @@ def test_relative_gap_needs_tracking_and_kmeans_centres():
     Z = KMeans(7, random_state=0).centres(X)
     assert Z.shape == (7, 3)
     assert set(SELECTORS) >= {"random", "info-gain", "smo-bart", "evidence", "vfe", "kmeans"}
+
+
+def test_one_by_one_scoring_selects_the_same_points():
+    X, y, kernel, _ = _problem(n=150)
+    a = greedy_select(SmolaBartlettRule(), kernel, NOISE, X, y, size=25, candidates=20, random_state=4)
+    b = greedy_select(SmolaBartlettRule(), kernel, NOISE, X, y, size=25, candidates=20, random_state=4, batched=False)
+    np.testing.assert_array_equal(a.indices, b.indices)
+    np.testing.assert_allclose(a.curve("primal"), b.curve("primal"), rtol=1e-10)
+
+
+def test_initial_rows_are_included_first():
+    X, y, kernel, K = _problem(n=120)
+    sel = greedy_select(InfoGainRule(), kernel, NOISE, X, y, size=20, initial=[5, 9, 70])
+    np.testing.assert_array_equal(sel.indices[:3], [5, 9, 70])
+    assert _state_error(sel.state, dense_state(K, y, NOISE, sel.indices)) < 1e-8

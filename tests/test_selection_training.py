@@ -98,3 +98,16 @@ def test_minimize_reselecting_reaches_the_minimum_of_a_fixed_function():
     p, rep = minimize_reselecting(f, {"x": jnp.array([-1.2, 1.0, 0.5])}, lambda p: jnp.zeros(2), max_iter=500, gtol=1e-8)
     np.testing.assert_allclose(np.asarray(p["x"]), 1.0, atol=1e-4)
     assert rep.history[-1] < 1e-8
+
+
+def test_models_fitted_with_selection_save_and_load(tmp_path):
+    from sparsegp import load_model
+
+    X, y = _data(150)
+    m = SparseGPRegressor(_kernel(), inducing=VFEGreedy(12), optimize_inducing=False, reselect="em", n_rounds=2,
+                          max_iter=10).fit(X, y)
+    path = tmp_path / "m.npz"
+    m.save(path)
+    m2 = load_model(path)
+    assert m2.reselect == "em" and m2.n_rounds == 2
+    np.testing.assert_allclose(m2.predict(X[:7]), m.predict(X[:7]), rtol=1e-12)

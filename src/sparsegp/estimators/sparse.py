@@ -168,16 +168,19 @@ class SparseGPRegressor(GPRegressorBase):
                 "use approximation 'sor', 'dtc' or 'vfe' with it"
             )
         check_positive(self.jitter, "jitter")
+        if self.chunk_size is not None:
+            check_int(self.chunk_size, "chunk_size", minimum=1)
         if self.reselect not in RESELECT:
             raise InputError(f"reselect must be one of {RESELECT}, got {self.reselect!r}")
+
+    def _check_selection_options(self):
+        """Options that only matter for fitting (a loaded model keeps reselect but not its selector)."""
         if self.reselect is not None:
             if not isinstance(self.inducing, Selector):
                 raise InputError(f"reselect={self.reselect!r} needs a selector as inducing (e.g. InfoGain(256))")
             if self.optimize_inducing:
                 raise InputError(f"reselect={self.reselect!r} keeps the inducing inputs at training rows: set optimize_inducing=False")
             check_int(self.n_rounds, "n_rounds", minimum=1)
-        if self.chunk_size is not None:
-            check_int(self.chunk_size, "chunk_size", minimum=1)
 
     def _initial_inducing(self, X, rng, y=None, kernel=None, noise=None):
         ind = self.inducing
@@ -228,6 +231,7 @@ class SparseGPRegressor(GPRegressorBase):
     def fit(self, X, y):
         """Fit hyper-parameters (and inducing inputs if ``optimize_inducing``); cache the posterior."""
         self._check_options()
+        self._check_selection_options()
         X, y = self._validate_training_data(X, y)
         kernel = self._initial_kernel(X.shape[1])
         noise = self._initial_noise()
