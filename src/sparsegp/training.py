@@ -59,6 +59,18 @@ class OptimizeReport:
         }
 
 
+def _flatten(params, mask, lower, upper):
+    """Flat float64 start (clipped to the bounds), its unravel function, the free mask and the bounds."""
+    x0, unravel = ravel_pytree(params)
+    x0 = np.asarray(x0, dtype=np.float64)
+    free = np.ones_like(x0, dtype=bool) if mask is None else np.asarray(ravel_pytree(mask)[0], dtype=bool)
+    lo = np.full_like(x0, -np.inf) if lower is None else np.asarray(ravel_pytree(lower)[0], dtype=np.float64)
+    hi = np.full_like(x0, np.inf) if upper is None else np.asarray(ravel_pytree(upper)[0], dtype=np.float64)
+    if not (free.shape == lo.shape == hi.shape == x0.shape):
+        raise InputError("mask / bounds must have the same structure as the parameters")
+    return np.clip(x0, lo, hi), unravel, free, lo, hi
+
+
 def minimize(
     objective,
     params,
@@ -88,14 +100,7 @@ def minimize(
     ``callback(iteration, value, params)`` runs after each iteration; returning
     True stops the optimisation. Returns ``(best_params, OptimizeReport)``.
     """
-    x0, unravel = ravel_pytree(params)
-    x0 = np.asarray(x0, dtype=np.float64)
-    free = np.ones_like(x0, dtype=bool) if mask is None else np.asarray(ravel_pytree(mask)[0], dtype=bool)
-    lo = np.full_like(x0, -np.inf) if lower is None else np.asarray(ravel_pytree(lower)[0], dtype=np.float64)
-    hi = np.full_like(x0, np.inf) if upper is None else np.asarray(ravel_pytree(upper)[0], dtype=np.float64)
-    if not (free.shape == lo.shape == hi.shape == x0.shape):
-        raise InputError("mask / bounds must have the same structure as the parameters")
-    x0 = np.clip(x0, lo, hi)
+    x0, unravel, free, lo, hi = _flatten(params, mask, lower, upper)
     rng = np.random.default_rng(rng)
 
     vg = jax.jit(jax.value_and_grad(lambda x, *a: objective(unravel(x), *a)))
@@ -199,12 +204,7 @@ def minimize_reselecting(
     enforced by projection. Returns ``(params, OptimizeReport)``; ``history`` holds the objective at
     each iterate under its freshly selected set.
     """
-    x, unravel = ravel_pytree(params)
-    x = np.asarray(x, dtype=np.float64)
-    free = np.ones_like(x, dtype=bool) if mask is None else np.asarray(ravel_pytree(mask)[0], dtype=bool)
-    lo = np.full_like(x, -np.inf) if lower is None else np.asarray(ravel_pytree(lower)[0], dtype=np.float64)
-    hi = np.full_like(x, np.inf) if upper is None else np.asarray(ravel_pytree(upper)[0], dtype=np.float64)
-    x = np.clip(x, lo, hi)
+    x, unravel, free, lo, hi = _flatten(params, mask, lower, upper)
     vg = jax.jit(jax.value_and_grad(lambda z, Z, *a: objective(unravel(z), Z, *a)))
     n_evals = 0
 

@@ -52,6 +52,21 @@ class GPRegressorBase(RegressorMixin, BaseEstimator):
             return 0.0
         return self.noise_prior.log_prob(to_positive(raw_noise)) + log_jacobian(raw_noise)
 
+    def _raw_bounds(self, params):
+        """Bounds on the raw parameters: kernel hyper-parameters in [1e-12, 1e12], the noise in
+        [min_noise, 1e12] (value space), any other entry (free inducing inputs) unbounded."""
+
+        def bounds(value, inner):
+            out = {}
+            for key, leaf in params.items():
+                fill = value if key in ("kernel", "raw_noise") else inner
+                out[key] = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), fill), leaf)
+            return out
+
+        lower, upper = bounds(RAW_MIN, -jnp.inf), bounds(RAW_MAX, jnp.inf)
+        lower["raw_noise"] = jnp.asarray(to_raw(float(self.min_noise)))
+        return lower, upper
+
     def _fit_hyperparameters(self, objective, params, mask, args, desc):
         """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'raw_noise').
 
@@ -64,15 +79,7 @@ class GPRegressorBase(RegressorMixin, BaseEstimator):
             self.optimizer_report_, self.n_iter_ = None, 0
             return params
 
-        def bounds(value, inner):
-            out = {}
-            for key, leaf in params.items():
-                fill = value if key in ("kernel", "raw_noise") else inner
-                out[key] = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), fill), leaf)
-            return out
-
-        lower, upper = bounds(RAW_MIN, -jnp.inf), bounds(RAW_MAX, jnp.inf)
-        lower["raw_noise"] = jnp.asarray(to_raw(float(self.min_noise)))
+        lower, upper = self._raw_bounds(params)
         params, report = minimize(
             objective,
             params,

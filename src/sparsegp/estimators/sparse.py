@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import warnings
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -19,7 +18,7 @@ from ..linalg import MAX_JITTER
 from ..selection import KMeans, Selector
 from ..stats import chunk_size_for
 from ..training import minimize_reselecting
-from ..transforms import RAW_MAX, RAW_MIN, to_positive, to_raw
+from ..transforms import to_positive, to_raw
 from ..validation import as_float_matrix, check_int, check_positive
 from . import persistence
 from .base import GPRegressorBase
@@ -258,11 +257,9 @@ class SparseGPRegressor(GPRegressorBase):
         self.noise_ = float(to_positive(params["raw_noise"]))
         self.Z_ = np.asarray(params.get("Z", Zj))
         self.inducing_indices_ = idx
-        objective_fn, posterior_fn, _, name = APPROXIMATIONS[self.approximation]
+        _, posterior_fn, _, name = APPROXIMATIONS[self.approximation]
         self.objective_name_ = name
-        self.objective_ = float(
-            objective_fn(self.kernel_, jnp.asarray(self.Z_), self.noise_, Xj, yj, chunk=self._chunk, jitter=float(self.jitter))
-        )
+        self.objective_ = self._value(self.kernel_, self.noise_, self.Z_, Xj, yj)
         self.posterior_ = self._posterior_with_jitter(posterior_fn, Xj, yj)
         self.train_cache_ = None
         if self.prediction != "standard":
@@ -270,10 +267,10 @@ class SparseGPRegressor(GPRegressorBase):
         return self
 
     # ---- selection combined with hyper-parameter learning ------------------------------
-    def _value(self, params, idx, X, Xj, yj) -> float:
+    def _value(self, kernel, noise, Z, Xj, yj) -> float:
+        """The approximation's objective (log marginal likelihood or bound) at the given values."""
         objective_fn = APPROXIMATIONS[self.approximation][0]
-        noise = to_positive(params["raw_noise"])
-        return float(objective_fn(params["kernel"], jnp.asarray(X[idx]), noise, Xj, yj, chunk=self._chunk, jitter=float(self.jitter)))
+        return float(objective_fn(kernel, jnp.asarray(Z), noise, Xj, yj, chunk=self._chunk, jitter=float(self.jitter)))
 
     def _select(self, params, X, y, rng, size=None, initial=None):
         sel = self.inducing.select(
@@ -294,14 +291,15 @@ class SparseGPRegressor(GPRegressorBase):
                     idx = self._select(params, X, y, rng, size=size, initial=idx)
                 else:
                     idx = self._select(params, X, y, rng)
-            after_select = self._value(params, idx, X, Xj, yj)
+            after_select = self._value(params["kernel"], to_positive(params["raw_noise"]), X[idx], Xj, yj)
             params = self._fit_hyperparameters(
                 self._objective, params, mask, (jnp.asarray(X[idx]), Xj, yj),
                 f"SparseGP ({self.approximation}) {self.reselect} round {r + 1}/{self.n_rounds}",
             )
             reports.append(self.optimizer_report_)
             rounds.append({"round": r + 1, "size": int(len(idx)), "after_selection": after_select,
-                           "after_hyperparameters": self._value(params, idx, X, Xj, yj)})
+                           "after_hyperparameters": self._value(params["kernel"], to_positive(params["raw_noise"]),
+                                                                 X[idx], Xj, yj)})
         self.rounds_ = rounds
         self.n_iter_ = sum(rep.n_iter for rep in reports if rep is not None)
         return params, idx
@@ -314,10 +312,7 @@ class SparseGPRegressor(GPRegressorBase):
             chosen["idx"] = self._select(p, X, y, rng)
             return jnp.asarray(X[chosen["idx"]])
 
-        lower = {"kernel": jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), RAW_MIN), params["kernel"]),
-                 "raw_noise": jnp.asarray(to_raw(float(self.min_noise)))}
-        upper = {"kernel": jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), RAW_MAX), params["kernel"]),
-                 "raw_noise": jnp.asarray(RAW_MAX)}
+        lower, upper = self._raw_bounds(params)
         if not self.optimize:
             self.optimizer_report_, self.n_iter_ = None, 0
             return params, idx

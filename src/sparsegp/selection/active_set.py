@@ -158,6 +158,17 @@ class ActiveSetState:
         lMd = np.sqrt(np.maximum(lMd2, self.noise * 1e-12))  # M' >= sigma^2 I, so lMd2 >= sigma^2 in exact arithmetic
         return Extension(l=l, v=v, lM=lM, lMd=lMd, beta=beta / lMd)
 
+    def w_row(self, d: int, v: np.ndarray, Vd: np.ndarray) -> np.ndarray:
+        """Row d of L_M'^-1 V' once row d of L_M is set: w = l_Mi^-1 (v - V^T L_M^-T l_M) (App. A.1).
+
+        ``v`` is the new row of V and ``Vd`` its first d rows, for the training points or for any other
+        columns whose V rows are kept alongside (held-out points).
+        """
+        lM, lMd = self.LM[d, :d], self.LM[d, d]
+        if not d:
+            return v / lMd
+        return (v - Vd.T @ sl.solve_triangular(self.LM[:d, :d], lM, lower=True, trans="T", check_finite=False)) / lMd
+
     # ---- inclusion ---------------------------------------------------------------
     def include(self, i: int, kcol: np.ndarray) -> float:
         """Include training point ``i`` given its kernel column K(X, x_i); returns the new beta component."""
@@ -173,15 +184,10 @@ class ActiveSetState:
         v = ext.v[:, 0]
         self.L[d, :d] = Vd[:, i]
         self.L[d, d] = ext.l[0]
-        lM, lMd = ext.lM[:, 0], ext.lMd[0]
-        # w = l_Mi^-1 (v - V^T L_M^-T l_M): the new row of L_M'^-1 V'
-        if d:
-            w = (v - Vd.T @ sl.solve_triangular(self.LM[:d, :d], lM, lower=True, trans="T", check_finite=False)) / lMd
-        else:
-            w = v / lMd
+        self.LM[d, :d] = ext.lM[:, 0]
+        self.LM[d, d] = ext.lMd[0]
+        w = self.w_row(d, v, Vd)
         self.V[d] = v
-        self.LM[d, :d] = lM
-        self.LM[d, d] = lMd
         b = float(ext.beta[0])
         self.beta[d] = b
         self.p += v * v

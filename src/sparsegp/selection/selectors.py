@@ -28,7 +28,23 @@ from .greedy import Selection, greedy_select
 from .stopping import RelativeGap
 
 
-class Selector:
+class _Params:
+    """scikit-learn's get_params / set_params over the constructor arguments named in ``_param_names``."""
+
+    _param_names: tuple = ()
+
+    def get_params(self, deep=True):
+        return {k: getattr(self, k) for k in self._param_names}
+
+    def set_params(self, **params):
+        for k, v in params.items():
+            if k not in self._param_names:
+                raise InputError(f"{type(self).__name__} has no parameter {k!r}")
+            setattr(self, k, v)
+        return self
+
+
+class Selector(_Params):
     """Greedy forward selection of ``size`` training points (the maximum when stopping rules are given).
 
     Parameters
@@ -58,15 +74,7 @@ class Selector:
     def __repr__(self):
         return f"{type(self).__name__}(size={self.size})"
 
-    def get_params(self, deep=True):
-        return {k: getattr(self, k) for k in ("size", "candidates", "tau", "stop", "track_gap", "random_state", "verbose")}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            if k not in self.get_params():
-                raise InputError(f"{type(self).__name__} has no parameter {k!r}")
-            setattr(self, k, v)
-        return self
+    _param_names = ("size", "candidates", "tau", "stop", "track_gap", "random_state", "verbose")
 
     def select(self, kernel, noise, X, y, *, random_state=None, verbose=None, size=None, initial=None) -> Selection:
         """Run the selection at fixed hyper-parameters (``kernel``, noise variance ``noise``).
@@ -85,13 +93,16 @@ class Selector:
             size=min(size, np.asarray(X).shape[0]),
             candidates=cand,
             tau=self.tau,
-            stop=self.stop,
+            stop=self._stop_rules(),
             track_gap=self.track_gap,
             random_state=rs,
             verbose=self.verbose if verbose is None else verbose,
             initial=initial,
             desc=f"{type(self).__name__} selection",
         )
+
+    def _stop_rules(self) -> tuple:
+        return tuple(self.stop)
 
 
 class Random(Selector):
@@ -131,20 +142,10 @@ class SmolaBartlett(Selector):
         super().__init__(size, candidates=candidates, tau=tau, stop=stop, track_gap=True, random_state=random_state, verbose=verbose)
         self.eps = eps
 
-    def get_params(self, deep=True):
-        p = super().get_params(deep)
-        p.pop("track_gap")
-        p["eps"] = self.eps
-        return p
+    _param_names = ("size", "eps", "candidates", "tau", "stop", "random_state", "verbose")
 
-    def select(self, kernel, noise, X, y, *, random_state=None, verbose=None, size=None, initial=None) -> Selection:
-        stop = tuple(self.stop) + ((RelativeGap(self.eps),) if self.eps is not None else ())
-        saved = self.stop
-        try:
-            self.stop = stop
-            return super().select(kernel, noise, X, y, random_state=random_state, verbose=verbose, size=size, initial=initial)
-        finally:
-            self.stop = saved
+    def _stop_rules(self) -> tuple:
+        return tuple(self.stop) + ((RelativeGap(self.eps),) if self.eps is not None else ())
 
 
 class Evidence(Selector):
@@ -161,7 +162,7 @@ class VFEGreedy(Selector):
     default_candidates = 59
 
 
-class KMeans:
+class KMeans(_Params):
     """k-means centres of the training inputs as initial free pseudo-inputs (scikit-learn's KMeans)."""
 
     def __init__(self, size=128, *, random_state=None, n_init=1, max_iter=100):
@@ -173,13 +174,7 @@ class KMeans:
     def __repr__(self):
         return f"KMeans(size={self.size})"
 
-    def get_params(self, deep=True):
-        return {k: getattr(self, k) for k in ("size", "random_state", "n_init", "max_iter")}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            setattr(self, k, v)
-        return self
+    _param_names = ("size", "random_state", "n_init", "max_iter")
 
     def centres(self, X, *, random_state=None) -> np.ndarray:
         from sklearn.cluster import KMeans as _KMeans

@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import scipy.linalg as sl
 
 from ..validation import as_float_matrix, as_float_vector, check_positive
 
@@ -103,7 +102,6 @@ class HeldOutError(_Monitor):
         self._oracle = oracle
         nv = self.X_val.shape[0]
         self._V = np.zeros((state.d_max, nv))
-        self._p = np.zeros(nv)
         self._mu = np.zeros(nv)
         self._d = 0
 
@@ -114,9 +112,7 @@ class HeldOutError(_Monitor):
             kv = self._oracle.cross(self.X_val, [i])[:, 0]
             Vd = self._V[:d]
             v = (kv - Vd.T @ state.L[d, :d]) / state.L[d, d]
-            lM, lMd = state.LM[d, :d], state.LM[d, d]
-            t = sl.solve_triangular(state.LM[:d, :d], lM, lower=True, trans="T", check_finite=False) if d else lM
-            w = (v - Vd.T @ t) / lMd
+            w = state.w_row(d, v, Vd)
             self._V[d] = v
             self._mu += state.beta[d] * w
             self._d = d + 1
