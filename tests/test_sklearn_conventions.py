@@ -2,12 +2,17 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sparsegp import ExactGPRegressor, SparseGPRegressor
+from sparsegp import ExactGPRegressor, IVMClassifier, OneVsRestIVMClassifier, SparseGPRegressor
 
 # Checks expected to fail, with the reason (empty: every check applies and passes).
 EXPECTED_FAILED: dict = {}
 
-ESTIMATORS = [ExactGPRegressor(max_iter=15), SparseGPRegressor(inducing=20, max_iter=30, random_state=0)]
+ESTIMATORS = [
+    ExactGPRegressor(max_iter=15),
+    SparseGPRegressor(inducing=20, max_iter=30, random_state=0),
+    IVMClassifier(size=30, random_state=0),
+    OneVsRestIVMClassifier(IVMClassifier(size=30, random_state=0)),
+]
 
 
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda est: EXPECTED_FAILED)

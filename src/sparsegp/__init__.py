@@ -6,7 +6,14 @@ Importing the package switches JAX to float64 (see :mod:`sparsegp._config`).
 from . import _config  # noqa: F401  (float64 before anything touches JAX)
 from . import kernels, linalg, metrics, priors
 from .errors import InputError, ModelFileError, NotFittedError, NumericalError, SparseGPError
-from .estimators import ExactGPRegressor, SparseGPRegressor, load_model, save_model
+from .estimators import (
+    ExactGPRegressor,
+    IVMClassifier,
+    OneVsRestIVMClassifier,
+    SparseGPRegressor,
+    load_model,
+    save_model,
+)
 
 __version__ = "0.1.0"
 
@@ -17,6 +24,8 @@ __all__ = [
     "priors",
     "ExactGPRegressor",
     "SparseGPRegressor",
+    "IVMClassifier",
+    "OneVsRestIVMClassifier",
     "load_model",
     "save_model",
     "SparseGPError",

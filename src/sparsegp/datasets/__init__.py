@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import loaders
-from .preprocessing import PREPROCESSING, TargetTransform, fit_input_scaling, fit_target_transform
+from .preprocessing import PREPROCESSING, TargetTransform, fit_input_scaling, fit_target_transform, mnist_13x13
 from .registry import DATASETS
 
 
@@ -108,4 +108,4 @@ def load(name: str, split=None, preprocessing: str | None = None, n_train: int |
     return Dataset(name, split, preprocessing, Xtr, ytr, Xte, yte, list(names), x_mean, x_scale, transform, licence)
 
 
-__all__ = ["Dataset", "available", "load", "PREPROCESSING", "TargetTransform"]
+__all__ = ["Dataset", "available", "load", "mnist_13x13", "PREPROCESSING", "TargetTransform"]

@@ -19,12 +19,18 @@ def _block(kernel, A, B):
 
 
 @jax.jit
+def _block_at(kernel, X, rows, cols):
+    return kernel.K(X[rows], X[cols])
+
+
+@jax.jit
 def _diag(kernel, A):
     return kernel.diag(A)
 
 
 def _bucket(k: int) -> int:
-    return max(8, 1 << (int(k) - 1).bit_length())
+    # a single index stays unpadded: the IVM asks for K(X[rows], x_i) once per inclusion
+    return 1 if k == 1 else max(8, 1 << (int(k) - 1).bit_length())
 
 
 class KernelOracle:
@@ -57,6 +63,14 @@ class KernelOracle:
         cols = np.asarray(cols, dtype=np.int64)
         self.evaluations += len(rows) * len(cols)
         out = _block(self.kernel, self.X[self._padded(rows)], self.X[self._padded(cols)])
+        return np.asarray(out)[: len(rows), : len(cols)]
+
+    def block_at(self, rows, cols) -> np.ndarray:
+        """K(X[rows], X[cols]) gathered on the device: only the index arrays travel (the IVM's refills)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        cols = np.asarray(cols, dtype=np.int64)
+        self.evaluations += len(rows) * len(cols)
+        out = _block_at(self.kernel, self._Xj, self._padded(rows), self._padded(cols))
         return np.asarray(out)[: len(rows), : len(cols)]
 
     def cross(self, A, cols) -> np.ndarray:

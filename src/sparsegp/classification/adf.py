@@ -1,0 +1,188 @@
+"""The IVM's assumed-density-filtering state (Lawrence, Seeger & Herbrich 2003, eqs. 2-3).
+
+Q(u) = N(u | h, A) over the n training latents, A = (K^-1 + Pi)^-1 with site
+precisions Pi = diag(p) non-zero on the active set I only. A is never formed:
+
+    A = K - M^T M,  M = L^-1 Pi_I^{1/2} K_{I,.}  (d x n),  L L^T = B = I + Pi_I^{1/2} K_I Pi_I^{1/2},
+
+and including point i appends one row to L and one row to M (eq. 3). h and
+diag(A) follow from M's columns: h_j = c^T M_{.,j} with c_k = alpha_k l_kk / sqrt(p_k),
+a_jj = K_jj - ||M_{.,j}||^2.
+
+Delayed updating (paper sec. 3): the rows of M are computed per column only when
+that column is needed (it is scored, or its point is included). ``done[j]`` counts
+the rows of column j that are current; :meth:`IVMState.refresh` brings columns
+up to date with one triangular solve per group, so a randomised run with a small
+selection index never pays for the columns it does not look at.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import solve_triangular
+from scipy.linalg.blas import dtrsm
+
+from ..errors import NumericalError
+from .probit import Sites, site_update
+
+
+class IVMState:
+    """Factors L (d x d), M (d x n), site parameters and the current marginals h, diag(A).
+
+    ``block(rows, cols)`` returns K(X[rows], X[cols]), ``column(i)`` K(X, x_i) (optional, for speed);
+    ``diag`` is K's diagonal.
+    M is held transposed (``MT``, n x d_max) so that one column of M is one contiguous row.
+    Memory: one d_max x n buffer for M plus O(d_max^2 + n).
+    """
+
+    def __init__(self, diag, y, bias: float, d_max: int, block, column=None):
+        self.kdiag = np.asarray(diag, dtype=np.float64)
+        self.y = np.asarray(y, dtype=np.float64)
+        self.n = self.y.shape[0]
+        self.d_max = int(min(d_max, self.n))
+        self.b = float(bias)
+        self.block = block
+        self.column = column or (lambda i: block(np.arange(self.n), [i])[:, 0])
+        self.L = np.zeros((self.d_max, self.d_max), order="F")  # F order: trsm takes its blocks by columns
+        # M stored transposed (n x d_max): a column of M, what delayed updating gathers, is contiguous
+        self.MT = np.zeros((self.n, self.d_max))
+        self.done = np.zeros(self.n, dtype=np.int64)  # rows of M current in each column
+        self.h = np.zeros(self.n)
+        self.a = self.kdiag.copy()
+        self.I = np.zeros(self.d_max, dtype=np.int64)
+        self.sqrtp = np.zeros(self.d_max)
+        self.m_site = np.zeros(self.d_max)
+        self.c = np.zeros(self.d_max)
+        self.log_Z = np.zeros(self.d_max)
+        self.active = np.zeros(self.n, dtype=bool)
+        self.d = 0
+
+    # ---- delayed column updates -------------------------------------------------------
+    def refresh(self, cols=None) -> None:
+        """Bring the columns ``cols`` of M (and h, diag(A) there) up to the current d; None: every column."""
+        if cols is None:  # full greedy: all columns are one step behind, so update in place, no gathers
+            while self._all_done < self.d:
+                self._advance_all(self._all_done)
+            return
+        cols = np.asarray(cols, dtype=np.int64)
+        done = self.done[cols]
+        one_behind = cols[done == self.d - 1]
+        if one_behind.size:
+            self._advance(one_behind, self.d - 1)
+        stale = cols[done < self.d - 1]
+        if stale.size:
+            # Groups of similar progress, each solved from its smallest done (rows that were
+            # already current are recomputed, not skipped): a few BLAS-3 calls instead of one per column.
+            stale = stale[np.argsort(self.done[stale], kind="stable")]
+            for group in np.array_split(stale, int(min(4, max(1, stale.size // 64)))):
+                self._advance(group, int(self.done[group[0]]))
+
+    @property
+    def _all_done(self) -> int:
+        return int(self.done.min())
+
+    def _advance_all(self, s: int) -> None:
+        """Row s of M for every column at once (columns with done > s are left as they are)."""
+        behind = self.done == s
+        i = self.I[s]
+        row = self.sqrtp[s] * self.column(i)
+        if s:
+            row -= self.MT[:, :s] @ self.L[s, :s]
+        row /= self.L[s, s]
+        self.MT[behind, s] = row[behind]
+        self.h[behind] += self.c[s] * row[behind]
+        self.a[behind] -= row[behind] ** 2
+        self.done[behind] = s + 1
+
+    def _advance(self, cols, s: int) -> None:
+        d = self.d
+        # rows s..d-1 of M[:, cols]: L[s:d, s:d] new = sqrt(p) K[I_s:d, cols] - L[s:d, :s] M[:s, cols]
+        Rt = self.block(cols, self.I[s:d]) * self.sqrtp[s:d]  # (c, d - s): the transposed right-hand side
+        if s:
+            Rt -= self.MT[cols, :s] @ self.L[s:d, :s].T
+        if d - s == 1:
+            newT = Rt / self.L[s, s]
+        else:  # BLAS trsm on Fortran-ordered operands: scipy's solve_triangular copies both
+            newT = dtrsm(1.0, np.asfortranarray(self.L[s:d, s:d]), Rt.T, lower=1, overwrite_b=1).T
+        self.MT[cols, s:d] = newT
+        # h and diag(A) take only the rows each column did not have yet
+        fresh = np.arange(s, d)[None, :] >= self.done[cols][:, None]
+        if not fresh.all():
+            newT = newT * fresh
+        self.h[cols] += newT @ self.c[s:d]
+        self.a[cols] -= np.einsum("ij,ij->i", newT, newT)
+        self.done[cols] = d
+
+    # ---- scores and inclusion -------------------------------------------------------
+    def sites(self, cols) -> Sites:
+        """Eq. 2 at the current marginals of ``cols`` (which must be current)."""
+        cols = np.asarray(cols, dtype=np.int64)
+        return site_update(self.y[cols], self.h[cols], self.a[cols], self.b)
+
+    def include(self, i: int) -> None:
+        """Include point i (eq. 2 site update, eq. 3 factor update); O(d) here, the rest delayed."""
+        i = int(i)
+        if self.d >= self.d_max:
+            raise NumericalError(f"the active set is full (d_max = {self.d_max})")
+        if self.active[i]:
+            raise NumericalError(f"point {i} is already in the active set")
+        self.refresh([i])
+        s = self.sites([i])
+        a_ii = self.a[i]
+        nu, alpha = float(s.nu[0]), float(s.alpha[0])
+        p = nu / (1.0 - a_ii * nu)
+        if not (np.isfinite(p) and p > 0.0 and a_ii > 0.0):
+            raise NumericalError(
+                f"including point {i} gives site precision {p!r} (marginal variance {a_ii!r}); the point lies in "
+                "the span of the active set or the kernel matrix is numerically singular - add a small white-noise "
+                "term to the kernel or stop at a smaller active set"
+            )
+        d = self.d
+        sp = np.sqrt(p)
+        l_dd = np.sqrt(1.0 + p * a_ii)  # = sqrt(1 + p K_ii - l^T l) with l = sqrt(p) M_{.,i}
+        self.L[d, :d] = sp * self.MT[i, :d]
+        self.L[d, d] = l_dd
+        self.sqrtp[d] = sp
+        self.m_site[d] = self.h[i] + alpha / nu
+        self.c[d] = alpha * l_dd / sp
+        self.log_Z[d] = float(s.log_Z[0])
+        self.I[d] = i
+        self.active[i] = True
+        self.d = d + 1
+
+    # ---- the fitted approximation ---------------------------------------------------------
+    @property
+    def active_set(self) -> np.ndarray:
+        return self.I[: self.d].copy()
+
+    def log_marginal_likelihood(self, d: int | None = None) -> float:
+        """log Z_ADF = sum_i log Phi(z_i): the product of the inclusions' normalisers.
+
+        It equals the marginal likelihood of the Gaussian approximation, log N(m_I | 0, K_I + Pi_I^-1)
+        plus the sites' constants, and is exact for d = 1.
+        """
+        d = self.d if d is None else d
+        return float(np.sum(self.log_Z[:d]))
+
+    def predictor(self, d: int | None = None) -> dict:
+        """What eq. 5 needs at test points, for the first ``d`` inclusions (an ADF prefix is itself an IVM).
+
+        beta = Pi_I^{1/2} B^-1 Pi_I^{1/2} m_I; variance uses L^-1 Pi_I^{1/2} k(x*).
+        """
+        d = self.d if d is None else int(d)
+        L = self.L[:d, :d]
+        sp = self.sqrtp[:d]
+        w = solve_triangular(L, sp * self.m_site[:d], lower=True, check_finite=False)
+        beta = sp * solve_triangular(L, w, lower=True, trans="T", check_finite=False)
+        return {"active": self.I[:d].copy(), "L": L.copy(), "sqrtp": sp.copy(), "beta": beta}
+
+
+def predict_latent(Kxs, kss, L, sqrtp, beta):
+    """Eq. 5: mu(x*) = beta^T k(x*), sigma^2(x*) = k(x*, x*) - ||L^-1 Pi_I^{1/2} k(x*)||^2.
+
+    ``Kxs``: K(X_I, X*) (d x t); ``kss``: k(x*, x*) (t).
+    """
+    mean = beta @ Kxs
+    V = solve_triangular(L, sqrtp[:, None] * Kxs, lower=True, check_finite=False)
+    var = np.maximum(kss - np.einsum("ij,ij->j", V, V), 0.0)
+    return mean, var

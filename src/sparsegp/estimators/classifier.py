@@ -1,0 +1,293 @@
+"""IVMClassifier and OneVsRestIVMClassifier: the Informative Vector Machine behind scikit-learn's interface."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.exceptions import DataConversionWarning
+
+from ..classification.adf import predict_latent
+from ..classification.ivm import ivm_select
+from ..classification.probit import predictive_probability, probit_bias
+from ..errors import InputError, NotFittedError
+from ..kernels import Constant, Kernel, SquaredExponential
+from ..selection.oracle import KernelOracle
+from ..validation import as_float_matrix, check_int, check_positive
+
+
+def _labels(y, n: int) -> np.ndarray:
+    if y is None:
+        raise InputError("requires y to be passed, but the target y is None")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it was flattened.",
+                      DataConversionWarning, stacklevel=3)
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise InputError(f"y has shape {y.shape}; expected a 1-D array of class labels")
+    if y.shape[0] != n:
+        raise InputError(f"X has {n} rows but y has {y.shape[0]} labels")
+    if y.dtype.kind == "f":
+        if not np.all(np.isfinite(y)):
+            raise InputError("y holds NaN or inf; class labels must be finite")
+        if np.any(y != np.round(y)):
+            raise InputError("Unknown label type: y holds non-integer floats (continuous targets); "
+                             "IVMClassifier needs class labels")
+    if y.dtype.kind not in "biufUSO":
+        raise InputError(f"y has dtype {y.dtype}; expected class labels (integers or strings)")
+    return y
+
+
+def _require_fitted(est, attr: str) -> None:
+    if not hasattr(est, attr):
+        raise NotFittedError(
+            f"This {type(est).__name__} instance is not fitted yet. Call 'fit' with appropriate arguments "
+            "before using this estimator."
+        )
+
+
+def _check_class_counts(y, classes, owner: str) -> None:
+    counts = np.array([np.sum(y == c) for c in classes])
+    if np.any(counts < 2):
+        c = classes[int(np.argmin(counts))]
+        c = c.item() if isinstance(c, np.generic) else c
+        raise InputError(f"{owner}: class {c!r} has {int(counts.min())} example(s); every class needs at least 2")
+
+
+class IVMClassifier(ClassifierMixin, BaseEstimator):
+    """Binary sparse GP classification with the Informative Vector Machine (Lawrence, Seeger & Herbrich 2003).
+
+    Probit likelihood P(y | u) = Phi(y (u + b)); ADF over a greedily selected active set of
+    ``size`` training points; prediction by eq. 5. Labels can be any two values; ``classes_[1]``
+    is the positive class.
+
+    Parameters
+    ----------
+    kernel : Kernel or None
+        ``None``: SquaredExponential with one length-scale sqrt(D) and variance 1 (the paper's
+        ``C exp(-(gamma / (2 D)) ||x - x'||^2)`` at C = gamma = 1).
+    size : int
+        The active-set size d (the most; a stopping rule can end earlier).
+    bias : "auto" or float
+        b; "auto" is Phi^-1(fraction of positive labels), as in the paper's MNIST experiment.
+    bias_variance : float
+        v_b >= 0, a constant added to the kernel for the variance of the bias (paper: 1/10).
+    criterion : {"entropy", "info-gain"}
+        The differential-entropy score (eq. 4) or the information gain KL(Q_new || Q).
+    n_random, n_full, index_size, tau : selection schedule
+        ``n_random`` random inclusions, then ``n_full`` by full greedy search, then a selection
+        index of ``index_size`` points retaining the best fraction ``tau`` after each inclusion
+        (paper: 2, 198, 500, 1/2). ``index_size=None``: full greedy throughout.
+    stop : {None, "error", "loglik"}
+        None: stop at ``size``. "error" / "loglik": every ``check_every`` inclusions measure the
+        error rate / negative log predictive probability on ``monitor_size`` random training points
+        outside the active set; stop after ``patience`` checks without improvement, keep the best d.
+    random_state : int, Generator or None
+    verbose : bool
+        A progress bar over the inclusions.
+
+    Attributes
+    ----------
+    classes_, n_features_in_, bias_, kernel_ (with v_b added), active_ (training rows of I, in
+    order of inclusion), X_active_, beta_, log_marginal_likelihood_ (sum of log Phi(z_i), the
+    Gaussian approximation's marginal likelihood), stop_reason_, selection_history_, fit_time_.
+    """
+
+    def __init__(
+        self,
+        kernel=None,
+        size: int = 200,
+        *,
+        bias="auto",
+        bias_variance: float = 0.1,
+        criterion: str = "entropy",
+        n_random: int = 2,
+        n_full: int = 198,
+        index_size: int | None = 500,
+        tau: float = 0.5,
+        stop=None,
+        monitor_size: int = 2000,
+        check_every: int = 50,
+        patience: int = 3,
+        random_state=None,
+        verbose: bool = False,
+    ):
+        self.kernel = kernel
+        self.size = size
+        self.bias = bias
+        self.bias_variance = bias_variance
+        self.criterion = criterion
+        self.n_random = n_random
+        self.n_full = n_full
+        self.index_size = index_size
+        self.tau = tau
+        self.stop = stop
+        self.monitor_size = monitor_size
+        self.check_every = check_every
+        self.patience = patience
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    # ---- fit ---------------------------------------------------------------------------
+    def _kernel(self, D: int) -> Kernel:
+        if self.kernel is None:
+            base = SquaredExponential(lengthscale=np.sqrt(D), variance=1.0)
+        elif not isinstance(self.kernel, Kernel):
+            raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(self.kernel).__name__}")
+        else:
+            self.kernel.check_input_dim(D)
+            base = self.kernel
+        vb = float(np.asarray(self.bias_variance))
+        if not np.isfinite(vb) or vb < 0:
+            raise InputError(f"bias_variance (v_b) must be a finite number >= 0, got {self.bias_variance!r}")
+        return base + Constant(vb) if vb > 0 else base
+
+    def fit(self, X, y):
+        t0 = time.perf_counter()
+        X = as_float_matrix(X, "X", min_rows=2)
+        y = _labels(y, X.shape[0])
+        classes = np.unique(y)
+        if classes.size != 2:
+            raise InputError(
+                f"Only binary classification is supported by IVMClassifier, but y has {classes.size} class(es) "
+                f"{classes.tolist()[:10]}; use OneVsRestIVMClassifier for more than two classes"
+            )
+        _check_class_counts(y, classes, "IVMClassifier")
+        size = check_int(self.size, "size", minimum=1)
+        for name in ("n_random", "n_full", "monitor_size", "check_every", "patience"):
+            check_int(getattr(self, name), name, minimum=1 if name in ("monitor_size", "check_every", "patience") else 0)
+        self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
+        ypm = np.where(y == classes[1], 1.0, -1.0)
+        if isinstance(self.bias, str):
+            if self.bias != "auto":
+                raise InputError(f"bias must be 'auto' or a number, got {self.bias!r}")
+            self.bias_ = probit_bias(int(np.sum(ypm > 0)), ypm.size)
+        else:
+            b = float(np.asarray(self.bias))
+            if not np.isfinite(b):
+                raise InputError(f"bias must be finite, got {self.bias!r}")
+            self.bias_ = b
+        self.kernel_ = self._kernel(X.shape[1])
+        sel = ivm_select(
+            self.kernel_, X, ypm, self.bias_, size=min(size, X.shape[0]), criterion=self.criterion,
+            n_random=self.n_random, n_full=self.n_full, index_size=self.index_size, tau=self.tau, stop=self.stop,
+            monitor_size=self.monitor_size, check_every=self.check_every, patience=self.patience,
+            random_state=self.random_state, verbose=self.verbose,
+        )
+        pred = sel.state.predictor(sel.d)
+        self.active_ = pred["active"]
+        self.X_active_ = X[self.active_]
+        self.beta_ = pred["beta"]
+        self.L_ = pred["L"]
+        self.sqrt_site_precision_ = pred["sqrtp"]
+        self.log_marginal_likelihood_ = sel.state.log_marginal_likelihood(sel.d)
+        self.stop_reason_ = sel.reason
+        self.selection_history_ = sel.history
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    # ---- predict -----------------------------------------------------------------------
+    def _check_fitted(self):
+        _require_fitted(self, "beta_")
+
+    def predict_latent(self, X, batch_size: int = 4096):
+        """Eq. 5: the latent mean mu(x*) and variance sigma^2(x*) (bias not included)."""
+        self._check_fitted()
+        X = as_float_matrix(X, "X", n_features=self.n_features_in_, owner=type(self).__name__)
+        oracle = KernelOracle(self.kernel_, self.X_active_)
+        means, variances = [], []
+        for s in range(0, X.shape[0], batch_size):
+            Xb = X[s : s + batch_size]
+            Kxs = oracle.cross(Xb, np.arange(self.active_.size)).T
+            kss = np.asarray(self.kernel_.diag(Xb))
+            m, v = predict_latent(Kxs, kss, self.L_, self.sqrt_site_precision_, self.beta_)
+            means.append(m)
+            variances.append(v)
+        return np.concatenate(means), np.concatenate(variances)
+
+    def decision_function(self, X):
+        """(mu(x*) + b) / sqrt(1 + sigma^2(x*)): positive for classes_[1]; P(classes_[1]) = Phi of it."""
+        mean, var = self.predict_latent(X)
+        return (mean + self.bias_) / np.sqrt(1.0 + var)
+
+    def predict_log_proba(self, X):
+        mean, var = self.predict_latent(X)
+        lp, lm = predictive_probability(mean, var, self.bias_)
+        return np.column_stack([lm, lp])
+
+    def predict_proba(self, X):
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        z = self.decision_function(X)
+        return self.classes_[(z > 0).astype(int)]
+
+
+class OneVsRestIVMClassifier(ClassifierMixin, BaseEstimator):
+    """c-against-rest IVMs combined as in the paper: decide for the class with the largest log P(y = +1 | x).
+
+    ``estimator``: an :class:`IVMClassifier` used as the template for each class (cloned; its bias
+    "auto" is set per class from that class's frequency). With two classes a single IVM is fitted.
+    ``predict_proba`` returns the per-class P(y = +1) normalised to sum to one, ``predict_log_proba``
+    and ``decision_function`` their logarithms (the argmax is the paper's rule either way).
+    Attributes: ``classes_``, ``estimators_``.
+    """
+
+    def __init__(self, estimator=None):
+        self.estimator = estimator
+
+    def fit(self, X, y):
+        X = as_float_matrix(X, "X", min_rows=2)
+        y = _labels(y, X.shape[0])
+        classes = np.unique(y)
+        if classes.size < 2:
+            raise InputError(f"OneVsRestIVMClassifier needs at least 2 classes; y has {classes.size}")
+        _check_class_counts(y, classes, "OneVsRestIVMClassifier")
+        template = IVMClassifier() if self.estimator is None else self.estimator
+        if not isinstance(template, IVMClassifier):
+            raise InputError(f"estimator must be an IVMClassifier, got {type(template).__name__}")
+        self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
+        if classes.size == 2:
+            self.estimators_ = [clone(template).fit(X, y)]
+        else:
+            self.estimators_ = [clone(template).fit(X, (y == c).astype(np.int64)) for c in classes]
+        return self
+
+    def _check_fitted(self):
+        _require_fitted(self, "estimators_")
+
+    def per_class_log_proba(self, X):
+        """log P(y = +1 | x) of each class's own IVM, shape (n, n_classes), before normalisation."""
+        self._check_fitted()
+        if len(self.estimators_) == 1:
+            return self.estimators_[0].predict_log_proba(X)
+        return np.column_stack([e.predict_log_proba(X)[:, 1] for e in self.estimators_])
+
+    def predict_log_proba(self, X):
+        lp = self.per_class_log_proba(X)
+        top = lp.max(axis=1, keepdims=True)
+        return lp - top - np.log(np.sum(np.exp(lp - top), axis=1, keepdims=True))
+
+    def predict_proba(self, X):
+        return np.exp(self.predict_log_proba(X))
+
+    def decision_function(self, X):
+        """Normalised log-probabilities, shape (n, n_classes); with two classes the IVM's own (n,) decision."""
+        self._check_fitted()
+        if len(self.estimators_) == 1:
+            return self.estimators_[0].decision_function(X)
+        return self.predict_log_proba(X)
+
+    def predict(self, X):
+        scores = self.per_class_log_proba(X)
+        return self.classes_[np.argmax(scores, axis=1)]
