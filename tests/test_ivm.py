@@ -51,8 +51,10 @@ def _dense_A_h(K, p, m):
 
 
 def _state(X, y, kernel, d_max):
+    # the generic (jitted) kernel path; ivm_select itself takes the SE fast path of Gram
     oracle = KernelOracle(kernel, X)
-    return IVMState(oracle.diag(), y, B, d_max, oracle.block_at, lambda i: oracle.columns([i])[:, 0])
+    return IVMState(oracle.diag(), y, B, d_max, lambda r, c, disjoint=False: oracle.block_at(r, c),
+                    lambda i: oracle.columns([i])[:, 0])
 
 
 def test_probit_site_update_matches_quadrature_moments():
@@ -97,10 +99,12 @@ def test_state_matches_dense_adf_after_every_inclusion(index_size):
         np.testing.assert_allclose(L @ L.T, np.eye(t + 1) + sp[:, None] * KI * sp[None, :], atol=1e-8, rtol=0)
 
 
-def test_delayed_columns_equal_eager_ones():
+@pytest.mark.parametrize("n, size", [(120, 40), (700, 300)])
+def test_delayed_columns_equal_eager_ones(n, size):
     # a randomised run leaves most columns behind; bringing them up afterwards gives the eager values
-    X, y, kernel, K = _problem(n=120, seed=1)
-    sel = ivm_select(kernel, X, y, B, size=40, index_size=12, n_full=4, random_state=0)
+    # (size 300 also crosses the 128-row blocks of the padded factor used for far-behind columns)
+    X, y, kernel, K = _problem(n=n, seed=1)
+    sel = ivm_select(kernel, X, y, B, size=size, index_size=12, n_full=4, random_state=0)
     st = sel.state
     assert np.any(st.done < st.d)  # some columns really were delayed
     st.refresh(np.arange(len(y)))
@@ -129,7 +133,7 @@ def test_entropy_and_info_gain_scores_equal_dense_differences():
     st.kdiag = st.kdiag + 1e-6
     st.a = st.a + 1e-6
     oracle = KernelOracle(kernel, X)
-    st.block = lambda r, c: oracle.block_at(r, c) + 1e-6 * (np.asarray(r)[:, None] == np.asarray(c)[None, :])
+    st.block = lambda r, c, disjoint=False: oracle.block_at(r, c) + 1e-6 * (np.asarray(r)[:, None] == np.asarray(c)[None, :])
     st.column = lambda i: st.block(np.arange(25), [i])[:, 0]
     for i in (4, 11, 17):
         st.include(i)
