@@ -307,3 +307,29 @@ def test_validation_search_ranks_by_error_and_by_evidence():
     assert ev["best"] is ev["results"][int(np.argmax(evs))]["params"]
     with pytest.raises(InputError, match="X_val"):
         validation_search(est, grid, X, y)
+
+
+def test_save_load_round_trip_and_corrupt_files(tmp_path):
+    from sparsegp import load_model
+    from sparsegp.errors import ModelFileError
+
+    X, y, kernel, _ = _problem(n=120, seed=12)
+    labels = np.where(y > 0, "yes", "no")
+    clf = IVMClassifier(kernel, size=25, random_state=0).fit(X, labels)
+    path = clf.save(tmp_path / "ivm")
+    back = IVMClassifier.load(path)
+    Xs = np.random.default_rng(1).normal(size=(9, 2))
+    np.testing.assert_array_equal(back.predict(Xs), clf.predict(Xs))
+    np.testing.assert_allclose(back.predict_proba(Xs), clf.predict_proba(Xs), rtol=1e-12)
+    assert back.get_params()["size"] == 25 and load_model(path).bias_ == clf.bias_
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    arrays["L"] = arrays["L"].T.copy()  # no longer lower triangular
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(ModelFileError, match="'L'"):
+        load_model(tmp_path / "bad.npz")
+    arrays["L"] = arrays["L"].T.copy()
+    arrays["beta"] = arrays["beta"][:-1]
+    np.savez(tmp_path / "bad2.npz", **arrays)
+    with pytest.raises(ModelFileError, match="'beta'"):
+        load_model(tmp_path / "bad2.npz")

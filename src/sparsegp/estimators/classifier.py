@@ -15,7 +15,8 @@ from ..classification.probit import predictive_probability, probit_bias
 from ..errors import InputError, NotFittedError
 from ..kernels import Constant, Kernel, SquaredExponential
 from ..selection.oracle import KernelOracle
-from ..validation import as_float_matrix, check_int, check_positive
+from ..validation import as_float_matrix, check_int
+from . import persistence
 
 
 def _labels(y, n: int) -> np.ndarray:
@@ -57,6 +58,11 @@ def _check_class_counts(y, classes, owner: str) -> None:
         raise InputError(f"{owner}: class {c!r} has {int(counts.min())} example(s); every class needs at least 2")
 
 
+_JSON_PARAMS = ("size", "bias", "bias_variance", "criterion", "n_random", "n_full", "index_size", "tau", "stop",
+                "monitor_size", "check_every", "patience", "random_state", "verbose")
+
+
+@persistence.register
 class IVMClassifier(ClassifierMixin, BaseEstimator):
     """Binary sparse GP classification with the Informative Vector Machine (Lawrence, Seeger & Herbrich 2003).
 
@@ -230,6 +236,93 @@ class IVMClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         z = self.decision_function(X)
         return self.classes_[(z > 0).astype(int)]
+
+
+    # ---- persistence ---------------------------------------------------------------------
+    def save(self, path) -> str:
+        """Save the fitted classifier as ``.npz`` + JSON metadata (no pickle); returns the path."""
+        self._check_fitted()
+        return persistence.save_model(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Load a classifier saved by :meth:`save`; validates every field."""
+        model = persistence.load_model(path)
+        if not isinstance(model, cls):
+            raise InputError(f"{path!r} holds a {type(model).__name__}, not a {cls.__name__}")
+        return model
+
+    def _get_state(self):
+        params = {k: v for k, v in self.get_params(deep=False).items() if k in _JSON_PARAMS}
+        if not isinstance(params.get("random_state"), (int, type(None))):
+            params["random_state"] = None  # a Generator is not JSON; the fitted state does not need it
+        meta = {
+            "params": params,
+            "kernel": self.kernel_.to_dict(),
+            "bias": float(self.bias_),
+            "classes": self.classes_.tolist(),
+            "n_features_in": int(self.n_features_in_),
+            "log_marginal_likelihood": float(self.log_marginal_likelihood_),
+            "stop_reason": self.stop_reason_,
+        }
+        arrays = {"active": self.active_, "X_active": self.X_active_, "beta": self.beta_, "L": self.L_,
+                  "sqrt_site_precision": self.sqrt_site_precision_}
+        return meta, arrays
+
+    @classmethod
+    def _from_state(cls, meta, arrays):
+        from ..kernels import kernel_from_dict
+
+        req = persistence.require
+        params = req(meta, "params", dict)
+        unknown = set(params) - set(_JSON_PARAMS)
+        if unknown:
+            raise persistence.ModelFileError(f"metadata 'params' has unknown entries {sorted(unknown)}")
+        try:
+            model = cls(**params)
+        except TypeError as exc:
+            raise persistence.ModelFileError(f"metadata 'params' do not match {cls.__name__}: {exc}") from None
+        try:
+            model.kernel_ = kernel_from_dict(req(meta, "kernel", dict))
+        except InputError as exc:
+            raise persistence.ModelFileError(f"metadata field 'kernel' is invalid: {exc}") from None
+        model.bias_ = req(meta, "bias", float)
+        model.n_features_in_ = req(meta, "n_features_in", int)
+        model.log_marginal_likelihood_ = req(meta, "log_marginal_likelihood", float)
+        model.stop_reason_ = req(meta, "stop_reason", str)
+        classes = req(meta, "classes", list)
+        if len(classes) != 2 or not (all(isinstance(c, str) for c in classes)
+                                     or all(isinstance(c, int) and not isinstance(c, bool) for c in classes)):
+            raise persistence.ModelFileError("metadata field 'classes' must hold two labels, both int or both str")
+        model.classes_ = np.array(classes)
+        if not np.isfinite(model.bias_) or model.n_features_in_ < 1:
+            raise persistence.ModelFileError("metadata fields 'bias' (finite) / 'n_features_in' (>= 1) are invalid")
+        try:
+            model.kernel_.check_input_dim(model.n_features_in_)
+        except InputError as exc:
+            raise persistence.ModelFileError(str(exc)) from None
+        X_active = persistence.require_array(arrays, "X_active", ndim=2, shape=(None, model.n_features_in_))
+        d = X_active.shape[0]
+        if d < 1:
+            raise persistence.ModelFileError("array 'X_active' is empty")
+        active = persistence.require_array(arrays, "active", ndim=1, shape=(d,))
+        if np.any(active != np.round(active)) or np.any(active < 0):
+            raise persistence.ModelFileError("array 'active' must hold non-negative training-row indices")
+        model.active_ = active.astype(np.int64)
+        model.X_active_ = X_active
+        model.beta_ = persistence.require_array(arrays, "beta", ndim=1, shape=(d,))
+        L = persistence.require_array(arrays, "L", ndim=2, shape=(d, d))
+        if np.any(np.triu(L, 1) != 0) or np.any(np.diag(L) < 1.0 - 1e-12):
+            # B = I + Pi^1/2 K Pi^1/2 has eigenvalues >= 1, so its Cholesky factor has diagonal >= 1
+            raise persistence.ModelFileError("array 'L' is not the lower Cholesky factor of I + Pi^1/2 K_I Pi^1/2")
+        model.L_ = L
+        sp = persistence.require_array(arrays, "sqrt_site_precision", ndim=1, shape=(d,))
+        if np.any(sp <= 0):
+            raise persistence.ModelFileError("array 'sqrt_site_precision' must be positive")
+        model.sqrt_site_precision_ = sp
+        model.selection_history_ = []
+        model.fit_time_ = 0.0
+        return model
 
 
 class OneVsRestIVMClassifier(ClassifierMixin, BaseEstimator):
