@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from ..errors import InputError, NotFittedError, NumericalError
-from ..kernels import Kernel, SquaredExponential, kernel_from_dict
+from ..kernels import Kernel, SquaredExponential
 from ..training import minimize
 from ..transforms import RAW_MAX, RAW_MIN, log_jacobian, to_positive, to_raw
 from ..validation import as_float_matrix, as_float_vector, check_int, check_positive
@@ -16,7 +16,7 @@ from . import persistence
 
 
 
-class GPRegressorBase(RegressorMixin, BaseEstimator):
+class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
     """Common fit-time validation and predict-time rescaling for GP regressors."""
 
     # ---- fit helpers ---------------------------------------------------------
@@ -149,20 +149,7 @@ class GPRegressorBase(RegressorMixin, BaseEstimator):
             cov = np.maximum(cov, 0.0)
         return mean, np.sqrt(cov)
 
-    # ---- persistence ---------------------------------------------------------
-    def save(self, path) -> str:
-        """Save the fitted model as ``.npz`` + JSON metadata (no pickle); returns the path."""
-        self._check_fitted()
-        return persistence.save_model(self, path)
-
-    @classmethod
-    def load(cls, path):
-        """Load a model saved by :meth:`save`; validates every field."""
-        model = persistence.load_model(path)
-        if not isinstance(model, cls):
-            raise InputError(f"{path!r} holds a {type(model).__name__}, not a {cls.__name__}")
-        return model
-
+    # ---- persistence (save / load from persistence.SaveLoadMixin) ---------------------
     def _base_state(self):
         return {
             "params": {k: v for k, v in self.get_params(deep=False).items() if k in self._json_params},
@@ -176,18 +163,7 @@ class GPRegressorBase(RegressorMixin, BaseEstimator):
     @classmethod
     def _restore_base(cls, meta):
         req = persistence.require
-        params = req(meta, "params", dict)
-        unknown = set(params) - set(cls._json_params)
-        if unknown:
-            raise persistence.ModelFileError(f"metadata 'params' has unknown entries {sorted(unknown)}")
-        try:
-            model = cls(**params)
-        except TypeError as exc:
-            raise persistence.ModelFileError(f"metadata 'params' do not match {cls.__name__}: {exc}") from None
-        try:
-            model.kernel_ = kernel_from_dict(req(meta, "kernel", dict))
-        except InputError as exc:
-            raise persistence.ModelFileError(f"metadata field 'kernel' is invalid: {exc}") from None
+        model = persistence.construct(cls, meta, cls._json_params)
         model.noise_ = req(meta, "noise", float)
         model.y_mean_ = req(meta, "y_mean", float)
         model.y_std_ = req(meta, "y_std", float)

@@ -63,7 +63,7 @@ _JSON_PARAMS = ("size", "bias", "bias_variance", "criterion", "n_random", "n_ful
 
 
 @persistence.register
-class IVMClassifier(ClassifierMixin, BaseEstimator):
+class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
     """Binary sparse GP classification with the Informative Vector Machine (Lawrence, Seeger & Herbrich 2003).
 
     Probit likelihood P(y | u) = Phi(y (u + b)); ADF over a greedily selected active set of
@@ -238,20 +238,7 @@ class IVMClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[(z > 0).astype(int)]
 
 
-    # ---- persistence ---------------------------------------------------------------------
-    def save(self, path) -> str:
-        """Save the fitted classifier as ``.npz`` + JSON metadata (no pickle); returns the path."""
-        self._check_fitted()
-        return persistence.save_model(self, path)
-
-    @classmethod
-    def load(cls, path):
-        """Load a classifier saved by :meth:`save`; validates every field."""
-        model = persistence.load_model(path)
-        if not isinstance(model, cls):
-            raise InputError(f"{path!r} holds a {type(model).__name__}, not a {cls.__name__}")
-        return model
-
+    # ---- persistence (save / load from persistence.SaveLoadMixin) ---------------------
     def _get_state(self):
         params = {k: v for k, v in self.get_params(deep=False).items() if k in _JSON_PARAMS}
         if not isinstance(params.get("random_state"), (int, type(None))):
@@ -271,21 +258,8 @@ class IVMClassifier(ClassifierMixin, BaseEstimator):
 
     @classmethod
     def _from_state(cls, meta, arrays):
-        from ..kernels import kernel_from_dict
-
         req = persistence.require
-        params = req(meta, "params", dict)
-        unknown = set(params) - set(_JSON_PARAMS)
-        if unknown:
-            raise persistence.ModelFileError(f"metadata 'params' has unknown entries {sorted(unknown)}")
-        try:
-            model = cls(**params)
-        except TypeError as exc:
-            raise persistence.ModelFileError(f"metadata 'params' do not match {cls.__name__}: {exc}") from None
-        try:
-            model.kernel_ = kernel_from_dict(req(meta, "kernel", dict))
-        except InputError as exc:
-            raise persistence.ModelFileError(f"metadata field 'kernel' is invalid: {exc}") from None
+        model = persistence.construct(cls, meta, _JSON_PARAMS)
         model.bias_ = req(meta, "bias", float)
         model.n_features_in_ = req(meta, "n_features_in", int)
         model.log_marginal_likelihood_ = req(meta, "log_marginal_likelihood", float)

@@ -23,6 +23,45 @@ FORMAT_VERSION = 1
 _ESTIMATORS: dict[str, type] = {}
 
 
+class SaveLoadMixin:
+    """``save`` / ``load`` for estimators that implement ``_get_state`` / ``_from_state``."""
+
+    def save(self, path) -> str:
+        """Save the fitted model as ``.npz`` + JSON metadata (no pickle); returns the path."""
+        self._check_fitted()
+        return save_model(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Load a model saved by :meth:`save`; validates every field."""
+        from ..errors import InputError
+
+        model = load_model(path)
+        if not isinstance(model, cls):
+            raise InputError(f"{path!r} holds a {type(model).__name__}, not a {cls.__name__}")
+        return model
+
+
+def construct(cls, meta: dict, allowed):
+    """``cls(**meta["params"])`` and ``meta["kernel"]`` rebuilt, each checked (for ``_from_state``)."""
+    from ..errors import InputError
+    from ..kernels import kernel_from_dict
+
+    params = require(meta, "params", dict)
+    unknown = set(params) - set(allowed)
+    if unknown:
+        raise ModelFileError(f"metadata 'params' has unknown entries {sorted(unknown)}")
+    try:
+        model = cls(**params)
+    except TypeError as exc:
+        raise ModelFileError(f"metadata 'params' do not match {cls.__name__}: {exc}") from None
+    try:
+        model.kernel_ = kernel_from_dict(require(meta, "kernel", dict))
+    except InputError as exc:
+        raise ModelFileError(f"metadata field 'kernel' is invalid: {exc}") from None
+    return model
+
+
 def register(cls):
     """Class decorator: make an estimator type loadable by name."""
     _ESTIMATORS[cls.__name__] = cls
