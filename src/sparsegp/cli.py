@@ -183,6 +183,13 @@ def cmd_predict(args):
     return 0
 
 
+def cmd_reproduce(args):
+    from .experiments.registry import reproduce
+
+    reproduce(args.paper, mode="full" if args.full else "quick", out=args.out, verbose=not args.quiet)
+    return 0
+
+
 def build_parser():
     p = argparse.ArgumentParser(prog="sparsegp", description="Sparse Gaussian processes from the command line.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -232,6 +239,22 @@ def build_parser():
     q.add_argument("--out", help="output CSV (default: stdout)")
     q.add_argument("--latent", action="store_true", help="std of the latent f instead of the noisy y")
     q.set_defaults(func=cmd_predict)
+
+    from .experiments.registry import papers
+
+    r = sub.add_parser(
+        "reproduce", help="re-run a paper's experiments",
+        description="Re-run a paper's experiments and write DIR/<paper>/report.md (ours beside the published "
+        "numbers), results.json and figures. --quick: subsampled, under a minute per paper; --full: the paper's "
+        "protocol as closely as this machine allows.",
+    )
+    r.add_argument("paper", choices=papers() + ["all"])
+    speed = r.add_mutually_exclusive_group()
+    speed.add_argument("--quick", action="store_true", help="subsampled, fewer repeats (the default)")
+    speed.add_argument("--full", action="store_true", help="the paper's protocol as far as this machine allows")
+    r.add_argument("--out", default="reports", help="output folder (default: reports)")
+    r.add_argument("--quiet", action="store_true", help="no progress bars")
+    r.set_defaults(func=cmd_reproduce)
     return p
 
 

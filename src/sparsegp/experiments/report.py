@@ -1,0 +1,82 @@
+"""What every reproduction writes: ``report.md`` (tables of ours beside the paper's), ``results.json``, figures.
+
+A :class:`Report` collects sections, comparison tables and figure names; :meth:`Report.write`
+puts them into ``out_dir`` with the command, the date and the library version at the top, and
+refuses to write a non-finite number into results.json (it is valid JSON or nothing).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+
+import numpy as np
+
+
+def _finite_tree(x, path="results"):
+    if isinstance(x, dict):
+        return {k: _finite_tree(v, f"{path}.{k}") for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite_tree(v, f"{path}[{i}]") for i, v in enumerate(x)]
+    if isinstance(x, np.ndarray):
+        return _finite_tree(x.tolist(), path)
+    if isinstance(x, (np.floating, np.integer)):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        raise ValueError(f"{path} is {x}; a report holds finite numbers only")
+    return x
+
+
+def fmt(v, digits: int = 4) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v):.{digits}g}"
+    return str(v)
+
+
+class Report:
+    """One paper's reproduction: markdown sections, tables and figures, plus every number in JSON."""
+
+    def __init__(self, paper: str, title: str, mode: str, command: str | None = None):
+        self.paper, self.title, self.mode = paper, title, mode
+        self.command = command or f"sparsegp reproduce {paper} --{mode}"
+        self.parts: list[str] = []
+        self.figures: list[str] = []
+        self.results: dict = {}
+
+    def text(self, md: str) -> None:
+        self.parts.append(md.strip() + "\n")
+
+    def table(self, header: list[str], rows: list[list], caption: str | None = None, digits: int = 4) -> None:
+        lines = [f"*{caption}*", ""] if caption else []
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        lines += ["| " + " | ".join(fmt(v, digits) for v in row) + " |" for row in rows]
+        self.parts.append("\n".join(lines) + "\n")
+
+    def figure(self, filename: str, caption: str) -> None:
+        self.figures.append(filename)
+        self.parts.append(f"![{caption}]({filename})\n\n*{caption}*\n")
+
+    def write(self, out_dir: str) -> str:
+        from .. import __version__
+
+        os.makedirs(out_dir, exist_ok=True)
+        for f in self.figures:
+            if not os.path.exists(os.path.join(out_dir, f)):
+                raise FileNotFoundError(f"figure {f} was announced but not written to {out_dir}")
+        when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        head = (f"# {self.title}\n\nCommand: `{self.command}` ({self.mode} mode)  \n"
+                f"Date: {when}  \nsparsegp {__version__}\n")
+        with open(os.path.join(out_dir, "report.md"), "w") as f:
+            f.write("\n".join([head, *self.parts]))
+        payload = {"paper": self.paper, "mode": self.mode, "version": __version__, "date": when,
+                   "command": self.command, "figures": self.figures, "results": self.results}
+        with open(os.path.join(out_dir, "results.json"), "w") as f:
+            json.dump(_finite_tree(payload), f, indent=1, allow_nan=False)
+        return os.path.join(out_dir, "report.md")

@@ -1,0 +1,53 @@
+"""`sparsegp reproduce all --quick`: every paper's report, figures and finite numbers."""
+
+import json
+import math
+import os
+
+import pytest
+
+from sparsegp.cli import main
+from sparsegp.experiments.registry import papers, reproduce
+
+
+def _numbers(x):
+    if isinstance(x, dict):
+        for v in x.values():
+            yield from _numbers(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from _numbers(v)
+    elif isinstance(x, (int, float)) and not isinstance(x, bool):
+        yield x
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory):
+    d = tmp_path_factory.mktemp("reproduce")
+    assert main(["reproduce", "all", "--quick", "--out", str(d), "--quiet"]) == 0
+    return d
+
+
+@pytest.mark.parametrize("paper", papers())
+def test_quick_report_exists_with_figures_and_finite_numbers(out, paper):
+    folder = out / paper
+    report = (folder / "report.md").read_text()
+    assert report.startswith("# ") and "Command: `sparsegp reproduce" in report and "Date: " in report
+    assert "| paper" in report or " paper |" in report  # a column of published values beside ours
+    with open(folder / "results.json") as f:
+        res = json.load(f)
+    assert res["paper"] == paper and res["mode"] == "quick" and res["version"]
+    nums = list(_numbers(res["results"]))
+    assert len(nums) > 10 and all(math.isfinite(v) for v in nums)
+    assert res["figures"], "every paper draws at least one figure"
+    for fig in res["figures"]:
+        assert os.path.getsize(folder / fig) > 5000 and f"({fig})" in report
+
+
+def test_unknown_paper_and_mode_are_clear_errors(tmp_path):
+    from sparsegp.errors import InputError
+
+    with pytest.raises(InputError, match="unknown paper 'nips99'"):
+        reproduce("nips99", out=str(tmp_path))
+    with pytest.raises(InputError, match="mode"):
+        reproduce("titsias2009", mode="medium", out=str(tmp_path))
