@@ -126,10 +126,9 @@ def run_tasks(*, tasks=tuple(range(10)), n_train=59000, n_select=5000, index_siz
 
 def plot_reject(summary, path):
     """The reject curve for c = 9 (the paper's Fig. 1)."""
-    import matplotlib
+    from .report import pyplot, save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fr = np.asarray(summary["reject_fractions"])
     fig, ax = plt.subplots(figsize=(5, 3.6))
@@ -140,9 +139,7 @@ def plot_reject(summary, path):
     ax.set_ylabel("test error rate")
     ax.set_title("MNIST 13x13, 9 against the rest")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:

@@ -105,12 +105,10 @@ sin(x)/x on the 1,000 test inputs.""")
 
 
 def _plot_fig2(path, curves, m_gap):
-    import matplotlib
+    from .report import pyplot, save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
-    os.makedirs(os.path.dirname(path), exist_ok=True)
     m = np.arange(1, len(curves["SGEV"][0]) + 1)
     fig, ax = plt.subplots(1, 3, figsize=(12, 3.4))
     for name, style in (("SGEV", "-"), ("SGGP", "--")):
@@ -125,16 +123,13 @@ def _plot_fig2(path, curves, m_gap):
     ax[2].axhline(0.025, color="k", ls=":", label="threshold 0.025 (Smola & Bartlett)")
     ax[2].set(xlabel="support set size m", ylabel="gap", title="gap")
     ax[2].legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def _plot_fig1(path, xt, sds, xs):
-    import matplotlib
+    from .report import pyplot, save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6, 3.4))
     for (name, sd), style in zip(sds.items(), ("-", "--", ":")):
@@ -142,6 +137,4 @@ def _plot_fig1(path, xt, sds, xs):
     ax.plot(xs, np.zeros_like(xs) + 0.1, "k|", ms=12, label="support inputs")
     ax.set(xlabel="x", ylabel="predictive standard deviation", title="sinc toy: degenerate vs full GP")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)

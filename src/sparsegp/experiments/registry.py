@@ -11,9 +11,10 @@ MODES = ("quick", "full")
 
 
 def _entries():
-    from . import lawrence2003, quinonero_candela2005, smola_bartlett2001, titsias2009
+    from . import lawrence2003, quinonero_candela2005, seeger2003, smola_bartlett2001, titsias2009
 
     return {
+        "seeger2003": seeger2003.reproduce,
         "titsias2009": titsias2009.reproduce,
         "quinonero-candela2005": quinonero_candela2005.reproduce,
         "lawrence2003": lawrence2003.reproduce,

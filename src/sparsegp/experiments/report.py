@@ -80,3 +80,24 @@ class Report:
         with open(os.path.join(out_dir, "results.json"), "w") as f:
             json.dump(_finite_tree(payload), f, indent=1, allow_nan=False)
         return os.path.join(out_dir, "report.md")
+
+
+def pyplot():
+    """matplotlib.pyplot on the non-interactive Agg backend (reports are written, never shown)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, path: str, dpi: int = 120) -> str:
+    """Lay out, write and close ``fig``; creates the folder."""
+    import matplotlib.pyplot as plt
+
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path

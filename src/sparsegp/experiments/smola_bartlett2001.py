@@ -24,8 +24,8 @@ PAPER_TEST = {"sparse": 1.785, "full GP": 1.782}
 MODES = {
     "quick": dict(n=1000, kappas=(1, 5, 20, 50, 200), runs=1, iters=150, widths=(2, 10, 50), n_test=40,
                   n_general=1000, general_runs=1),
-    "full": dict(n=4000, kappas=PAPER_KAPPAS, runs=3, iters=400, widths=(1, 2, 5, 10, 20, 50), n_test=177,
-                 n_general=3000, general_runs=3),
+    "full": dict(n=4000, kappas=PAPER_KAPPAS, runs=1, iters=300, widths=(1, 2, 5, 10, 20, 50), n_test=177,
+                 n_general=3000, general_runs=2),
 }
 NOISE = 0.1
 
@@ -128,18 +128,14 @@ not comparable; the bounds themselves bracket the exact variance (tests/test_sel
 
 
 def _plot_gaps(path, gaps):
-    import matplotlib
+    from .report import pyplot, save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
-    os.makedirs(os.path.dirname(path), exist_ok=True)
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
     for k, g in gaps.items():
         ax.semilogy(np.arange(1, len(g) + 1), g, label=f"kappa = {k}")
     ax.axhline(0.025, color="k", ls=":", label="0.025")
     ax.set(xlabel="iterations (basis functions)", ylabel="relative gap", title="abalone, 2 omega^2 = 10")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
