@@ -22,8 +22,8 @@ PAPER_KAPPAS = (1, 2, 5, 10, 20, 50, 100, 200)
 PAPER_TABLE2 = {1: (373, 79), 2: (287, 49), 5: (255, 26), 10: (257, 17), 20: (251, 12), 50: (270, 8)}
 PAPER_TEST = {"sparse": 1.785, "full GP": 1.782}
 MODES = {
-    "quick": dict(n=1000, kappas=(1, 5, 20, 50, 200), runs=1, iters=150, widths=(2, 10, 50), n_test=40,
-                  n_general=1000, general_runs=1),
+    "quick": dict(n=800, kappas=(1, 10, 59, 200), runs=1, iters=100, widths=(2, 10), n_test=20,
+                  n_general=800, general_runs=1),
     "full": dict(n=4000, kappas=PAPER_KAPPAS, runs=1, iters=300, widths=(1, 2, 5, 10, 20, 50), n_test=177,
                  n_general=3000, general_runs=2),
 }
