@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -77,7 +78,12 @@ class SparseGPRegressor(GPRegressorBase):
         fixed during its line search.
     n_rounds : int
         Rounds of "alternate" / "em".
-    noise, optimize, n_restarts, max_iter, normalize_y, noise_prior, min_noise,
+    optimize : bool or "inducing"
+        True: learn the hyper-parameters and noise (and the inducing inputs if
+        ``optimize_inducing``); False: keep everything as given; "inducing":
+        optimise only the inducing inputs at the given kernel and noise
+        (Titsias's Boston experiment, Fig. 2 a-c).
+    noise, n_restarts, max_iter, normalize_y, noise_prior, min_noise,
     random_state, verbose, callback : as in :class:`ExactGPRegressor`.
     jitter : float
         Relative jitter added to K_uu (times its mean diagonal).
@@ -171,6 +177,10 @@ class SparseGPRegressor(GPRegressorBase):
             check_int(self.chunk_size, "chunk_size", minimum=1)
         if self.reselect not in RESELECT:
             raise InputError(f"reselect must be one of {RESELECT}, got {self.reselect!r}")
+        if not (isinstance(self.optimize, (bool, np.bool_)) or self.optimize == "inducing"):
+            raise InputError(f"optimize must be True, False or 'inducing', got {self.optimize!r}")
+        if self.optimize == "inducing" and not self.optimize_inducing:
+            raise InputError("optimize='inducing' optimises only the inducing inputs: it needs optimize_inducing=True")
 
     def _check_selection_options(self):
         """Options that only matter for fitting (a loaded model keeps reselect but not its selector)."""
@@ -242,6 +252,9 @@ class SparseGPRegressor(GPRegressorBase):
         mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
         if self.optimize_inducing:
             params["Z"], mask["Z"] = Zj, jnp.ones(Zj.shape, dtype=bool)
+        if isinstance(self.optimize, str):  # "inducing": kernel and noise held at their given values (Titsias sec. 5)
+            mask["kernel"] = jax.tree_util.tree_map(lambda m: jnp.zeros_like(m, dtype=bool), mask["kernel"])
+            mask["raw_noise"] = jnp.asarray(False)
         self.rounds_ = None
         if self.reselect is None:
             params = self._fit_hyperparameters(
