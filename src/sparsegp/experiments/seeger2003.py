@@ -32,6 +32,19 @@ MODES = {
     "full": dict(n=[2000, 10000], d=PAPER_D, kappa=30, n_ms=2000,
                  methods=["info-gain", "random", "smo-bart", "smo-bart-seq"]),
 }
+PUMADYN = {
+    "quick": dict(curves=dict(n=[800], d=[25, 50], kappa=30, n_ms=300, methods=["info-gain", "random", "smo-bart"],
+                              ms_max_iter=30),
+                  traj_n_ms=300, traj_d=(25,), traj_max_iter=12, traj_every=4,
+                  table2_n_ms=300, table2_configs=[("info-gain", 25), ("random", 25), ("fixed", 25)], table2_runs=1,
+                  table2_max_iter=8),
+    "full": dict(curves=dict(n=[7168], d=[25, 50, 75, 100, 125, 150, 200, 300, 500], kappa=30, n_ms=1024,
+                             methods=["info-gain", "random", "smo-bart"]),
+                 traj_n_ms=1024, traj_d=(100, 200), traj_max_iter=100, traj_every=5,
+                 table2_n_ms=2048, table2_configs=[("info-gain", 100), ("info-gain", 200), ("info-gain", 500),
+                                                   ("random", 100), ("random", 500), ("fixed", 100), ("fixed", 500)],
+                 table2_runs=2, table2_max_iter=100),
+}
 
 
 def prefix_test_error(sel, oracle, Xt, yt, ds):
@@ -49,7 +62,10 @@ def prefix_test_error(sel, oracle, Xt, yt, ds):
 
 
 def run_table1(*, n=(2000, 10000), d=tuple(PAPER_D), kappa=30, n_ms=2000,
-               methods=("info-gain", "random", "smo-bart", "smo-bart-seq"), log=None) -> dict:
+               methods=("info-gain", "random", "smo-bart", "smo-bart-seq"), log=None, dataset="kin40k",
+               init_lengthscale=1.0, ms_max_iter=300, verbose=False) -> dict:
+    """Selection times and learning curves; ``dataset`` "kin40k" (Table 1, Fig. 1) or "pumadyn32nm" (Fig. 2,
+    where the exact GP needs length-scales started at 5: from 1 it stops at the all-noise optimum)."""
     from .. import datasets
     from ..estimators import ExactGPRegressor
     from ..kernels import SquaredExponential
@@ -57,12 +73,12 @@ def run_table1(*, n=(2000, 10000), d=tuple(PAPER_D), kappa=30, n_ms=2000,
     from ..selection.criteria import InfoGainRule, RandomRule, SmolaBartlettRule
     from ..selection.oracle import KernelOracle
 
-    X10, y10, Xt, yt = datasets.load("kin40k", split="fixed", preprocessing="linear")
+    X10, y10, Xt, yt = datasets.load(dataset, split="fixed", preprocessing="linear")
     perm = np.random.default_rng(0).permutation(len(X10))
     ms = perm[:n_ms]
     t0 = time.perf_counter()
-    gp = ExactGPRegressor(SquaredExponential(np.ones(X10.shape[1]), 1.0), noise=0.1, normalize_y=False,
-                          max_iter=300).fit(X10[ms], y10[ms])
+    gp = ExactGPRegressor(SquaredExponential(np.full(X10.shape[1], float(init_lengthscale)), 1.0), noise=0.1,
+                          normalize_y=False, max_iter=ms_max_iter, verbose=verbose).fit(X10[ms], y10[ms])
     ms_s = time.perf_counter() - t0
     kernel, noise = gp.kernel_, gp.noise_
     full_err = float(np.mean(0.5 * (yt - gp.predict(Xt)) ** 2))
@@ -103,10 +119,11 @@ def run_table1(*, n=(2000, 10000), d=tuple(PAPER_D), kappa=30, n_ms=2000,
             r["ratio_to_info_gain"] = r["time_s"] / ref[0]["time_s"]
             if "paper_time_s" in r:
                 r["paper_ratio"] = r["paper_time_s"] / PAPER_TIMES[r["n"]]["info-gain"][PAPER_D.index(r["d"])]
-    return {"rows": rows, "curves": curves, "full_gp": {"n_ms": n_ms, "avg_sq_error": full_err, "fit_s": ms_s}}
+    return {"rows": rows, "curves": curves, "full_gp": {"n_ms": n_ms, "avg_sq_error": full_err, "fit_s": ms_s,
+                                                        "n_iter": int(gp.n_iter_)}}
 
 
-def plot_learning_curves(path, out, n_list, methods):
+def plot_learning_curves(path, out, n_list, methods, dataset="kin40k"):
     from .report import pyplot, save_figure
 
     plt = pyplot()
@@ -120,7 +137,7 @@ def plot_learning_curves(path, out, n_list, methods):
             c = out["curves"][f"{method} n={size}"]
             ax.plot(c["d"], c["avg_sq_error"], marker="o", label=method)
         ax.axhline(full["avg_sq_error"], color="k", ls="--", lw=1, label=f"full GP, n={full['n_ms']}")
-        ax.set(xlabel="active set size d", ylabel="average squared error (1/2)(y - mu)^2", title=f"kin40k, n = {size}")
+        ax.set(xlabel="active set size d", ylabel="average squared error (1/2)(y - mu)^2", title=f"{dataset}, n = {size}")
         ax.legend()
     save_figure(fig, path, dpi=120)
 
@@ -141,7 +158,15 @@ n = {', '.join(f'{q:,}' for q in cfg['n'])}{'' if mode == 'full' else ' (the pap
               caption="Table 1: selection time to reach d, and the learning curves' values")
     plot_learning_curves(os.path.join(out_dir, "learning_curves_kin40k.png"), out, cfg["n"], cfg["methods"])
     rep.figure("learning_curves_kin40k.png", "Fig. 1: average squared test error against d")
-    rep.text("""Not yet reproduced here: pumadyn-32nm learning curves (Fig. 2), the criterion along a full-GP
-hyper-parameter trajectory (Fig. 3) and sparse ARD model selection (Table 2).""")
-    rep.results = out
+    from . import seeger2003_pumadyn as pd
+
+    pcfg = PUMADYN[mode]
+    curves = run_table1(dataset="pumadyn32nm", init_lengthscale=pd.INIT_LENGTHSCALE, verbose=verbose,
+                        **pcfg["curves"])
+    traj = pd.trajectory(pcfg["traj_n_ms"], pcfg["traj_d"], pcfg["traj_max_iter"], pcfg["traj_every"],
+                         verbose=verbose)
+    table2 = pd.model_selection(pcfg["table2_n_ms"], pcfg["table2_configs"], pcfg["table2_runs"],
+                                pcfg["table2_max_iter"], verbose=verbose)
+    extra = pd.report(rep, out_dir, curves, traj, table2, dict(pcfg["curves"], **pcfg))
+    rep.results = {**out, "pumadyn": {"learning_curves": curves, "trajectory": traj, "table2": table2, **extra}}
     return rep.write(out_dir)
