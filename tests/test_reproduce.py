@@ -51,3 +51,19 @@ def test_unknown_paper_and_mode_are_clear_errors(tmp_path):
         reproduce("nips99", out=str(tmp_path))
     with pytest.raises(InputError, match="mode"):
         reproduce("titsias2009", mode="medium", out=str(tmp_path))
+
+
+SECTIONS = {
+    "seeger2003": ["Table 1", "pumadyn-32nm", "Fig. 2", "Fig. 3", "Table 2"],
+    "titsias2009": ["Snelson", "Boston housing", "Fig. 2 a-b", "Fig. 2 d-f", "Fig. 3"],
+    "quinonero-candela2005": ["Fig. 1", "Fig. 2", "Table 1 (upper)", "Table 1 (lower)", "paired t-tests"],
+    "lawrence2003": ["Table 1", "reject"],
+    "smola-bartlett2001": ["Fig. 1", "Table 2", "Generalisation", "synthetic"],
+}
+
+
+@pytest.mark.parametrize("paper", papers())
+def test_quick_report_covers_every_experiment_of_the_issue(out, paper):
+    report = (out / paper / "report.md").read_text()
+    missing = [s for s in SECTIONS[paper] if s not in report]
+    assert not missing, f"{paper}: no section for {missing}"

@@ -15,6 +15,7 @@ from sparsegp.selection import (
     HeldOutError,
     InfoGain,
     KMeans,
+    QuadraticFormGap,
     Random,
     RelativeGap,
     RemainingError,
@@ -189,6 +190,23 @@ def test_smola_bartlett_gap_and_bounds_bracket_exact_minimum():
     assert np.all(dual >= Qs_min - 1e-9)
     assert gap[-1] < 0.01 and "relative gap" in sel.reason
     assert sel.state.d < n  # stopped by the gap, well before all points
+
+
+def test_quadratic_form_gap_brackets_the_dense_error_bar_term():
+    """Smola & Bartlett's error-bar count: k as targets, -2 Q* <= k^T (K + s^2 I)^-1 k <= (2 Q + |k|^2) / s^2."""
+    X, _, kernel, K = _problem(n=250)
+    xt = np.array([[0.3, -0.2, 0.1]])
+    k = np.asarray(kernel.K(X, xt))[:, 0]
+    exact = k @ np.linalg.solve(K + NOISE * np.eye(len(k)), k)
+    rule = QuadraticFormGap(0.01)
+    sel = greedy_select(SmolaBartlettRule(), kernel, NOISE, X, k, size=250, candidates=30, track_gap=True,
+                        dual_kappa=30, stop=[rule], random_state=1)
+    lower, upper = np.array(rule.bounds).T
+    assert np.all(lower <= exact * (1 + 1e-9)) and np.all(upper >= exact * (1 - 1e-9))
+    assert 2 * (upper[-1] - lower[-1]) / (upper[-1] + lower[-1]) < 0.01 and "quadratic-form gap" in sel.reason
+    assert 2 * (upper[0] - lower[0]) / (upper[0] + lower[0]) > 0.01  # one basis function was not enough
+    with pytest.raises(ValueError, match="track_gap"):
+        greedy_select(SmolaBartlettRule(), kernel, NOISE, X, k, size=5, stop=[QuadraticFormGap()])
 
 
 def test_sparse_error_bars_bracket_the_exact_variance():

@@ -21,7 +21,7 @@ from .selectors import (
     VFEGreedy,
 )
 from .smola_bartlett import DualState, ErrorBars, relative_gap, sparse_error_bars
-from .stopping import EvidenceMinimum, HeldOutError, RelativeGap, RemainingError, StoppingRule, TimeBudget
+from .stopping import EvidenceMinimum, HeldOutError, QuadraticFormGap, RelativeGap, RemainingError, StoppingRule, TimeBudget
 
 __all__ = [
     "ActiveSetState",
@@ -36,6 +36,7 @@ __all__ = [
     "KMeans",
     "KernelOracle",
     "Random",
+    "QuadraticFormGap",
     "RelativeGap",
     "RemainingError",
     "SELECTORS",

@@ -40,6 +40,33 @@ class RelativeGap(StoppingRule):
         return f"relative gap {gap:.4g} < {self.eps:g}" if gap < self.eps else None
 
 
+class QuadraticFormGap(StoppingRule):
+    """Smola & Bartlett's error-bar criterion (sec. 4, Table 2): with the test point's kernel column k as
+    the targets, the primal Q and dual Q* bracket s = k^T (K + sigma^2 I)^-1 k, the term eq. 10 needs:
+
+        -2 Q*(alpha*) <= s <= (2 Q(alpha) + |k|^2) / sigma^2        (Theorem 1 with y = k)
+
+    Stop when the relative gap 2 (upper - lower) / (upper + lower) is below ``eps``. Needs ``track_gap``.
+    ``bounds`` holds (lower, upper) after every inclusion.
+    """
+
+    def __init__(self, eps: float = 0.025):
+        self.eps = float(check_positive(eps, "eps"))
+
+    def start(self, state, oracle):
+        super().start(state, oracle)
+        self.bounds = []
+
+    def update(self, state, record):
+        if record.get("dual") is None:
+            raise ValueError("QuadraticFormGap needs the dual: pass track_gap=True")
+        lower = -2.0 * record["dual"]
+        upper = (2.0 * record["primal"] + state.yy) / state.noise
+        self.bounds.append((lower, upper))
+        gap = 2.0 * (upper - lower) / (upper + lower) if upper + lower > 0 else np.inf
+        return f"quadratic-form gap {gap:.4g} < {self.eps:g}" if gap < self.eps else None
+
+
 class _Monitor(StoppingRule):
     """Stop once the monitored value has not improved for ``patience`` inclusions; keep the best prefix."""
 
