@@ -142,3 +142,19 @@ def test_chunk_size_does_not_change_the_fit():
     a = SparseGPRegressor(inducing=7, optimize=False, chunk_size=9, random_state=1).fit(X, y)
     b = SparseGPRegressor(inducing=7, optimize=False, chunk_size=None, random_state=1).fit(X, y)
     assert a.objective_ == pytest.approx(b.objective_, rel=1e-10)
+
+
+def test_optimize_inducing_only_keeps_kernel_and_noise():
+    """Titsias's Boston experiment: inducing inputs optimised at fixed hyper-parameters and noise."""
+    X, y = toy_regression(80, 2)
+    k = SquaredExponential([0.8, 1.2], 1.3)
+    common = dict(inducing=8, noise=0.07, normalize_y=False, random_state=0, max_iter=100)
+    fixed = SparseGPRegressor(k, optimize=False, **common).fit(X, y)
+    moved = SparseGPRegressor(k, optimize="inducing", **common).fit(X, y)
+    np.testing.assert_allclose(np.asarray(moved.kernel_.lengthscale), [0.8, 1.2], rtol=1e-12)
+    assert float(moved.kernel_.variance) == pytest.approx(1.3, rel=1e-12) and moved.noise_ == pytest.approx(0.07)
+    assert not np.allclose(moved.Z_, fixed.Z_) and moved.objective_ > fixed.objective_ + 1.0
+    with pytest.raises(InputError, match="optimize must be True, False or 'inducing'"):
+        SparseGPRegressor(k, optimize="all", **common).fit(X, y)
+    with pytest.raises(InputError, match="optimize_inducing=True"):
+        SparseGPRegressor(k, optimize="inducing", optimize_inducing=False, **common).fit(X, y)
