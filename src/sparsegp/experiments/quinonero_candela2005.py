@@ -22,8 +22,8 @@ PAPER = {"test_error_minimum_m": (8, 10), "gap_threshold": 0.025}
 TABLE1 = {  # the upper subtable on disjoint blocks, the lower one on folds of the pooled rows
     "quick": {"upper": dict(n_train=200, n_test=200, repeats=2, m=16, rounds=2, max_iter=10),
               "lower": dict(n_train=600, n_test=200, repeats=2, m=16, rounds=1, max_iter=20, folds=True)},
-    "full": {"upper": dict(n_train=2000, n_test=2000, repeats=4, m=512, rounds=5, max_iter=50),
-             "lower": dict(n_train=36000, n_test=4000, repeats=1, m=512, rounds=1, max_iter=80, folds=True)},
+    "full": {"upper": dict(n_train=2000, n_test=2000, repeats=10, m=512, rounds=5, max_iter=50),
+             "lower": dict(n_train=36000, n_test=4000, repeats=2, m=512, rounds=1, max_iter=80, folds=True)},
 }
 
 

@@ -91,8 +91,12 @@ def run_subtable(X_all, y_all, *, n_train, n_test, repeats, methods, m, rounds, 
     block = n_test if folds else n_train + n_test
     if block * repeats > len(X_all) or (folds and n_train + n_test > len(X_all)):
         raise ValueError(f"{repeats} repeats of {n_train}/{n_test} need more than the {len(X_all)} rows")
+    from ..progress import progress_bar
+
     t0 = time.perf_counter()
     per_repeat = []
+    bar = progress_bar(total=repeats, desc=f"Table 1 {'folds' if folds else 'repeats'} ({n_train}/{n_test})",
+                       verbose=verbose, unit="repeat")
     for r in range(repeats):
         if folds:
             te = np.arange(block * r, block * (r + 1))
@@ -102,6 +106,8 @@ def run_subtable(X_all, y_all, *, n_train, n_test, repeats, methods, m, rounds, 
             te = np.arange(block * r + n_train, block * (r + 1))
         per_repeat.append(run_repeat(X_all[tr], y_all[tr], X_all[te], y_all[te], methods=methods, m=m, rounds=rounds,
                                      max_iter=max_iter, seed=r, verbose=verbose))
+        bar.update(1)
+    bar.close()
     return {"n_train": n_train, "n_test": n_test, "repeats": repeats, "folds": bool(folds), "m": m, "rounds": rounds, "max_iter": max_iter,
             "methods": list(methods), "per_repeat": per_repeat, "seconds": time.perf_counter() - t0}
 
