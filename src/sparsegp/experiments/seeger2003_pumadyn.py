@@ -52,10 +52,6 @@ def _initial_kernel(D):
     return SquaredExponential(np.full(D, INIT_LENGTHSCALE), 1.0)
 
 
-def _error(model, Xt, yt):
-    return float(np.mean(0.5 * (yt - model.predict(Xt)) ** 2))
-
-
 def trajectory(n_ms, d_values, max_iter, every, seed=0, verbose=False):
     """Fig. 3: exact criterion and the info-gain / random PP criteria along the exact GP's trajectory."""
     from ..selection import InfoGain, Random
@@ -70,7 +66,7 @@ def trajectory(n_ms, d_values, max_iter, every, seed=0, verbose=False):
 
     ExactGPRegressor(_initial_kernel(X.shape[1]), noise=0.1, normalize_y=False, max_iter=max_iter,
                      callback=record, verbose=verbose).fit(X, y)
-    keep = [p for p in path if p[0] % every == 1 or every == 1] + ([path[-1]] if path and path[-1][0] % every != 1 else [])
+    keep = [p for p in path if (p[0] - 1) % every == 0 or p is path[-1]]  # iterations 1, 1 + every, ... and the last
     out = {"iteration": [int(p[0]) for p in keep], "exact": [float(p[1]) for p in keep]}
     with progress_bar(total=len(keep) * len(d_values) * 2, desc="pumadyn trajectory", verbose=verbose) as bar:
         for name, selector in (("info-gain", InfoGain), ("random", Random)):
@@ -89,6 +85,7 @@ def trajectory(n_ms, d_values, max_iter, every, seed=0, verbose=False):
 def model_selection(n_ms, configs, runs, max_iter, verbose=False):
     """Table 2: full GPR and sparse model selection from the same start; medians over successful runs."""
     from ..selection import InfoGain, Random
+    from .seeger2003 import avg_sq_error
 
     X, y, Xt, yt = _data()
     records = {}
@@ -108,7 +105,7 @@ def model_selection(n_ms, configs, runs, max_iter, verbose=False):
                                               reselect=None if method == "fixed" else "interleaved",
                                               max_iter=max_iter, random_state=r).fit(Xm, ym)
                 rec = records.setdefault(f"{method} d={d}" if d else method, {"method": method, "d": d, "runs": []})
-                rec["runs"].append({"error": _error(model, Xt, yt), "n_iter": int(model.n_iter_),
+                rec["runs"].append({"error": avg_sq_error(model, Xt, yt), "n_iter": int(model.n_iter_),
                                     "seconds": time.perf_counter() - t0})
                 bar.update(1)
     for rec in records.values():

@@ -66,11 +66,10 @@ def error_bar_basis(kernel, X, X_test, kappa: int = 59, eps: float = 0.025, max_
     """Table 2's error-bar column: for each test point, basis functions until the primal and dual bounds on
     k^T (K + sigma^2 I)^-1 k (Theorem 1 with y = k, both grown greedily from empty, kappa candidates each)
     are within a relative gap of ``eps``."""
+    from ..progress import progress_bar
     from ..selection import QuadraticFormGap
     from ..selection.criteria import SmolaBartlettRule
     from ..selection.greedy import greedy_select
-
-    from ..progress import progress_bar
 
     counts = []
     Kxt = np.asarray(kernel.K(X, X_test))
