@@ -65,6 +65,9 @@ def plot(path, runs):
                 ax.plot(r["m"], r[a][key], marker="o", ms=3, label=label)
             ax.set(xscale="log", xlabel="inducing variables m", ylabel=key.upper(),
                    title=f"{r['dataset']} ({r['n_train']:,} training)")
+            # ticks at the m values: within one decade the default minor labels collide
+            ax.set_xticks([], minor=True)
+            ax.set_xticks(r["m"], [str(int(m)) for m in r["m"]])
             ax.legend(fontsize=8)
     fig.suptitle("Titsias 2009, Fig. 3: joint learning of hyper-parameters and inducing inputs")
     fig.tight_layout()
