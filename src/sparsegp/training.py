@@ -88,11 +88,15 @@ def minimize(
     verbose: bool = False,
     callback=None,
     desc: str = "L-BFGS-B",
+    value_and_grad=None,
 ):
     """Minimise ``objective(params, *args)`` over the entries of ``params`` where ``mask`` is True.
 
     ``args`` (the data arrays) are passed to the jitted function as arguments
     rather than closed over, so large arrays are not baked into the compiled code.
+    ``value_and_grad(params) -> (value, gradient pytree)``, when given, replaces the jitted
+    ``jax.value_and_grad(objective)`` (a host-side evaluation such as
+    :class:`~sparsegp.approximations.objective.HostObjective`); ``objective`` and ``args`` are then unused.
 
     ``lower`` / ``upper``: pytrees like ``params`` of bounds on the raw values
     (``-inf``/``inf`` for none). Restarts perturb the free raw entries of the
@@ -103,10 +107,17 @@ def minimize(
     x0, unravel, free, lo, hi = _flatten(params, mask, lower, upper)
     rng = np.random.default_rng(rng)
 
-    vg = jax.jit(jax.value_and_grad(lambda x, *a: objective(unravel(x), *a)))
+    if value_and_grad is None:
+        vg = jax.jit(jax.value_and_grad(lambda x, *a: objective(unravel(x), *a)))
 
-    def value_and_grad(x):
-        return vg(x, *args)
+        def flat_value_and_grad(x):
+            return vg(x, *args)
+    else:
+        host_vg = value_and_grad
+
+        def flat_value_and_grad(x):
+            f, g = host_vg(unravel(x))
+            return f, ravel_pytree(g)[0]
 
     start = time.perf_counter()
 
@@ -116,7 +127,7 @@ def minimize(
         def fun(z):
             x = x_start.copy()
             x[free] = z
-            f, g = value_and_grad(jnp.asarray(x))
+            f, g = flat_value_and_grad(jnp.asarray(x))
             f = float(f)
             g = np.asarray(g, dtype=np.float64)[free]
             state["evals"] += 1
@@ -158,7 +169,7 @@ def minimize(
             if r > 0:
                 xs[free] = np.clip(xs[free] + restart_scale * rng.standard_normal(int(free.sum())), lo[free], hi[free])
             if not free.any():
-                f = float(value_and_grad(jnp.asarray(xs))[0])
+                f = float(flat_value_and_grad(jnp.asarray(xs))[0])
                 results.append((xs, f, None, [], 1))
                 continue
             results.append(run(xs, bar))

@@ -15,10 +15,14 @@ from ..stats import whitened_stats
 from .common import gaussian_terms, kuu_cholesky, make_posterior
 
 
+def dtc_from_stats(st, noise):
+    """log N(y | 0, sigma^2 I + Q_nn) and its factors from the unit-weight sums (W = I / sigma^2)."""
+    return gaussian_terms(st.S / noise, st.v / noise, st.yy / noise, st.n * jnp.log(noise), st.n)
+
+
 def dtc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float):
     Luu = kuu_cholesky(kernel, Z, jitter)
-    st = whitened_stats(kernel, Z, Luu, X, y, chunk=chunk)
-    g = gaussian_terms(st.S / noise, st.v / noise, st.yy / noise, st.n * jnp.log(noise), st.n)
+    g = dtc_from_stats(whitened_stats(kernel, Z, Luu, X, y, chunk=chunk), noise)
     return g.log_marginal, Luu, g
 
 

@@ -11,10 +11,14 @@ from ..stats import fitc_stats
 from .common import gaussian_terms, kuu_cholesky, make_posterior
 
 
+def fitc_from_stats(st):
+    """log N(y | 0, Q_nn + Lambda) and its factors from the Lambda^-1-weighted sums (W = Lambda^-1)."""
+    return gaussian_terms(st.S, st.v, st.yy, st.logdet_lambda, st.n)
+
+
 def fitc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float):
     Luu = kuu_cholesky(kernel, Z, jitter)
-    st = fitc_stats(kernel, Z, Luu, noise, X, y, chunk=chunk)
-    g = gaussian_terms(st.S, st.v, st.yy, st.logdet_lambda, st.n)
+    g = fitc_from_stats(fitc_stats(kernel, Z, Luu, noise, X, y, chunk=chunk))
     return g.log_marginal, Luu, g
 
 

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-
 from ..linalg import solve_lower
 from ..stats import whitened_stats
-from .common import gaussian_terms, kuu_cholesky, make_posterior
+from .common import kuu_cholesky, make_posterior
+from .dtc import dtc_from_stats
+
+
+def vfe_from_stats(st, noise):
+    """F_V (eq. 9) and the Gaussian terms from the unit-weight sums of :mod:`sparsegp.stats`."""
+    g = dtc_from_stats(st, noise)
+    return g.log_marginal - 0.5 * (st.trK - st.trQ) / noise, g
 
 
 def vfe_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float):
     Luu = kuu_cholesky(kernel, Z, jitter)
-    st = whitened_stats(kernel, Z, Luu, X, y, chunk=chunk)
-    g = gaussian_terms(st.S / noise, st.v / noise, st.yy / noise, st.n * jnp.log(noise), st.n)
-    trace = 0.5 * (st.trK - st.trQ) / noise
-    return g.log_marginal - trace, Luu, g
+    value, g = vfe_from_stats(whitened_stats(kernel, Z, Luu, X, y, chunk=chunk), noise)
+    return value, Luu, g
 
 
 def vfe_bound(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):

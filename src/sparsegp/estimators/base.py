@@ -67,7 +67,7 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
         lower["raw_noise"] = jnp.asarray(to_raw(float(self.min_noise)))
         return lower, upper
 
-    def _fit_hyperparameters(self, objective, params, mask, args, desc):
+    def _fit_hyperparameters(self, objective, params, mask, args, desc, value_and_grad=None):
         """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'raw_noise').
 
         Kernel hyper-parameters are boxed to [1e-12, 1e12], the noise variance to [min_noise, 1e12];
@@ -93,6 +93,7 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
             verbose=self.verbose,
             callback=self.callback,
             desc=desc,
+            value_and_grad=value_and_grad,
         )
         self.optimizer_report_, self.n_iter_ = report, report.n_iter
         return params

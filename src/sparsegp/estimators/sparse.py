@@ -12,6 +12,7 @@ from ..approximations.augmented import TrainingCache, full_data_predict, trainin
 from ..approximations.common import SparsePosterior, make_posterior, sparse_predict
 from ..approximations.dtc import dtc_log_marginal, dtc_posterior
 from ..approximations.fitc import fitc_log_marginal, fitc_posterior
+from ..approximations.objective import HostObjective
 from ..approximations.sor import sor_log_evidence, sor_posterior
 from ..approximations.vfe import vfe_bound, vfe_posterior
 from ..errors import InputError, ModelFileError, NumericalError
@@ -237,6 +238,17 @@ class SparseGPRegressor(GPRegressorBase):
         value = objective_fn(kernel, Z, to_positive(raw_noise), X, y, chunk=self._chunk, jitter=float(self.jitter))
         return -value - kernel.log_prior() - self._noise_log_prior(raw_noise)
 
+    def _host_objective(self, X, y, Z_fixed=None):
+        """The objective with the sums on the host (BLAS-3) on a CPU backend; None elsewhere (JAX path)."""
+        if jax.default_backend() != "cpu":
+            return None
+
+        def penalty(params):
+            return -params["kernel"].log_prior() - self._noise_log_prior(params["raw_noise"])
+
+        return HostObjective(self.approximation, X, y, chunk=self._chunk, jitter=float(self.jitter), penalty=penalty,
+                             Z_fixed=Z_fixed)
+
     def fit(self, X, y):
         """Fit hyper-parameters (and inducing inputs if ``optimize_inducing``); cache the posterior."""
         self._check_options()
@@ -258,7 +270,8 @@ class SparseGPRegressor(GPRegressorBase):
         self.rounds_ = None
         if self.reselect is None:
             params = self._fit_hyperparameters(
-                self._objective, params, mask, (Zj, Xj, yj), f"SparseGP ({self.approximation}) fit"
+                self._objective, params, mask, (Zj, Xj, yj), f"SparseGP ({self.approximation}) fit",
+                value_and_grad=self._host_objective(X, y, None if self.optimize_inducing else Z0),
             )
         elif self.reselect == "interleaved":
             params, idx = self._fit_interleaved(params, mask, X, y, Xj, yj, idx, rng)
@@ -308,6 +321,7 @@ class SparseGPRegressor(GPRegressorBase):
             params = self._fit_hyperparameters(
                 self._objective, params, mask, (jnp.asarray(X[idx]), Xj, yj),
                 f"SparseGP ({self.approximation}) {self.reselect} round {r + 1}/{self.n_rounds}",
+                value_and_grad=self._host_objective(X, y, X[idx]),
             )
             reports.append(self.optimizer_report_)
             rounds.append({"round": r + 1, "size": int(len(idx)), "after_selection": after_select,
