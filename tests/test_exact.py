@@ -37,10 +37,10 @@ def test_predictions_match_sklearn_to_1e8(rng):
     sk_mean, sk_std = sk.predict(Xs, return_std=True)  # sklearn's std includes the WhiteKernel noise
     _, sk_cov = sk.predict(Xs, return_cov=True)
     m = ExactGPRegressor(SquaredExponential(ell, amp), noise=noise, optimize=False, normalize_y=False).fit(X, y)
-    mean, std = m.predict(Xs, return_std=True, include_noise=True)
+    mean, std = m.predict(Xs, return_std=True)  # the default is the predictive of y, as sklearn's
     np.testing.assert_allclose(mean, sk_mean, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(std, sk_std, rtol=1e-8)
-    _, cov = m.predict(Xs, return_cov=True, include_noise=True)
+    _, cov = m.predict(Xs, return_cov=True)
     np.testing.assert_allclose(cov, sk_cov, rtol=1e-8, atol=1e-10)
     assert m.log_marginal_likelihood_ == pytest.approx(sk.log_marginal_likelihood_value_, rel=1e-8)
 
@@ -79,7 +79,7 @@ def test_fit_improves_objective_and_reports(rng):
     assert rep.history[-1] <= rep.history[0]
     assert rep.reason
     assert m.score(X, y) > 0.9
-    mean, std = m.predict(X, return_std=True)
+    mean, std = m.predict(X, return_std=True, include_noise=False)
     assert np.all(std > 0)
 
 
@@ -132,6 +132,6 @@ def test_full_cov_diag_equals_variance(rng):
     X, y = toy_regression(30, 2)
     m = ExactGPRegressor(max_iter=20).fit(X, y)
     Xs = rng.normal(size=(8, 2))
-    _, std = m.predict(Xs, return_std=True)
-    _, cov = m.predict(Xs, return_cov=True)
+    _, std = m.predict(Xs, return_std=True, include_noise=False)
+    _, cov = m.predict(Xs, return_cov=True, include_noise=False)
     np.testing.assert_allclose(np.sqrt(np.diag(cov)), std, rtol=1e-10)

@@ -20,8 +20,8 @@ def test_all_data_inducing_estimator_equals_exact(approximation, rng):
     ).fit(X, y)
     assert sparse.objective_ == pytest.approx(exact.log_marginal_likelihood_, rel=1e-6)
     Xs = rng.normal(size=(10, 2))
-    m1, s1 = exact.predict(Xs, return_std=True)
-    m2, s2 = sparse.predict(Xs, return_std=True)
+    m1, s1 = exact.predict(Xs, return_std=True, include_noise=False)
+    m2, s2 = sparse.predict(Xs, return_std=True, include_noise=False)
     np.testing.assert_allclose(m2, m1, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(s2, s1, rtol=1e-5, atol=1e-7)
 
@@ -44,8 +44,8 @@ def test_save_load_round_trip(prediction, tmp_path, rng):
     path = m.save(tmp_path / "m")
     m2 = load_model(path)
     Xs = rng.normal(size=(7, 2))
-    a, va = m.predict_var(Xs)
-    b, vb = m2.predict_var(Xs)
+    a, va = m.predict_var(Xs, include_noise=False)
+    b, vb = m2.predict_var(Xs, include_noise=False)
     np.testing.assert_allclose(a, b, rtol=1e-10)
     # Hyper-parameters travel as positive values in JSON: log(exp(raw)) may move raw by one ulp, which
     # the cancellation k_** - k^T Q~^-1 k of the O(nm) predictions amplifies to about 1e-10.
@@ -122,10 +122,10 @@ def test_nystrom_negative_variances_are_reported_not_hidden():
         random_state=0,
     ).fit(X, y)
     Xs = np.linspace(-1, 1, 101)[:, None]
-    mean, var = m.predict_var(Xs)
+    mean, var = m.predict_var(Xs, include_noise=False)
     assert np.min(var) < 0
     with pytest.raises(InputError, match="Nyström predictive variances are negative"):
-        m.predict(Xs, return_std=True)
+        m.predict(Xs, return_std=True, include_noise=False)
 
 
 def test_pipeline_and_grid_search():
@@ -158,3 +158,14 @@ def test_optimize_inducing_only_keeps_kernel_and_noise():
         SparseGPRegressor(k, optimize="all", **common).fit(X, y)
     with pytest.raises(InputError, match="optimize_inducing=True"):
         SparseGPRegressor(k, optimize="inducing", optimize_inducing=False, **common).fit(X, y)
+
+
+def test_default_predictive_is_of_the_targets():
+    """predict(return_std=True) gives the std of y (noise included), as scikit-learn's GPR with a WhiteKernel."""
+    X, y = toy_regression(80, 2)
+    m = SparseGPRegressor(inducing=10, random_state=0, max_iter=20).fit(X, y)
+    Xs = np.random.default_rng(1).normal(size=(15, 2))
+    _, std = m.predict(Xs, return_std=True)
+    _, latent = m.predict(Xs, return_std=True, include_noise=False)
+    np.testing.assert_allclose(std**2, latent**2 + m.noise_ * m.y_std_**2, rtol=1e-10)
+    np.testing.assert_allclose(m.predict_var(Xs)[1], std**2, rtol=1e-10)

@@ -106,8 +106,11 @@ class ExactGPRegressor(GPRegressorBase):
         self.y_train_ = y
         self.alpha_ = np.asarray(post.alpha)
 
-    def predict(self, X, return_std=False, return_cov=False, include_noise=False):
-        """Predictive mean, and optionally std or full covariance, of f (or of y with ``include_noise``).
+    def predict(self, X, return_std=False, return_cov=False, include_noise=True):
+        """Predictive mean, and optionally std or full covariance, of the targets y (noise included).
+
+        ``include_noise=False`` gives the latent f instead (the default matches scikit-learn's
+        ``GaussianProcessRegressor`` with a ``WhiteKernel``).
 
         Rounding-level negative variances (at most 1e-8 of the largest) are reported as std 0.
         """

@@ -390,8 +390,12 @@ class SparseGPRegressor(GPRegressorBase):
         # O(n m) per test point: small batches bound the (chunk x batch) blocks.
         return self._predict_in_batches(fn, X, full_cov=False, batch_size=256)
 
-    def predict(self, X, return_std=False, return_cov=False, include_noise=False):
-        """Predictive mean, and optionally std or full covariance, of f (or y with ``include_noise``)."""
+    def predict(self, X, return_std=False, return_cov=False, include_noise=True):
+        """Predictive mean, and optionally std or full covariance, of the targets y (noise included).
+
+        ``include_noise=False`` gives the latent f instead. The default matches scikit-learn's
+        ``GaussianProcessRegressor`` with a ``WhiteKernel``, so its std scores test targets directly.
+        """
         X = self._validate_test_inputs(X)
         mean, var = self._mean_var(X, full_cov=return_cov)
         if self.prediction == "nystrom" and return_std:
@@ -404,8 +408,11 @@ class SparseGPRegressor(GPRegressorBase):
                 )
         return self._finish_prediction(mean, var, return_std=return_std, return_cov=return_cov, include_noise=include_noise)
 
-    def predict_var(self, X, include_noise=False):
-        """(mean, variance) exactly as computed, with no square root taken (Nyström's may be negative)."""
+    def predict_var(self, X, include_noise=True):
+        """(mean, variance of y, or of f with ``include_noise=False``) as computed, no square root taken.
+
+        Nyström's latent variances may be negative (Quiñonero-Candela & Rasmussen eq. 39).
+        """
         X = self._validate_test_inputs(X)
         mean, var = self._mean_var(X, full_cov=False)
         var = var + (self.noise_ if include_noise else 0.0)

@@ -92,12 +92,12 @@ sin(x)/x on the 1,000 test inputs.""")
     X, y, Xt, _ = sinc_toy(0)
     sup = sgev_first = Evidence(10, candidates="full").select(kernel, noise, X, y, verbose=False).indices
     exact = ExactGPRegressor(kernel, noise=noise, optimize=False, normalize_y=False).fit(X, y)
-    _, sd_exact = exact.predict(Xt, return_std=True)
+    _, sd_exact = exact.predict(Xt, return_std=True, include_noise=False)
     sds = {"full GP": sd_exact}
     for pred in ("standard", "augmented"):
         m = SparseGPRegressor(kernel, approximation="sor", inducing=sup, noise=noise, optimize=False,
                               normalize_y=False, prediction=pred).fit(X, y)
-        sds["RRGP " + ("degenerate" if pred == "standard" else "augmented")] = m.predict(Xt, return_std=True)[1]
+        sds["RRGP " + ("degenerate" if pred == "standard" else "augmented")] = m.predict(Xt, return_std=True, include_noise=False)[1]
     far = np.abs(Xt[:, 0]) > 10.5
     rep.table(["predictive sd (noise included), |x| > 10.5", "mean", "vs full GP"],
               [[k, float(np.mean(v[far])), float(np.mean(v[far]) / np.mean(sd_exact[far]))] for k, v in sds.items()],
