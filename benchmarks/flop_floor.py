@@ -1,8 +1,8 @@
 """One VFE bound + gradient (hyper-parameters and inducing inputs) at n = 36,000, m = 512 vs the flop floor.
 
-Both evaluation paths are timed: the JAX program (``lax.scan`` with the hand-written VJP, used on
-accelerators) and the host statistics with BLAS-3 (:class:`sparsegp.approximations.objective.HostObjective`,
-what a CPU fit uses), and FITC on the host path beside VFE.
+Both evaluation paths are timed: the JAX program (``lax.scan``; a hand-written VJP for VFE,
+autodiff for FITC) and the host statistics with their written-out backward pass
+(:class:`sparsegp.approximations.objective.HostObjective`, which CPU fits use for FITC).
 
 Protocol K36's data (kin40k uci split 0, all 36,000 training rows, standardised),
 SE-ARD kernel, inducing inputs at a random training subset (seed 0). The floor is
@@ -73,7 +73,11 @@ def main():
     from sparsegp.approximations.objective import HostObjective
     from sparsegp.transforms import to_raw
 
+    from sparsegp.approximations.fitc import fitc_log_marginal
+
     params = {"kernel": k, "raw_noise": jnp.asarray(to_raw(0.1)), "Z": Zj}
+    fitc_vg = jax.jit(jax.value_and_grad(lambda k, Z, s: fitc_log_marginal(k, Z, s, Xj, yj, chunk=chunk), argnums=(0, 1, 2)))
+    fitc_jax_best, _ = best_of(lambda: jax.block_until_ready(fitc_vg(k, Zj, 0.1)), a.repeats)
     host = {}
     for approx in ("vfe", "fitc"):
         objective = HostObjective(approx, X, y, chunk=chunk, jitter=1e-8, penalty=lambda p: 0.0)
@@ -90,9 +94,10 @@ def main():
     print(f"bound + gradient (JAX path): best {vg_best:.3f} s, median {vg_med:.3f} s  -> {vg_best / floor_s:.2f} x floor "
           f"(median {vg_med / floor_s:.2f} x)")
     for approx, (b, med) in host.items():
-        print(f"{approx.upper()} bound + gradient (host BLAS path): best {b:.3f} s, median {med:.3f} s  -> "
+        print(f"{approx.upper()} bound + gradient (host path): best {b:.3f} s, median {med:.3f} s  -> "
               f"{b / floor_s:.2f} x floor (median {med / floor_s:.2f} x)")
-    print(f"FITC / VFE (host path, best): {host['fitc'][0] / host['vfe'][0]:.2f}")
+    print(f"FITC bound + gradient (JAX path, autodiff): best {fitc_jax_best:.3f} s -> {fitc_jax_best / floor_s:.2f} x floor")
+    print(f"FITC (host) / VFE (JAX), best: {host['fitc'][0] / vg_best:.2f}")
 
 
 if __name__ == "__main__":

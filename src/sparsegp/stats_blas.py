@@ -1,24 +1,21 @@
-"""The chunked statistics of :mod:`sparsegp.stats` on the CPU, with BLAS-3 and an explicit backward pass.
+"""The chunked statistics of :mod:`sparsegp.stats` on the host, with an explicit backward pass.
 
-:mod:`sparsegp.stats` computes the sums inside one JAX program (``lax.scan``),
-which keeps them differentiable and runs on any JAX device. On the CPU the
-O(n m^2) work is three matrix operations per chunk, and XLA has no symmetric
-rank-k update or triangular multiply: it does each as a general product, twice
-the flops. Here the same sums are computed chunk by chunk on the host:
+:mod:`sparsegp.stats` computes the sums inside one JAX program (``lax.scan``), differentiated
+by a hand-written VJP for the unit weights and by autodiff for FITC, whose row weights
+1 / Lambda_i depend on the whitened cross-covariances. Here the same sums are computed chunk by
+chunk on the host, and the backward pass is written out for both:
 
-* forward: K_uf by a jitted kernel evaluation, A^T = K_uf^T L^-T by ``dtrmm``
-  (m^2 per row), S += A A^T by ``dsyrk`` (m^2 per row), v += A y;
-* backward, given the cotangents of the sums: K_uf_bar = 2 Phi_bar K_uf + b_bar y^T
-  (one product, 2 m^2 per row, inside the jitted kernel VJP) for the unit
-  weights of VFE / DTC / SoR; FITC's weights 1 / Lambda_i depend on a_i, so its
-  backward adds the per-row terms of their derivative (see :meth:`BlasStats.backward`).
+* forward: K_uf by a jitted kernel evaluation, A^T = K_uf^T L^-T, S += A A^T, v += A y;
+* backward, given the cotangents of the sums: K_uf_bar = 2 Phi_bar K_uf + b_bar y^T for the unit
+  weights of VFE / DTC / SoR; for FITC the per-row terms of the weights' derivative
+  (:meth:`BlasStats.fitc_backward`).
 
-So one bound + gradient costs 4 n m^2 flops (unit weights) where the JAX path
-costs 6 n m^2. The cotangent of the whitening factor L_uu^-1 is returned, not
-pushed through the Cholesky: that O(m^3) step, like the m x m algebra of each
-approximation, stays in JAX (see :mod:`sparsegp.approximations.objective`).
-Only sums of size O(m^2) leave a chunk, so the same two passes map over data
-partitions.
+Only sums of size O(m^2) leave a chunk, so the two passes map over data partitions. The cotangent
+of the whitening factor L_uu^-1 is returned, not pushed through the Cholesky: that O(m^3) step,
+like the m x m algebra of each approximation, stays in JAX
+(:mod:`sparsegp.approximations.objective`). Chunks run on one worker thread per core with
+single-threaded BLAS: NumPy's products release the GIL, and OpenBLAS's own threads, which
+busy-wait between calls, would compete with XLA's for the same cores (BENCHMARKS.md).
 
 Notation as in :mod:`sparsegp.stats`: a_i = L_uu^-1 k_u(x_i) (column i of A),
 S = sum_i w_i a_i a_i^T, v = sum_i w_i a_i y_i, with w_i = 1 (unit) or
@@ -27,16 +24,28 @@ S = sum_i w_i a_i a_i^T, v = sum_i w_i a_i y_i, with w_i = 1 (unit) or
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import jax
 import jax.numpy as jnp
 import numpy as np
-from scipy.linalg import blas
+from threadpoolctl import ThreadpoolController
 
 from .stats import FITCStats, Stats
 
 # The first pass keeps each chunk's kernel block (VFE, DTC, SoR) or whitened block (FITC) for the
 # second when all of them fit in this many bytes; beyond it, the second pass recomputes them.
 KEEP_BYTES = 512 * 2**20
+
+# One worker thread per core, each calling single-threaded BLAS (see the module docstring).
+_THREADS = max(1, os.cpu_count() or 1)
+_POOL = ThreadPoolExecutor(_THREADS, thread_name_prefix="sparsegp-stats")
+_CONTROLLER = ThreadpoolController()
+
+
+def _single_threaded_blas():
+    return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 @jax.jit
@@ -55,9 +64,8 @@ def _kernel_block_vjp(kernel, Z, Xc, Kuf_bar, kdiag_bar):
 class _Blocks:
     """K_uf^T blocks of the chunks as read-only (rows, m) F-ordered views, and their VJP (jitted JAX).
 
-    XLA's worker threads spin for a while after each computation and slow the BLAS calls that
-    follow on the same cores, so the blocks are dispatched together where they are kept
-    (:meth:`all`), and the VJPs likewise (:meth:`vjp_all`), rather than alternating with BLAS.
+    Blocks are dispatched together (:meth:`some`), and the VJPs likewise (:meth:`vjp_all`),
+    rather than alternating one by one with the BLAS work.
     """
 
     def __init__(self, kernel, Z, Xs):
@@ -67,8 +75,8 @@ class _Blocks:
         Kuf, kdiag = _kernel_block(self.kernel, self.Z, self.Xs[i])
         return np.asarray(Kuf).T, np.asarray(kdiag)
 
-    def all(self):
-        out = [_kernel_block(self.kernel, self.Z, X) for X in self.Xs]  # dispatched asynchronously
+    def some(self, indices):
+        out = [_kernel_block(self.kernel, self.Z, self.Xs[i]) for i in indices]  # dispatched asynchronously
         return [(np.asarray(K).T, np.asarray(d)) for K, d in out]
 
     def vjp_all(self, items):
@@ -83,11 +91,6 @@ class _Blocks:
 
 def _tree_add(a, b):
     return b if a is None else jax.tree_util.tree_map(jnp.add, a, b)
-
-
-def _symmetrize_upper(S):
-    """The full matrix from dsyrk's upper triangle."""
-    return np.triu(S) + np.triu(S, 1).T
 
 
 class BlasStats:
@@ -122,31 +125,42 @@ class BlasStats:
             rows[self.chunk - self.pad :] = 0.0
         return rows
 
-    def _whiten(self, i, Kt, Linv):
-        """A^T = K_uf^T L^-T of chunk i, (rows, m) F-ordered, padded rows zeroed."""
-        At = blas.dtrmm(1.0, Linv, np.array(Kt, order="F"), side=1, lower=1, trans_a=1, overwrite_b=1)
-        return self._zero_padding(i, At)
+    def _whiten(self, i, Kt, LinvT):
+        """A^T = K_uf^T L^-T of chunk i, padded rows zeroed (``LinvT`` = L^-T)."""
+        return self._zero_padding(i, Kt @ LinvT)
+
+    def _map(self, fn, indices=None):
+        """``[fn(i) for i in indices]`` on the worker threads, in order (BLAS single-threaded inside)."""
+        indices = range(self.n_chunks) if indices is None else indices
+        with _single_threaded_blas():
+            return list(_POOL.map(fn, indices))
+
+    def _batches(self, keep: bool):
+        """All chunks at once when their blocks are kept; else one chunk per worker at a time."""
+        step = self.n_chunks if keep else _THREADS
+        return [range(i, min(i + step, self.n_chunks)) for i in range(0, self.n_chunks, step)]
 
     # ---- unit weights: VFE, DTC, SoR ----------------------------------------------------
     def forward(self, kernel, Z, Linv):
         """(:class:`~sparsegp.stats.Stats` as NumPy values, residual for :meth:`backward`)."""
-        Linv = np.asfortranarray(Linv, dtype=np.float64)
-        m = Linv.shape[0]
+        LinvT = np.ascontiguousarray(np.asarray(Linv, dtype=np.float64).T)
+        m = LinvT.shape[0]
         blocks, keep = _Blocks(kernel, Z, self.Xs), self._keep(m)
-        all_blocks = blocks.all() if keep else None
-        S = np.zeros((m, m), order="F")
-        v = np.zeros(m)
-        yy = trK = 0.0
-        kept = []
-        for i in range(self.n_chunks):
-            Kt, kdiag = all_blocks[i] if keep else blocks(i)
-            At = self._whiten(i, Kt, Linv)
-            S = blas.dsyrk(1.0, At, beta=1.0, c=S, trans=1, lower=0, overwrite_c=1)
-            v += At.T @ self.ys[i]
-            yy += float(self.ys[i] @ self.ys[i])
-            trK += float(kdiag @ self.ms[i])
-            kept.append(Kt if keep else None)
-        S = _symmetrize_upper(S)
+
+        def chunk_sums(item):
+            i, (Kt, kdiag) = item
+            At = self._whiten(i, Kt, LinvT)
+            S_i = At.T @ At
+            return S_i, At.T @ self.ys[i], float(self.ys[i] @ self.ys[i]), float(kdiag @ self.ms[i])
+
+        parts, kept = [], []
+        for batch in self._batches(keep):
+            items = list(zip(batch, blocks.some(batch)))
+            parts += self._map(chunk_sums, items)
+            kept += [Kt if keep else None for _, (Kt, _) in items]
+        S = sum(p[0] for p in parts)
+        v = sum(p[1] for p in parts)
+        yy, trK = sum(p[2] for p in parts), sum(p[3] for p in parts)
         st = Stats(S, v, np.float64(yy), np.float64(trK), np.float64(np.trace(S)), np.float64(self.n))
         return st, (blocks, kept)
 
@@ -168,47 +182,45 @@ class BlasStats:
         M = np.asfortranarray(0.5 * (M + M.T))
         b_bar = Linv.T @ v_bar
         Linv_bar = (2.0 * G @ np.asarray(st.S) + np.outer(v_bar, np.asarray(st.v))) @ Luu.T
-        k_bar = Z_bar = None
-        pending = []
-        for i in range(self.n_chunks):
+
+        def chunk_cotangent(i):
             Kt = kept[i] if kept[i] is not None else blocks(i)[0]
             Kt_bar = Kt @ M  # (K_uf^T_bar) = K_uf^T M + y b_bar^T, M symmetric
             Kt_bar += np.outer(self.ys[i], b_bar)
-            pending.append((i, self._zero_padding(i, Kt_bar), float(ct.trK) * self.ms[i]))
-            if kept[i] is None:  # nothing kept: one chunk at a time, bounded memory
-                kb, zb = blocks.vjp_all(pending)
-                k_bar, Z_bar, pending = _tree_add(k_bar, kb), _tree_add(Z_bar, zb), []
-        if pending:
-            kb, zb = blocks.vjp_all(pending)
+            return i, self._zero_padding(i, Kt_bar), float(ct.trK) * self.ms[i]
+
+        k_bar = Z_bar = None
+        for batch in self._batches(kept[0] is not None):
+            kb, zb = blocks.vjp_all(self._map(chunk_cotangent, batch))
             k_bar, Z_bar = _tree_add(k_bar, kb), _tree_add(Z_bar, zb)
         return k_bar, Z_bar, Linv_bar
 
     # ---- FITC ---------------------------------------------------------------------------
     def fitc_forward(self, kernel, Z, Linv, noise: float):
         """(:class:`~sparsegp.stats.FITCStats` as NumPy values, residual for :meth:`fitc_backward`)."""
-        Linv = np.asfortranarray(Linv, dtype=np.float64)
+        LinvT = np.ascontiguousarray(np.asarray(Linv, dtype=np.float64).T)
         m = Linv.shape[0]
         blocks, keep = _Blocks(kernel, Z, self.Xs), self._keep(2 * m)
-        all_blocks = blocks.all() if keep else None
-        S = np.zeros((m, m), order="F")
-        v = np.zeros(m)
-        yy = logdet = 0.0
-        kept, weights = [], []
-        for i in range(self.n_chunks):
-            Kt, kdiag = all_blocks[i] if keep else blocks(i)
-            At = self._whiten(i, Kt, Linv)
+
+        def chunk_sums(item):
+            i, (Kt, kdiag) = item
+            At = self._whiten(i, Kt, LinvT)
             mc, yc = self.ms[i], self.ys[i]
             lam = np.where(mc > 0, kdiag - np.einsum("ij,ij->i", At, At) + noise, 1.0)
             w = mc / lam
-            v += At.T @ (w * yc)
-            yy += float(w @ (yc * yc))
-            logdet += float(mc @ np.log(lam))
-            weights.append((w, lam))
-            S = blas.dsyrk(1.0, At * np.sqrt(w)[:, None], beta=1.0, c=S, trans=1, lower=0, overwrite_c=1)
-            kept.append((Kt, At) if keep else None)
-        S = _symmetrize_upper(S)
+            Aw = At * np.sqrt(w)[:, None]
+            S_i = Aw.T @ Aw
+            sums = (S_i, At.T @ (w * yc), float(w @ (yc * yc)), float(mc @ np.log(lam)))
+            return sums, (w, lam), ((Kt, At) if keep else None)
+
+        parts = []
+        for batch in self._batches(keep):
+            parts += self._map(chunk_sums, list(zip(batch, blocks.some(batch))))
+        S = sum(p[0][0] for p in parts)
+        v = sum(p[0][1] for p in parts)
+        yy, logdet = sum(p[0][2] for p in parts), sum(p[0][3] for p in parts)
         st = FITCStats(S, v, np.float64(yy), np.float64(logdet), np.float64(self.n))
-        return st, (blocks, kept, weights)
+        return st, (blocks, [p[2] for p in parts], [p[1] for p in parts])
 
     def fitc_backward(self, Linv, Luu, st: FITCStats, res, ct: FITCStats):
         """Cotangents (kernel, Z, L_uu^-1, sigma^2) of FITC's sums.
@@ -226,17 +238,13 @@ class BlasStats:
         S_bar = np.asfortranarray(0.5 * (S_bar + S_bar.T))
         v_bar = np.asarray(ct.v)
         yy_bar, ld_bar = float(ct.yy), float(ct.logdet_lambda)
-        m = S_bar.shape[0]
-        T = np.zeros((m, m))
-        noise_bar = 0.0
-        pending = []
-        k_bar = Z_bar = None
-        for i in range(self.n_chunks):
+
+        def chunk_cotangent(i):
             if kept[i] is not None:
                 Kt, At = kept[i]
             else:
                 Kt = blocks(i)[0]
-                At = self._whiten(i, Kt, Linv_f)
+                At = self._whiten(i, Kt, Linv_f.T)
             w, lam = weights[i]
             yc, mc = self.ys[i], self.ms[i]
             C = At @ S_bar
@@ -246,16 +254,18 @@ class BlasStats:
             C *= 2.0 * w[:, None]
             C += np.outer(w * yc, v_bar)
             C -= 2.0 * lam_bar[:, None] * At  # C is now A_bar^T
-            T += (At * lam_bar[:, None]).T @ At
-            noise_bar += float(lam_bar.sum())
-            Kt_bar = blas.dtrmm(1.0, Linv_f, np.asfortranarray(C), side=1, lower=1, overwrite_b=1)  # A_bar^T L^-1
-            pending.append((i, Kt_bar, lam_bar))
-            if kept[i] is None:
-                kb, zb = blocks.vjp_all(pending)
-                k_bar, Z_bar, pending = _tree_add(k_bar, kb), _tree_add(Z_bar, zb), []
-        if pending:
-            kb, zb = blocks.vjp_all(pending)
+            T_i = (At * lam_bar[:, None]).T @ At
+            Kt_bar = C @ Linv_f  # A_bar^T L^-1
+            return (i, Kt_bar, lam_bar), T_i
+
+        k_bar = Z_bar = None
+        T, noise_bar = 0.0, 0.0
+        for batch in self._batches(kept[0] is not None):
+            out = self._map(chunk_cotangent, batch)
+            kb, zb = blocks.vjp_all([o[0] for o in out])
             k_bar, Z_bar = _tree_add(k_bar, kb), _tree_add(Z_bar, zb)
+            T = T + sum(o[1] for o in out)
+            noise_bar += sum(float(o[0][2].sum()) for o in out)
         S, v = np.asarray(st.S), np.asarray(st.v)
         Linv_bar = (2.0 * S_bar @ S + np.outer(v_bar, v) - 2.0 * T) @ Luu.T
         return k_bar, Z_bar, Linv_bar, noise_bar

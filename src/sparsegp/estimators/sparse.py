@@ -239,8 +239,12 @@ class SparseGPRegressor(GPRegressorBase):
         return -value - kernel.log_prior() - self._noise_log_prior(raw_noise)
 
     def _host_objective(self, X, y, Z_fixed=None):
-        """The objective with the sums on the host (BLAS-3) on a CPU backend; None elsewhere (JAX path)."""
-        if jax.default_backend() != "cpu":
+        """FITC's objective with the sums on the host on a CPU backend; None otherwise (the JAX program).
+
+        FITC's hand-written backward pass (:mod:`sparsegp.stats_blas`) beats differentiating its scan;
+        for the unit-weight methods the JAX program is as fast on the CPU (BENCHMARKS.md).
+        """
+        if self.approximation != "fitc" or jax.default_backend() != "cpu":
             return None
 
         def penalty(params):
