@@ -33,7 +33,7 @@ import jax.numpy as jnp
 
 from .linalg import solve_lower, solve_upper
 
-DEFAULT_CHUNK_BYTES = 32 * 2**20  # one m x chunk block of K_uf
+DEFAULT_CHUNK_BYTES = 8 * 2**20  # one m x chunk block of K_uf (smaller blocks stay in cache; BENCHMARKS.md)
 
 
 class Stats(NamedTuple):

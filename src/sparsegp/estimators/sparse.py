@@ -89,7 +89,7 @@ class SparseGPRegressor(GPRegressorBase):
     jitter : float
         Relative jitter added to K_uu (times its mean diagonal).
     chunk_size : int or None
-        Training rows per chunk of the statistics (None: about 32 MiB of K_uf).
+        Training rows per chunk of the statistics (None: about 8 MiB of K_uf).
 
     Attributes
     ----------
