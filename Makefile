@@ -26,6 +26,7 @@ dev: $(STAMP_DEV)
 
 demo: $(STAMP_RUN)
 	$(BIN)/sparsegp fit --dataset kin40k --split 0 --n-train 10000 --model vfe --inducing 256 --out demo-output/kin40k-vfe256.npz
+	@echo "Side by side with GPflow and GPyTorch on the same protocol: make dev anchors && $(BIN)/python benchmarks/sparse_suite.py K10 --m 128 512"
 
 test: $(STAMP_DEV)
 	$(BIN)/python -m pytest
