@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 
-def gpflow_case(kind, d, m, max_iter):
+def gpflow_case(kind, d, m, max_iter, trajectory):
     import gpflow
     import tensorflow as tf
 
@@ -26,15 +26,20 @@ def gpflow_case(kind, d, m, max_iter):
     kernel = gpflow.kernels.SquaredExponential(lengthscales=d["ell0"].copy(), variance=float(d["var0"]))
     cls = gpflow.models.SGPR if kind == "sgpr" else gpflow.models.GPRFITC
     model = cls((X, y), kernel=kernel, inducing_variable=Z.copy(), noise_variance=float(d["noise0"]))
-    t0 = time.perf_counter()
     # GPflow's own default L-BFGS memory (SciPy's 10) unless the suite asks for another.
     options = {"maxiter": max_iter}
     if os.environ.get("SPARSEGP_BENCH_GPFLOW_MAXCOR"):
         options["maxcor"] = int(os.environ["SPARSEGP_BENCH_GPFLOW_MAXCOR"])
+
+    def step_callback(step, variables, values):
+        trajectory.record(step + 1, lambda: model.predict_y(Xs))
+
+    trajectory.start()
     res = gpflow.optimizers.Scipy().minimize(
-        model.training_loss, model.trainable_variables, options=options, compile=True
+        model.training_loss, model.trainable_variables, options=options, compile=True,
+        step_callback=step_callback if trajectory.every else None,
     )
-    fit_s = time.perf_counter() - t0
+    fit_s = trajectory.fit_seconds()
     t0 = time.perf_counter()
     mean, var = model.predict_y(Xs)
     pred_s = time.perf_counter() - t0
@@ -59,7 +64,7 @@ def gpflow_case(kind, d, m, max_iter):
     }
 
 
-def gpytorch_case(d, m, max_iter):
+def gpytorch_case(d, m, max_iter, trajectory):
     import gpytorch
     import torch
 
@@ -95,9 +100,9 @@ def gpytorch_case(d, m, max_iter):
         n_evals[0] += 1
         return loss
 
-    t0 = time.perf_counter()
+    trajectory.start()  # no per-iteration callback in torch's LBFGS: no trajectory for this case
     opt.step(closure)
-    fit_s = time.perf_counter() - t0
+    fit_s = trajectory.fit_seconds()
     t1 = time.perf_counter()
     for _ in range(3):
         closure()
@@ -124,8 +129,8 @@ def gpytorch_case(d, m, max_iter):
 
 
 CASES = {
-    "gpflow-sgpr": lambda d, m, it: gpflow_case("sgpr", d, m, it),
-    "gpflow-fitc": lambda d, m, it: gpflow_case("fitc", d, m, it),
+    "gpflow-sgpr": lambda d, m, it, tr: gpflow_case("sgpr", d, m, it, tr),
+    "gpflow-fitc": lambda d, m, it, tr: gpflow_case("fitc", d, m, it, tr),
     "gpytorch-sgpr": gpytorch_case,
 }
 

@@ -1,6 +1,7 @@
 """Sparse regression side by side: sparsegp vs GPflow vs GPyTorch on one protocol.
 
     python benchmarks/sparse_suite.py K10 --m 128 512 --max-iter 300 [--cases ...]
+    python benchmarks/sparse_suite.py K10 --m 512 --max-iter 1000 --every 10 --ttq 0.0385 -1.57 --cases vfe gpflow-sgpr
 
 Protocols (see the project's protocol table): K10 = kin40k uci split 0, first
 10,000 training rows, full split-0 test set; P32 = pumadyn32nm split 0, all
@@ -81,9 +82,10 @@ def anchors_python():
     return cand if os.path.exists(cand) else None
 
 
-def run_case(python, script, case, data, m, max_iter, workdir):
+def run_case(python, script, case, data, m, max_iter, workdir, every=0):
     out = os.path.join(workdir, f"{case}-{m}.npz")
-    cmd = [python, os.path.join(HERE, script), case, data, out, "--m", str(m), "--max-iter", str(max_iter)]
+    cmd = [python, os.path.join(HERE, script), case, data, out, "--m", str(m), "--max-iter", str(max_iter),
+           "--every", str(every)]
     # Peak RSS of the child, measured by wait4 on it alone.
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -107,6 +109,10 @@ def main(argv=None):
     p.add_argument("--max-iter", type=int, default=300)
     p.add_argument("--cases", nargs="+", default=list(OURS + ANCHORS))
     p.add_argument("--seed", type=int, nargs="+", default=[0], help="seeds of the inducing-input initialisation")
+    p.add_argument("--every", type=int, default=0,
+                   help="record test SMSE / SNLP every K iterations, fit clock stopped (protocol TTQ)")
+    p.add_argument("--ttq", type=float, nargs=2, metavar=("SMSE", "SNLP"), default=None,
+                   help="time to quality: the fit seconds until both test metrics first reach these values")
     p.add_argument("--gpflow-maxcor", type=int, default=None,
                    help="L-BFGS memory for GPflow's Scipy optimiser (default: GPflow's own, SciPy's 10)")
     a = p.parse_args(argv)
@@ -133,7 +139,7 @@ def main(argv=None):
                             continue
                         python, script = apy, "anchors.py"
                     print(f"running {case} m={m} ...", file=sys.stderr, flush=True)
-                    r = run_case(python, script, case, data, m, a.max_iter, tmp)
+                    r = run_case(python, script, case, data, m, a.max_iter, tmp, a.every)
                     row = {"protocol": a.protocol, "seed": seed, "m": m, **{k: v for k, v in r.items() if k not in ("mean", "var")}}
                     if "error" not in r:
                         var = np.asarray(r["var"])
@@ -141,6 +147,12 @@ def main(argv=None):
                         row["SNLP"] = round(metrics.snlp(ys, r["mean"], np.maximum(var, 1e-300), y), 4)
                         for k in ("fit_s", "predict_s", "s_per_eval", "objective"):
                             row[k] = round(float(row[k]), 4 if k in ("s_per_eval", "predict_s") else 2)
+                        if a.ttq:
+                            reached = [p for p in row.pop("trajectory", []) if p[2] <= a.ttq[0] and p[3] <= a.ttq[1]]
+                            row["ttq_s"] = reached[0][1] if reached else None
+                            row["ttq_iter"] = reached[0][0] if reached else None
+                        else:
+                            row.pop("trajectory", None)
                     rows.append(row)
                     print(json.dumps(row), file=sys.stderr, flush=True)
     # Ratios against GPflow's SGPR at the same m, measured in this run.
@@ -149,8 +161,11 @@ def main(argv=None):
         if ref and "fit_s" in row:
             row["fit_ratio_vs_gpflow_sgpr"] = round(row["fit_s"] / ref[0]["fit_s"], 3)
             row["eval_ratio_vs_gpflow_sgpr"] = round(row["s_per_eval"] / ref[0]["s_per_eval"], 3)
+            if row.get("ttq_s") is not None and ref[0].get("ttq_s"):
+                row["ttq_ratio_vs_gpflow_sgpr"] = round(row["ttq_s"] / ref[0]["ttq_s"], 3)
     cols = ["protocol", "seed", "library", "method", "m", "fit_s", "predict_s", "s_per_eval", "iterations", "SMSE", "SNLP",
-            "objective", "peak_rss_MiB", "fit_ratio_vs_gpflow_sgpr", "eval_ratio_vs_gpflow_sgpr", "error"]
+            "objective", "peak_rss_MiB", "ttq_s", "ttq_iter", "fit_ratio_vs_gpflow_sgpr", "eval_ratio_vs_gpflow_sgpr",
+            "ttq_ratio_vs_gpflow_sgpr", "error"]
     print(f"# sparse suite {a.protocol}, max_iter={a.max_iter}, {os.cpu_count()} cores; self peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MiB")
     print(format_table(rows, cols))
     if len(a.seed) > 1:
