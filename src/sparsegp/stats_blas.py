@@ -32,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from .stats import FITCStats, Stats
+from .stats import FITCStats, Stats, chunk_rows
 
 # The first pass keeps each chunk's kernel block (VFE, DTC, SoR) or whitened block (FITC) for the
 # second when all of them fit in this many bytes; beyond it, the second pass recomputes them.
@@ -72,8 +72,7 @@ class _Blocks:
         self.kernel, self.Z, self.Xs = kernel, jnp.asarray(Z), Xs
 
     def __call__(self, i):
-        Kuf, kdiag = _kernel_block(self.kernel, self.Z, self.Xs[i])
-        return np.asarray(Kuf).T, np.asarray(kdiag)
+        return self.some([i])[0]
 
     def some(self, indices):
         out = [_kernel_block(self.kernel, self.Z, self.Xs[i]) for i in indices]  # dispatched asynchronously
@@ -100,21 +99,13 @@ class BlasStats:
     """
 
     def __init__(self, X, y, chunk: int):
-        X = np.asarray(X, dtype=np.float64)
-        y = np.asarray(y, dtype=np.float64)
-        n = X.shape[0]
+        n = np.shape(X)[0]
         chunk = int(min(max(1, chunk), max(n, 1)))
-        n_chunks = -(-n // chunk)
-        pad = n_chunks * chunk - n
-        if pad:
-            X = np.concatenate([X, np.repeat(X[-1:], pad, axis=0)])
-            y = np.concatenate([y, np.zeros(pad)])
-        mask = np.ones(n_chunks * chunk)
-        mask[n:] = 0.0
-        self.n, self.chunk, self.n_chunks, self.pad = n, chunk, n_chunks, pad
-        self.Xs = [X[i * chunk : (i + 1) * chunk] for i in range(n_chunks)]
-        self.ys = [y[i * chunk : (i + 1) * chunk] for i in range(n_chunks)]
-        self.ms = [mask[i * chunk : (i + 1) * chunk] for i in range(n_chunks)]
+        Xs, ys, ms = (np.asarray(a) for a in chunk_rows(jnp.asarray(X, dtype=jnp.float64), jnp.asarray(y, dtype=jnp.float64), chunk))
+        self.n, self.chunk, self.n_chunks = n, chunk, Xs.shape[0]
+        self.pad = self.n_chunks * chunk - n
+        self.Xs, self.ys, self.ms = list(Xs), list(ys), list(ms)
+        self.yy = float(np.sum(ys * ys))  # a constant of the data (padded targets are 0)
 
     def _keep(self, m: int) -> bool:
         return self.n_chunks * self.chunk * m * 8 <= KEEP_BYTES
@@ -129,9 +120,8 @@ class BlasStats:
         """A^T = K_uf^T L^-T of chunk i, padded rows zeroed (``LinvT`` = L^-T)."""
         return self._zero_padding(i, Kt @ LinvT)
 
-    def _map(self, fn, indices=None):
+    def _map(self, fn, indices):
         """``[fn(i) for i in indices]`` on the worker threads, in order (BLAS single-threaded inside)."""
-        indices = range(self.n_chunks) if indices is None else indices
         with _single_threaded_blas():
             return list(_POOL.map(fn, indices))
 
@@ -151,7 +141,7 @@ class BlasStats:
             i, (Kt, kdiag) = item
             At = self._whiten(i, Kt, LinvT)
             S_i = At.T @ At
-            return S_i, At.T @ self.ys[i], float(self.ys[i] @ self.ys[i]), float(kdiag @ self.ms[i])
+            return S_i, At.T @ self.ys[i], float(kdiag @ self.ms[i])
 
         parts, kept = [], []
         for batch in self._batches(keep):
@@ -160,8 +150,8 @@ class BlasStats:
             kept += [Kt if keep else None for _, (Kt, _) in items]
         S = sum(p[0] for p in parts)
         v = sum(p[1] for p in parts)
-        yy, trK = sum(p[2] for p in parts), sum(p[3] for p in parts)
-        st = Stats(S, v, np.float64(yy), np.float64(trK), np.float64(np.trace(S)), np.float64(self.n))
+        trK = sum(p[2] for p in parts)
+        st = Stats(S, v, np.float64(self.yy), np.float64(trK), np.float64(np.trace(S)), np.float64(self.n))
         return st, (blocks, kept)
 
     def backward(self, Linv, Luu, st: Stats, res, ct: Stats):

@@ -113,10 +113,9 @@ def minimize(
         def flat_value_and_grad(x):
             return vg(x, *args)
     else:
-        host_vg = value_and_grad
 
         def flat_value_and_grad(x):
-            f, g = host_vg(unravel(x))
+            f, g = value_and_grad(unravel(x))
             return f, ravel_pytree(g)[0]
 
     start = time.perf_counter()

@@ -244,7 +244,7 @@ class SparseGPRegressor(GPRegressorBase):
         FITC's hand-written backward pass (:mod:`sparsegp.stats_blas`) beats differentiating its scan;
         for the unit-weight methods the JAX program is as fast on the CPU (BENCHMARKS.md).
         """
-        if self.approximation != "fitc" or jax.default_backend() != "cpu":
+        if not self.optimize or self.approximation != "fitc" or jax.default_backend() != "cpu":
             return None
 
         def penalty(params):
