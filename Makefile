@@ -25,7 +25,7 @@ install: $(STAMP_RUN)
 dev: $(STAMP_DEV)
 
 demo: $(STAMP_RUN)
-	$(BIN)/sparsegp fit --dataset kin40k --split 0 --n-train 10000 --model vfe --inducing 256 --out demo-output/kin40k-vfe256.npz
+	$(BIN)/sparsegp fit --dataset kin40k --split 0 --n-train 10000 --model vfe --inducing 512 --max-iter 80 --out demo-output/kin40k-vfe512.npz
 	@echo "Side by side with GPflow and GPyTorch on the same protocol: make dev anchors && $(BIN)/python benchmarks/sparse_suite.py K10 --m 128 512"
 
 test: $(STAMP_DEV)
