@@ -97,3 +97,40 @@ def test_fit_with_greedy_selection_and_em(capsys):
     header, _, row = capsys.readouterr().out.splitlines()[:3]
     cells = dict(zip([h.strip() for h in header.split("|")], [c.strip() for c in row.split("|")]))
     assert cells["m"] == "12" and float(cells["SMSE"]) < 0.6
+
+
+def _write_columns(path, names, columns):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(names)
+        w.writerows(zip(*columns))
+
+
+@pytest.mark.parametrize("model_name", ["exact", "vfe"])
+def test_predict_matches_columns_by_name(model_name, tmp_path, capsys):
+    X, y = toy_regression(60, 3)
+    X[:, 2] *= 3.0  # columns that differ, so a positional mix-up changes the predictions
+    train = tmp_path / "train.csv"
+    _write_columns(train, ["a", "b", "c", "target"], [X[:, 0], X[:, 1], X[:, 2], y])
+    model = tmp_path / "m.npz"
+    assert main(["fit", "--data", str(train), "--target", "target", "--model", model_name, "--inducing", "10",
+                 "--max-iter", "20", "--quiet", "--out", str(model)]) == 0
+
+    def predict(names, columns, *extra):
+        data, out = tmp_path / "test.csv", tmp_path / "preds.csv"
+        _write_columns(data, names, columns)
+        code = main(["predict", "--model", str(model), "--data", str(data), "--out", str(out), *extra])
+        return code, (np.array([float(r["mean"]) for r in csv.DictReader(open(out))]) if code == 0 else None)
+
+    code, original = predict(["a", "b", "c"], [X[:, 0], X[:, 1], X[:, 2]])
+    assert code == 0
+    code, reordered = predict(["c", "a", "b"], [X[:, 2], X[:, 0], X[:, 1]])
+    assert code == 0
+    np.testing.assert_array_equal(reordered, original)
+    code, _ = predict(["c", "b", "target", "a"], [X[:, 2], X[:, 1], y, X[:, 0]], "--target", "target")
+    assert code == 0
+    capsys.readouterr()
+    assert predict(["a", "b"], [X[:, 0], X[:, 1]])[0] == 2
+    assert "missing ['c']" in capsys.readouterr().err
+    assert predict(["a", "b", "c", "d"], [X[:, 0], X[:, 1], X[:, 2], y])[0] == 2
+    assert "unknown ['d']" in capsys.readouterr().err

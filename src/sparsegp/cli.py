@@ -30,8 +30,12 @@ def _kernel(name: str, D: int):
     }[name]()
 
 
-def read_table(path: str, target: str | None):
-    """(X, y or None, feature names) from a CSV with a header row, or an NPZ of named columns."""
+def read_table(path: str, target: str | None, features=None):
+    """(X, y or None, feature names) from a CSV with a header row, or an NPZ of named columns.
+
+    ``features`` (the names a model was fitted on) picks the columns by name, in that order; a
+    missing feature or a column that is neither a feature nor the target is an error.
+    """
     if not os.path.exists(path):
         raise SparseGPError(f"data file {path!r} does not exist")
     if path.endswith(".npz"):
@@ -40,6 +44,9 @@ def read_table(path: str, target: str | None):
         if "X" in cols and cols["X"].ndim == 2:
             X = cols["X"].astype(np.float64)
             names = [f"x{i}" for i in range(X.shape[1])]
+            if features is not None and list(features) != names:
+                raise SparseGPError(f"{path!r} holds an unnamed matrix 'X', but the model was fitted on named "
+                                    f"columns {list(features)}: store one array per column")
             y = cols[target].astype(np.float64) if target else None
             if target and target not in cols:
                 raise SparseGPError(f"{path!r} has no array named {target!r}; it has {sorted(cols)}")
@@ -63,6 +70,16 @@ def read_table(path: str, target: str | None):
     if target is not None and target not in cols:
         raise SparseGPError(f"{path!r} has no column named {target!r}; columns: {names}")
     feats = [n for n in names if n != target]
+    if features is not None:
+        missing = [n for n in features if n not in cols]
+        unknown = [n for n in feats if n not in set(features)]
+        if missing or unknown:
+            raise SparseGPError(
+                f"{path!r}: the columns must be the model's features {list(features)}"
+                + (f"; missing {missing}" if missing else "")
+                + (f"; unknown {unknown} (name the target with --target)" if unknown else "")
+            )
+        feats = list(features)
     X = np.column_stack([np.asarray(cols[n], dtype=np.float64) for n in feats])
     y = np.asarray(cols[target], dtype=np.float64) if target is not None else None
     return X, y, feats
@@ -136,11 +153,13 @@ def cmd_fit(args):
     else:
         if not args.target:
             raise SparseGPError("--target names the target column when fitting on --data")
-        X, y, _ = read_table(args.data, args.target)
+        X, y, feature_names = read_table(args.data, args.target)
         source = os.path.basename(args.data)
     model = _build_model(args, X.shape[1])
     t0 = time.perf_counter()
     model.fit(X, y)
+    if args.data:  # predict matches the columns of a file by these names
+        model._set_feature_names(feature_names)
     fit_s = time.perf_counter() - t0
     row = {"data": source, "model": args.model, "n_train": len(X)}
     if args.model != "exact":
@@ -167,7 +186,7 @@ def cmd_predict(args):
     from . import load_model, metrics
 
     model = load_model(args.model)
-    X, y, _ = read_table(args.data, args.target)
+    X, y, _ = read_table(args.data, args.target, getattr(model, "feature_names_in_", None))
     mean, std = model.predict(X, return_std=True, include_noise=not args.latent)
     out = sys.stdout if args.out in (None, "-") else open(args.out, "w", newline="")
     try:

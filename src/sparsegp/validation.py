@@ -120,3 +120,34 @@ def check_int(value, name: str, *, minimum: int = 0) -> int:
     if value < minimum:
         raise InputError(f"{name} must be >= {minimum}, got {value}")
     return int(value)
+
+
+def feature_names_of(X) -> np.ndarray | None:
+    """Column names of a table-like X (a DataFrame's ``columns``) when all are strings, else None.
+
+    scikit-learn's convention: ``feature_names_in_`` is set only when every column name is a string.
+    """
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        return None
+    names = np.asarray(list(columns), dtype=object)
+    return names if all(isinstance(n, str) for n in names) else None
+
+
+def check_feature_names(fitted: np.ndarray | None, X, owner: str) -> None:
+    """Reject a table whose column names differ from those seen at fit, with scikit-learn's messages."""
+    given = feature_names_of(X)
+    if fitted is None or given is None:
+        return
+    if list(given) == list(fitted):
+        return
+    unseen = [n for n in given if n not in set(fitted)]
+    missing = [n for n in fitted if n not in set(given)]
+    detail = []
+    if unseen:
+        detail.append("Feature names unseen at fit time:\n" + "".join(f"- {n}\n" for n in unseen))
+    if missing:
+        detail.append("Feature names seen at fit time, yet now missing:\n" + "".join(f"- {n}\n" for n in missing))
+    if not detail:
+        detail.append("Feature names must be in the same order as they were in fit.\n")
+    raise InputError(f"The feature names should match those that were passed during fit ({owner}).\n" + "".join(detail))

@@ -11,7 +11,7 @@ from ..errors import InputError, NotFittedError, NumericalError
 from ..kernels import Kernel, SquaredExponential
 from ..training import minimize
 from ..transforms import RAW_MAX, RAW_MIN, log_jacobian, to_positive, to_raw
-from ..validation import as_float_matrix, as_float_vector, check_int, check_positive
+from ..validation import as_float_matrix, as_float_vector, check_feature_names, check_int, check_positive, feature_names_of
 from . import persistence
 
 
@@ -23,9 +23,11 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
     def _validate_training_data(self, X, y, *, min_rows: int = 1):
         if y is None:
             raise InputError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        names = feature_names_of(X)
         X = as_float_matrix(X, "X", min_rows=min_rows)
         y = as_float_vector(y, "y", n=X.shape[0])
         self.n_features_in_ = X.shape[1]
+        self._set_feature_names(names)
         if self.normalize_y:
             self.y_mean_ = float(np.mean(y))
             std = float(np.std(y))
@@ -106,8 +108,16 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
                 "before using this estimator."
             )
 
+    def _set_feature_names(self, names):
+        """``feature_names_in_`` (scikit-learn's attribute): the column names of a DataFrame at fit, else absent."""
+        if names is None:
+            self.__dict__.pop("feature_names_in_", None)
+        else:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+
     def _validate_test_inputs(self, X):
         self._check_fitted()
+        check_feature_names(getattr(self, "feature_names_in_", None), X, type(self).__name__)
         return as_float_matrix(X, "X", n_features=self.n_features_in_, owner=type(self).__name__)
 
     def _predict_in_batches(self, fn, X, *, full_cov: bool, batch_size: int = 4096):
@@ -159,6 +169,8 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
             "y_mean": float(self.y_mean_),
             "y_std": float(self.y_std_),
             "n_features_in": int(self.n_features_in_),
+            "feature_names": None if getattr(self, "feature_names_in_", None) is None
+            else [str(n) for n in self.feature_names_in_],
         }
 
     @classmethod
@@ -175,6 +187,14 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
             raise persistence.ModelFileError("metadata fields 'y_mean'/'y_std' must be finite with y_std > 0")
         if model.n_features_in_ < 1:
             raise persistence.ModelFileError("metadata field 'n_features_in' must be >= 1")
+        names = meta.get("feature_names")
+        if names is not None:
+            if not (isinstance(names, list) and len(names) == model.n_features_in_ and all(isinstance(n, str) for n in names)
+                    and len(set(names)) == len(names)):
+                raise persistence.ModelFileError(
+                    f"metadata field 'feature_names' must be null or {model.n_features_in_} distinct strings"
+                )
+        model._set_feature_names(names)
         try:
             model.kernel_.check_input_dim(model.n_features_in_)
         except InputError as exc:
