@@ -1,6 +1,7 @@
 """Inputs that once gave silently wrong answers: each case here must fail loudly or be handled."""
 
 import json
+import zipfile
 
 import numpy as np
 import pytest
@@ -65,3 +66,80 @@ def test_malformed_feature_names_in_a_model_file_are_rejected(names, tmp_path):
     np.savez(bad, __metadata__=np.array(json.dumps(meta)), **arrays)
     with pytest.raises(ModelFileError, match="feature_names"):
         load_model(bad)
+
+
+def _fitted_models():
+    from sparsegp import IVMClassifier
+
+    X, y = toy_regression(40, 2)
+    yield "exact", ExactGPRegressor(max_iter=10).fit(X, y), X
+    yield "sparse", SparseGPRegressor(inducing=6, max_iter=10, random_state=0).fit(X, y), X
+    yield "ivm", IVMClassifier(size=10).fit(X, np.where(y > np.median(y), 1, -1)), X
+
+
+@pytest.mark.parametrize("which", ["exact", "sparse", "ivm"])
+def test_single_byte_corruptions_give_model_file_error_or_the_same_model(which, tmp_path):
+    name, model, X = next(m for m in _fitted_models() if m[0] == which)
+    path = model.save(tmp_path / "m.npz")
+    original = open(path, "rb").read()
+    expected = load_model(path).predict(X[:5])  # the intact file's model
+    positions = np.unique(np.linspace(0, len(original) - 1, 100).astype(int))
+    outcomes = {"error": 0, "same": 0}
+    for pos in positions:
+        data = bytearray(original)
+        data[pos] ^= 0xFF
+        bad = tmp_path / "bad.npz"
+        bad.write_bytes(bytes(data))
+        try:
+            loaded = load_model(bad)
+        except ModelFileError:
+            outcomes["error"] += 1
+            continue
+        np.testing.assert_array_equal(loaded.predict(X[:5]), expected, err_msg=f"byte {pos} flipped")
+        outcomes["same"] += 1
+    assert outcomes["error"] >= len(positions) // 2  # most bytes matter; the rest are unused zip fields
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"x,y\n1,2\n", "not a sparsegp model file"),
+    (b"just some text", "not a sparsegp model file"),
+    (b"\x93NUMPY\x01\x00garbage", "single .npy array"),
+    (b"\x80\x04K\x01.", "pickled data"),
+])
+def test_files_that_are_not_archives_are_named_for_what_they_are(content, message, tmp_path):
+    path = tmp_path / "m.npz"
+    path.write_bytes(content)
+    with pytest.raises(ModelFileError, match=message):
+        load_model(path)
+
+
+def _zip_with_member_flag(src, dst, *, compress_type=None, flag_bits=None):
+    """Copy an archive, editing the central-directory entry of its first member (method or flags)."""
+    data = bytearray(open(src, "rb").read())
+    at = data.index(b"PK\x01\x02")
+    if flag_bits is not None:
+        data[at + 8 : at + 10] = flag_bits.to_bytes(2, "little")
+    if compress_type is not None:
+        data[at + 10 : at + 12] = compress_type.to_bytes(2, "little")
+    open(dst, "wb").write(bytes(data))
+
+
+@pytest.mark.parametrize("edit", [dict(compress_type=99), dict(flag_bits=1)])
+def test_unsupported_or_encrypted_members_give_model_file_error(edit, tmp_path):
+    X, y = toy_regression(20, 2)
+    path = ExactGPRegressor(max_iter=5).fit(X, y).save(tmp_path / "m.npz")
+    bad = tmp_path / "bad.npz"
+    _zip_with_member_flag(path, bad, **edit)
+    with pytest.raises(ModelFileError, match="cannot be read|not a readable"):
+        load_model(bad)
+
+
+def test_a_member_that_is_not_an_npy_array_gives_model_file_error(tmp_path):
+    X, y = toy_regression(20, 2)
+    path = ExactGPRegressor(max_iter=5).fit(X, y).save(tmp_path / "m.npz")
+    with zipfile.ZipFile(path, "a") as z:
+        z.writestr("extra.txt", b"not an array")
+    with pytest.raises(ModelFileError):
+        load_model(path)
+    with pytest.raises(ModelFileError):
+        load_model(tmp_path)

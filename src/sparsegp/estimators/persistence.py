@@ -82,25 +82,56 @@ def save_model(estimator, path) -> str:
     return path
 
 
+def _read_archive(path: str) -> dict:
+    """The arrays of an .npz archive, each member read with ``allow_pickle=False``.
+
+    Anything unreadable, whatever the reader raises (a bad zip structure, an unsupported or
+    encrypted member, a damaged .npy header, a CRC mismatch), becomes one ModelFileError that
+    names the member: the file is untrusted input.
+    """
+    if os.path.isdir(path):
+        raise ModelFileError(f"{path!r} is a directory, not a model file")
+    if not zipfile.is_zipfile(path):
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+        if head[:1] == b"\x80":
+            raise ModelFileError(f"{path!r} is not a model file: it contains pickled data, which sparsegp never loads")
+        if head.startswith(b"\x93NUMPY"):
+            raise ModelFileError(f"{path!r} is a single .npy array, not a sparsegp model archive")
+        raise ModelFileError(f"{path!r} is not a sparsegp model file: a model is an .npz (zip) archive")
+    arrays = {}
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            for key in f.files:
+                try:
+                    arrays[key] = f[key]
+                    if not isinstance(arrays[key], np.ndarray):  # NumPy hands back non-.npy members as bytes
+                        raise ModelFileError(f"{path!r}: member {key!r} is not a .npy array")
+                except ModelFileError:
+                    raise
+                except ValueError as exc:
+                    if "allow_pickle" in str(exc):
+                        raise ModelFileError(
+                            f"{path!r}: member {key!r} contains pickled data, which sparsegp never loads"
+                        ) from None
+                    raise ModelFileError(f"{path!r}: member {key!r} is not a valid .npy array ({exc})") from None
+                except Exception as exc:  # noqa: BLE001 - untrusted bytes: any reader failure is a bad file
+                    raise ModelFileError(
+                        f"{path!r}: member {key!r} cannot be read ({type(exc).__name__}: {exc})"
+                    ) from None
+    except ModelFileError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the zip directory itself is damaged
+        raise ModelFileError(f"{path!r} is not a readable .npz archive ({type(exc).__name__}: {exc})") from None
+    return arrays
+
+
 def load_model(path):
     """Read a model written by :func:`save_model`, validating every field."""
     path = os.fspath(path)
     if not os.path.exists(path):
         raise ModelFileError(f"model file {path!r} does not exist")
-    try:
-        f = np.load(path, allow_pickle=False)
-        if not isinstance(f, np.lib.npyio.NpzFile):
-            raise ModelFileError(f"{path!r} is a single .npy array, not a sparsegp model archive")
-        with f:
-            arrays = {k: f[k] for k in f.files}
-    except ModelFileError:
-        raise
-    except ValueError as exc:
-        raise ModelFileError(
-            f"{path!r} is not a valid model file: it contains pickled data, which sparsegp never loads ({exc})"
-        ) from None
-    except (OSError, zipfile.BadZipFile, EOFError, KeyError) as exc:
-        raise ModelFileError(f"{path!r} is not a readable .npz model file: {exc}") from None
+    arrays = _read_archive(path)
     if "__metadata__" not in arrays:
         raise ModelFileError(f"{path!r} has no '__metadata__' entry; it was not written by sparsegp")
     raw = arrays.pop("__metadata__")
