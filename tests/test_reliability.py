@@ -1,13 +1,17 @@
 """Inputs that once gave silently wrong answers: each case here must fail loudly or be handled."""
 
 import json
+import warnings
 import zipfile
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 
 from conftest import toy_regression
-from sparsegp import ExactGPRegressor, InputError, ModelFileError, SparseGPRegressor, load_model
+from sparsegp import DataWarning, ExactGPRegressor, InputError, ModelFileError, SparseGPRegressor, load_model
+from sparsegp.kernels import Linear, Matern32, SquaredExponential
+from sparsegp.priors import Gamma, LogNormal
 
 
 class Table:
@@ -143,3 +147,269 @@ def test_a_member_that_is_not_an_npy_array_gives_model_file_error(tmp_path):
         load_model(path)
     with pytest.raises(ModelFileError):
         load_model(tmp_path)
+
+
+# ---- units: the fit must not depend on the units of X or y ------------------------------------
+def _sine(X):
+    return np.sin(2 * X[:, 0]) + X[:, 1] / 2
+
+
+def _sine_data(n, seed=0):
+    """Training data on [-2, 2]^2 and test inputs inside it (no extrapolation)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, size=(n, 2))
+    return X, _sine(X) + 0.1 * rng.normal(size=n), rng.uniform(-1.8, 1.8, size=(200, 2))
+
+
+SCALE_CASES = {
+    "exact": lambda: ExactGPRegressor(),
+    # Free inducing inputs: a converged fit (a capped FITC / DTC run with free Z amplifies rounding
+    # differences into different stopping points, so those are checked at fixed inducing rows).
+    "vfe-free-Z": lambda: SparseGPRegressor(approximation="vfe", inducing=15, random_state=0),
+    **{f"{a}-rows": (lambda a=a: SparseGPRegressor(approximation=a, inducing=15, random_state=0, optimize_inducing=False))
+       for a in ("vfe", "dtc", "sor", "fitc")},
+}
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("case", sorted(SCALE_CASES))
+def test_inputs_and_targets_in_any_units_give_the_same_fit(case):
+    X, y, Xt = _sine_data(150)
+    ft = _sine(Xt)
+    rmse = {}
+    for sx, sy in [(1e-6, 1e6), (1.0, 1.0), (1e6, 1e-6)]:
+        model = SCALE_CASES[case]().fit(X * sx, y * sy)
+        rmse[sx] = np.sqrt(np.mean((model.predict(Xt * sx) / sy - ft) ** 2))
+    assert rmse[1.0] < 0.5 * np.std(ft)  # a real fit, not the constant mean
+    for sx in (1e-6, 1e6):
+        assert abs(rmse[sx] - rmse[1.0]) <= 0.05 * rmse[1.0], rmse
+
+
+def test_default_length_scales_start_at_the_column_spread():
+    X, y, _ = _sine_data(60)
+    X = X * np.array([1e-3, 1e4])
+    model = ExactGPRegressor(optimize=False).fit(X, y)
+    np.testing.assert_allclose(model.kernel_.lengthscale, np.std(X, axis=0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", [
+    SquaredExponential(lengthscale=np.array([0.5, 2.0]), variance=1.5, bias=0.1,
+                       priors={"lengthscale": LogNormal(0.3, 1.0), "variance": Gamma(2.0, 1.0)}),
+    Matern32(0.7) + Linear(np.array([0.2, 3.0]), priors={"variance": Gamma(3.0, 2.0)}),
+])
+def test_a_kernel_rewritten_for_scaled_inputs_is_the_same_covariance_and_prior(kernel):
+    rng = np.random.default_rng(1)
+    X, Z, s = rng.normal(size=(7, 2)), rng.normal(size=(5, 2)), 3.7e-4
+    scaled = kernel.for_scaled_inputs(s)
+    np.testing.assert_allclose(scaled.K(X / s, Z / s), kernel.K(X, Z), rtol=1e-12)
+    np.testing.assert_allclose(scaled.diag(X / s), kernel.diag(X), rtol=1e-12)
+    # Each prior moves with its parameter: the prior of c * value evaluated at c * value differs from the
+    # original at value by the constant -log c, whatever the value.
+    def priors_only(k):
+        if k._composite:
+            return sum(priors_only(c) for c in k.kernels)
+        return sum(float(p.log_prob(k.parameters()[n])) for n, p in k._priors)
+
+    other = kernel.replace(**{k: v * 1.3 for k, v in kernel.parameters().items()})
+    d1 = priors_only(scaled) - priors_only(kernel)
+    d2 = priors_only(other.for_scaled_inputs(s)) - priors_only(other)
+    assert d1 == pytest.approx(d2, abs=1e-9) and abs(d1) > 1  # a constant, and not zero: the priors did move
+    back = scaled.for_scaled_inputs(1 / s)
+    for name, value in kernel.parameters().items():
+        np.testing.assert_allclose(back.parameters()[name], value, rtol=1e-12)
+
+
+# ---- duplicated rows and optimiser failures ---------------------------------------------------
+def test_exactly_repeated_rows_are_fitted_once_with_a_warning():
+    X, y, Xt = _sine_data(80)
+    ft = _sine(Xt)
+    once = ExactGPRegressor().fit(X, y)
+    with pytest.warns(DataWarning, match="160 of 240 training rows repeat"):
+        thrice = ExactGPRegressor().fit(np.vstack([X] * 3), np.concatenate([y] * 3))
+    np.testing.assert_allclose(thrice.predict(Xt), once.predict(Xt), rtol=1e-10, atol=1e-12)
+    assert np.sqrt(np.mean((thrice.predict(Xt) - ft) ** 2)) < 0.2
+    assert thrice.noise_ > 1e-3  # not driven to min_noise by the copies
+
+
+def test_repeated_inputs_with_different_targets_are_kept():
+    X, y, _ = _sine_data(40)
+    X2, y2 = np.vstack([X, X]), np.concatenate([y, y + 0.05])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataWarning)
+        model = ExactGPRegressor(max_iter=30).fit(X2, y2)
+    assert model.X_train_.shape[0] == 80
+
+
+@pytest.mark.parametrize("make", [lambda: ExactGPRegressor(max_iter=2),
+                                  lambda: SparseGPRegressor(inducing=8, max_iter=2, random_state=0)])
+def test_an_optimiser_stopped_short_warns(make):
+    X, y, _ = _sine_data(50)
+    with pytest.warns(ConvergenceWarning, match="without converging"):
+        make().fit(X, y)
+
+
+def test_noise_at_its_lower_bound_warns():
+    X = np.linspace(0, 3, 25)[:, None]
+    with pytest.warns(ConvergenceWarning, match="noise variance ended at its lower bound"):
+        ExactGPRegressor().fit(X, np.sin(X[:, 0]))
+
+
+# ---- the command line: every misuse is one line on stderr and a non-zero exit -------------------
+def _cli_error(argv, capsys):
+    from sparsegp.cli import main
+
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code != 0 and err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+def _csv(path, text):
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("content, message", [
+    ("a,b,y\n", "has a header but no data rows"),
+    ("a,b,y\n1,2,3\n4,5\n", "line 3: 2 values, but the header has 3 columns"),
+    ("a,b,y\n1,2,3\n4,x,6\n", "line 3: 'x' is not a number"),
+    ("a;b;y\n1;2;3\n4;5;6\n", "looks ';'-delimited: pass --delimiter ';'"),
+    ("", "is empty"),
+])
+def test_cli_names_what_is_wrong_with_a_csv(content, message, tmp_path, capsys):
+    data = _csv(tmp_path / "d.csv", content)
+    assert message in _cli_error(["fit", "--data", data, "--target", "y", "--quiet"], capsys)
+
+
+def test_cli_reads_another_delimiter_when_told(tmp_path, capsys):
+    from sparsegp.cli import main
+
+    X, y = toy_regression(20, 2)
+    rows = "\n".join(";".join(str(float(v)) for v in [*x, t]) for x, t in zip(X, y))
+    data = _csv(tmp_path / "d.csv", "a;b;y\n" + rows + "\n")
+    assert main(["fit", "--data", data, "--target", "y", "--delimiter", ";", "--max-iter", "5", "--quiet"]) == 0
+
+
+def test_cli_data_that_is_a_directory_or_an_npz_without_the_target(tmp_path, capsys):
+    assert "is a directory" in _cli_error(["fit", "--data", str(tmp_path), "--target", "y", "--quiet"], capsys)
+    npz = tmp_path / "d.npz"
+    np.savez(npz, X=np.ones((5, 2)))
+    assert "no array named 'y'" in _cli_error(["fit", "--data", str(npz), "--target", "y", "--quiet"], capsys)
+    (tmp_path / "bad.npz").write_bytes(b"not a zip file")
+    assert "not a readable NPZ" in _cli_error(["fit", "--data", str(tmp_path / "bad.npz"), "--target", "y"], capsys)
+
+
+def test_cli_checks_the_output_before_fitting(tmp_path, capsys, monkeypatch):
+    import sparsegp.cli as cli
+
+    X, y = toy_regression(20, 2)
+    data = _csv(tmp_path / "d.csv", "a,b,y\n" + "\n".join(",".join(str(float(v)) for v in [*x, t]) for x, t in zip(X, y)) + "\n")
+    monkeypatch.setattr(cli, "_build_model", lambda *a: pytest.fail("the fit ran before the output was checked"))
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    err = _cli_error(["fit", "--data", data, "--target", "y", "--quiet", "--out", str(blocker / "sub" / "m.npz")], capsys)
+    assert "cannot create the folder" in err
+    assert "is a directory" in _cli_error(["fit", "--data", data, "--target", "y", "--out", str(tmp_path)], capsys)
+
+
+@pytest.mark.parametrize("which", ["exact", "sparse", "ivm"])
+def test_unknown_metadata_fields_and_arrays_are_rejected(which, tmp_path):
+    model = {name: m for name, m, _ in _fitted_models()}[which]
+    path = model.save(tmp_path / "m.npz")
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(str(arrays["__metadata__"]))
+    edited = dict(arrays, __metadata__=np.array(json.dumps({**meta, "comment": "x"})))
+    np.savez(tmp_path / "meta.npz", **edited)
+    with pytest.raises(ModelFileError, match=r"unknown metadata field\(s\) \['comment'\]"):
+        load_model(tmp_path / "meta.npz")
+    np.savez(tmp_path / "arr.npz", **arrays, extra=np.zeros(3))
+    with pytest.raises(ModelFileError, match=r"unknown array\(s\) \['extra'\]"):
+        load_model(tmp_path / "arr.npz")
+    load_model(path)  # the untouched file still loads
+
+
+def test_the_ivm_default_kernel_follows_the_units_of_the_inputs():
+    from sparsegp import IVMClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = np.where(np.sin(2 * X[:, 0]) + X[:, 1] > 0, 1, -1)
+    accuracy = {}
+    for sx in (1e-6, 1.0, 1e6):
+        model = IVMClassifier(size=40, random_state=0).fit(X * sx, y)
+        accuracy[sx] = model.score(X * sx, y)
+    assert accuracy[1.0] > 0.85
+    assert accuracy[1e-6] == accuracy[1.0] == accuracy[1e6]
+
+
+# ---- the objective at given hyper-parameters ---------------------------------------------------
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("make", [lambda: ExactGPRegressor(max_iter=30),
+                                  lambda: SparseGPRegressor(approximation="fitc", inducing=8, max_iter=30, random_state=0),
+                                  lambda: SparseGPRegressor(approximation="vfe", inducing=8, max_iter=30, random_state=0)])
+def test_log_marginal_likelihood_and_its_gradient_at_given_theta(make):
+    X, y, _ = _sine_data(40)
+    model = make().fit(X * 1e3, y)
+    data = {} if isinstance(model, ExactGPRegressor) else {"X": X * 1e3, "y": y}
+    fitted = model.log_marginal_likelihood_ if isinstance(model, ExactGPRegressor) else model.objective_
+    assert model.log_marginal_likelihood(**data) == pytest.approx(fitted, rel=1e-10)
+    names = model.hyperparameter_names()
+    assert names == ["lengthscale[0]", "lengthscale[1]", "variance", "noise"]
+    theta = np.log([3e2, 2e3, 0.8, 0.05])
+    value, grad = model.log_marginal_likelihood(theta, eval_gradient=True, **data)
+    assert value == pytest.approx(model.log_marginal_likelihood(theta, **data), rel=1e-12)
+    for i in range(theta.size):
+        step = np.zeros_like(theta)
+        step[i] = 1e-5
+        fd = (model.log_marginal_likelihood(theta + step, **data) - model.log_marginal_likelihood(theta - step, **data)) / 2e-5
+        assert grad[i] == pytest.approx(fd, rel=1e-5, abs=1e-6)
+    with pytest.raises(InputError, match="theta"):
+        model.log_marginal_likelihood(theta[:2], **data)
+    if data:
+        with pytest.raises(InputError, match="keeps no training data"):
+            model.log_marginal_likelihood(theta)
+
+
+# ---- pandas (an optional dependency; part of the dev install) ----------------------------------
+@pytest.mark.parametrize("make", ESTIMATORS)
+def test_pandas_dataframes_and_series_in(make):
+    pd = pytest.importorskip("pandas")
+    X, y = toy_regression(40, 3)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    model = make().fit(frame, pd.Series(y, name="target"))
+    assert list(model.feature_names_in_) == ["a", "b", "c"]
+    mean = model.predict(frame.iloc[:5])
+    assert isinstance(mean, np.ndarray)  # a regressor's output is an array, as in scikit-learn
+    np.testing.assert_array_equal(mean, model.predict(X[:5]))
+    with pytest.raises(InputError, match="same order"):
+        model.predict(frame[["c", "a", "b"]].iloc[:5])
+    with pytest.raises(InputError, match="NaN"):
+        model.predict(frame.iloc[:5].assign(a=np.nan))
+
+
+# ---- tiny training sets ------------------------------------------------------------------------
+@pytest.mark.parametrize("make", ESTIMATORS)
+def test_one_sample_is_refused_and_few_samples_warn(make):
+    X, y, _ = _sine_data(12)
+    with pytest.raises(InputError, match="1 sample"):
+        make().fit(X[:1], y[:1])
+    with pytest.raises(InputError, match="1 distinct sample"):
+        make().fit(np.vstack([X[:1]] * 2), np.concatenate([y[:1]] * 2))
+    with pytest.warns(DataWarning, match="3 training samples for 4 free hyper-parameters"):
+        make().fit(X[:3], y[:3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        make().fit(X, y)  # 12 samples for 4 hyper-parameters: no warning
+
+
+def test_cli_warnings_are_one_line_naming_the_command(tmp_path, capsys):
+    from sparsegp.cli import main
+
+    X, y = toy_regression(30, 2)
+    data = _csv(tmp_path / "d.csv", "a,b,y\n" + "\n".join(",".join(str(float(v)) for v in [*x, t]) for x, t in zip(X, y)) + "\n")
+    assert main(["fit", "--data", data, "--target", "y", "--max-iter", "2", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("sparsegp fit: ConvergenceWarning: ExactGPRegressor: L-BFGS-B stopped after 2 iterations")
+    assert "Traceback" not in err and ".py:" not in err

@@ -5,7 +5,7 @@ Importing the package switches JAX to float64 (see :mod:`sparsegp._config`).
 
 from . import _config  # noqa: F401  (float64 before anything touches JAX)
 from . import kernels, linalg, metrics, priors
-from .errors import InputError, ModelFileError, NotFittedError, NumericalError, SparseGPError
+from .errors import DataWarning, InputError, ModelFileError, NotFittedError, NumericalError, SparseGPError
 from .estimators import (
     ExactGPRegressor,
     IVMClassifier,
@@ -29,6 +29,7 @@ __all__ = [
     "load_model",
     "save_model",
     "SparseGPError",
+    "DataWarning",
     "InputError",
     "NumericalError",
     "ModelFileError",

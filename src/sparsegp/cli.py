@@ -8,6 +8,8 @@ import json
 import os
 import sys
 import time
+import warnings
+import zipfile
 
 import numpy as np
 
@@ -17,20 +19,23 @@ MODELS = ("exact", "vfe", "dtc", "fitc", "sor")
 KERNELS = ("se-ard", "se", "matern12", "matern32", "matern52")
 
 
-def _kernel(name: str, D: int):
+def _kernel(name: str, X: np.ndarray):
+    """The named kernel with its length-scales at the columns' spread (the estimators' own default start)."""
     from . import kernels as K
 
-    ones = np.ones(D)
+    spread = np.std(X, axis=0)
+    ard = np.where(spread > 0, spread, 1.0)
+    iso = float(np.sqrt(np.mean(spread**2))) or 1.0
     return {
-        "se-ard": lambda: K.SquaredExponential(lengthscale=ones),
-        "se": lambda: K.SquaredExponential(lengthscale=1.0),
-        "matern12": lambda: K.Matern12(lengthscale=ones),
-        "matern32": lambda: K.Matern32(lengthscale=ones),
-        "matern52": lambda: K.Matern52(lengthscale=ones),
+        "se-ard": lambda: K.SquaredExponential(lengthscale=ard),
+        "se": lambda: K.SquaredExponential(lengthscale=iso),
+        "matern12": lambda: K.Matern12(lengthscale=ard),
+        "matern32": lambda: K.Matern32(lengthscale=ard),
+        "matern52": lambda: K.Matern52(lengthscale=ard),
     }[name]()
 
 
-def read_table(path: str, target: str | None, features=None):
+def read_table(path: str, target: str | None, features=None, delimiter: str = ","):
     """(X, y or None, feature names) from a CSV with a header row, or an NPZ of named columns.
 
     ``features`` (the names a model was fitted on) picks the columns by name, in that order; a
@@ -38,35 +43,27 @@ def read_table(path: str, target: str | None, features=None):
     """
     if not os.path.exists(path):
         raise SparseGPError(f"data file {path!r} does not exist")
+    if os.path.isdir(path):
+        raise SparseGPError(f"data file {path!r} is a directory; give a CSV or NPZ file")
     if path.endswith(".npz"):
-        with np.load(path, allow_pickle=False) as f:
-            cols = {k: np.asarray(f[k]) for k in f.files}
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                cols = {k: np.asarray(f[k]) for k in f.files}
+        except (OSError, ValueError, zipfile.BadZipFile) as exc:
+            raise SparseGPError(f"{path!r} is not a readable NPZ of numeric arrays ({exc})") from None
         if "X" in cols and cols["X"].ndim == 2:
             X = cols["X"].astype(np.float64)
             names = [f"x{i}" for i in range(X.shape[1])]
             if features is not None and list(features) != names:
                 raise SparseGPError(f"{path!r} holds an unnamed matrix 'X', but the model was fitted on named "
                                     f"columns {list(features)}: store one array per column")
-            y = cols[target].astype(np.float64) if target else None
             if target and target not in cols:
                 raise SparseGPError(f"{path!r} has no array named {target!r}; it has {sorted(cols)}")
+            y = cols[target].astype(np.float64) if target else None
             return X, y, names
         names = list(cols)
     else:
-        with open(path, newline="") as f:
-            reader = csv.reader(f)
-            try:
-                names = [h.strip() for h in next(reader)]
-            except StopIteration:
-                raise SparseGPError(f"{path!r} is empty; expected a CSV with a header row") from None
-            rows = [r for r in reader if r]
-        try:
-            values = np.array(rows, dtype=np.float64)
-        except ValueError as exc:
-            raise SparseGPError(f"{path!r}: every value must be numeric ({exc})") from None
-        if values.ndim != 2 or values.shape[1] != len(names):
-            raise SparseGPError(f"{path!r}: rows must all have {len(names)} columns like the header")
-        cols = {n: values[:, i] for i, n in enumerate(names)}
+        names, cols = _read_csv(path, delimiter)
     if target is not None and target not in cols:
         raise SparseGPError(f"{path!r} has no column named {target!r}; columns: {names}")
     feats = [n for n in names if n != target]
@@ -85,6 +82,58 @@ def read_table(path: str, target: str | None, features=None):
     return X, y, feats
 
 
+def _read_csv(path: str, delimiter: str):
+    """(header names, {name: float column}) of a CSV file, every malformed case named."""
+    with open(path, newline="") as f:
+        reader = csv.reader(f, delimiter=delimiter)
+        try:
+            names = [h.strip() for h in next(reader)]
+        except StopIteration:
+            raise SparseGPError(f"{path!r} is empty; expected a CSV with a header row") from None
+        rows = [(reader.line_num, r) for r in reader if r]
+    if len(names) == 1:
+        other = [d for d in (";", "\t", "|", " ") if d in names[0].strip()]
+        if other:
+            raise SparseGPError(f"{path!r}: the header {names[0]!r} is one column; the file looks "
+                                f"{other[0]!r}-delimited: pass --delimiter {other[0]!r}")
+    if not rows:
+        raise SparseGPError(f"{path!r} has a header but no data rows")
+    for line, row in rows:
+        if len(row) != len(names):
+            raise SparseGPError(f"{path!r} line {line}: {len(row)} values, but the header has {len(names)} columns")
+    try:
+        values = np.array([r for _, r in rows], dtype=np.float64)
+    except ValueError:
+        for line, row in rows:
+            bad = [v for v in row if not _is_number(v)]
+            if bad:
+                raise SparseGPError(f"{path!r} line {line}: {bad[0]!r} is not a number") from None
+        raise
+    return names, {n: values[:, i] for i, n in enumerate(names)}
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_writable(path: str, what: str) -> str:
+    """Fail before the work, not after it: the output's folder must exist (or be creatable) and be writable."""
+    if os.path.isdir(path):
+        raise SparseGPError(f"{what} {path!r} is a directory; give a file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise SparseGPError(f"cannot create the folder of {what} {path!r}: {exc.strerror}") from None
+    if not os.access(folder, os.W_OK):
+        raise SparseGPError(f"cannot write {what} {path!r}: the folder {folder!r} is not writable")
+    return path
+
+
 def _table(rows: list[dict]) -> str:
     keys = list(rows[0])
     width = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in keys}
@@ -94,11 +143,11 @@ def _table(rows: list[dict]) -> str:
     return "\n".join([line, sep, *body])
 
 
-def _build_model(args, D):
+def _build_model(args, X):
     from .estimators import ExactGPRegressor, SparseGPRegressor
 
     common = dict(
-        kernel=_kernel(args.kernel, D),
+        kernel=_kernel(args.kernel, X),
         n_restarts=args.restarts,
         max_iter=args.max_iter,
         random_state=args.seed,
@@ -153,9 +202,11 @@ def cmd_fit(args):
     else:
         if not args.target:
             raise SparseGPError("--target names the target column when fitting on --data")
-        X, y, feature_names = read_table(args.data, args.target)
+        X, y, feature_names = read_table(args.data, args.target, delimiter=args.delimiter)
         source = os.path.basename(args.data)
-    model = _build_model(args, X.shape[1])
+    if args.out:
+        _check_writable(args.out, "--out")
+    model = _build_model(args, X)
     t0 = time.perf_counter()
     model.fit(X, y)
     if args.data:  # predict matches the columns of a file by these names
@@ -175,7 +226,6 @@ def cmd_fit(args):
     objective = model.log_marginal_likelihood_ if args.model == "exact" else model.objective_
     row["objective"] = f"{objective:.2f}"
     if args.out:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         path = model.save(args.out)
         row["saved"] = path
     print(_table([row]))
@@ -186,7 +236,9 @@ def cmd_predict(args):
     from . import load_model, metrics
 
     model = load_model(args.model)
-    X, y, _ = read_table(args.data, args.target, getattr(model, "feature_names_in_", None))
+    X, y, _ = read_table(args.data, args.target, getattr(model, "feature_names_in_", None), delimiter=args.delimiter)
+    if args.out not in (None, "-"):
+        _check_writable(args.out, "--out")
     mean, std = model.predict(X, return_std=True, include_noise=not args.latent)
     out = sys.stdout if args.out in (None, "-") else open(args.out, "w", newline="")
     try:
@@ -228,6 +280,7 @@ def build_parser():
     src.add_argument("--dataset", help="a shipped dataset (see 'sparsegp datasets')")
     src.add_argument("--data", help="a CSV file with a header row, or an NPZ of named columns")
     f.add_argument("--target", help="target column of --data")
+    f.add_argument("--delimiter", default=",", help="field separator of a CSV --data (default ',')")
     f.add_argument("--split", default=None, help="split of --dataset (integer, 'fixed', ...; default: canonical)")
     f.add_argument("--n-train", type=int, default=None, help="use only the first N training rows")
     f.add_argument("--preprocessing", default=None, choices=["none", "standardize", "center", "linear"])
@@ -254,6 +307,7 @@ def build_parser():
     q = sub.add_parser("predict", help="predict with a saved model", description="Write predictive mean and std to CSV.")
     q.add_argument("--model", required=True, help="a model saved by 'sparsegp fit'")
     q.add_argument("--data", required=True, help="CSV or NPZ with the same feature columns")
+    q.add_argument("--delimiter", default=",", help="field separator of a CSV --data (default ',')")
     q.add_argument("--target", help="a target column to drop from the inputs (and score against)")
     q.add_argument("--out", help="output CSV (default: stdout)")
     q.add_argument("--latent", action="store_true", help="std of the latent f instead of the noisy y")
@@ -279,10 +333,21 @@ def build_parser():
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():
+        # A warning is one line that names the command, like an error, not a source location.
+        def show(message, category, *_, **__):
+            print(f"sparsegp {args.command}: {category.__name__}: {message}", file=sys.stderr)
+
+        warnings.showwarning = show
+        return _run(args)
+
+
+def _run(args) -> int:
     try:
         return args.func(args)
-    except (SparseGPError, ValueError) as exc:
-        print(f"sparsegp {args.command}: error: {exc}", file=sys.stderr)
+    except (SparseGPError, ValueError, OSError) as exc:
+        message = " ".join(str(exc).split())  # one line
+        print(f"sparsegp {args.command}: error: {message}", file=sys.stderr)
         return 2
 
 

@@ -33,3 +33,7 @@ class NotFittedError(SparseGPError, _SklearnNotFittedError):
 
     A subclass of scikit-learn's NotFittedError (itself a ValueError and AttributeError).
     """
+
+
+class DataWarning(UserWarning):
+    """The training data were changed or look wrong in a way the fit had to work around (e.g. repeated rows)."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import jax.numpy as jnp
 import jax.scipy.special as jsp
+import numpy as np
 
 from .errors import InputError
 
@@ -31,6 +32,10 @@ class LogNormal:
         z = (jnp.log(value) - self.mu) / self.sigma
         return jnp.sum(-0.5 * z**2 - jnp.log(value) - jnp.log(self.sigma) - 0.5 * jnp.log(2 * jnp.pi))
 
+    def scaled(self, c: float) -> "LogNormal":
+        """The prior of c * value: log(c value) ~ N(mu + log c, sigma^2)."""
+        return LogNormal(float(self.mu + np.log(c)), self.sigma)
+
     def to_dict(self):
         return {"type": "LogNormal", "mu": float(self.mu), "sigma": float(self.sigma)}
 
@@ -49,6 +54,10 @@ class Gamma:
     def log_prob(self, value):
         a, b = self.shape, self.rate
         return jnp.sum(a * jnp.log(b) + (a - 1) * jnp.log(value) - b * value - jsp.gammaln(a))
+
+    def scaled(self, c: float) -> "Gamma":
+        """The prior of c * value: Gamma(shape, rate / c)."""
+        return Gamma(self.shape, float(self.rate / c))
 
     def to_dict(self):
         return {"type": "Gamma", "shape": float(self.shape), "rate": float(self.rate)}

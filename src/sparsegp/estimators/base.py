@@ -2,17 +2,47 @@
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import InputError, NotFittedError, NumericalError
 from ..kernels import Kernel, SquaredExponential
 from ..training import minimize
-from ..transforms import RAW_MAX, RAW_MIN, log_jacobian, to_positive, to_raw
+from ..errors import DataWarning
+from ..transforms import MAX_VALUE, MIN_VALUE, RAW_MAX, RAW_MIN, log_jacobian, to_positive, to_raw
 from ..validation import as_float_matrix, as_float_vector, check_feature_names, check_int, check_positive, feature_names_of
 from . import persistence
+
+
+def input_scale(X: np.ndarray) -> float:
+    """The inputs' RMS spread sqrt(mean_d var(X_d)) (1 for constant or overflowing inputs).
+
+    The regressors fit on X / s: the start, the optimiser's steps and the bounds then follow the
+    units of X exactly, so the same data in other units give the same fit up to rounding.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = float(np.sqrt(np.mean(np.var(X, axis=0))))
+    return spread if np.isfinite(spread) and spread > 0 else 1.0
+
+
+def params_for_scaled_inputs(params: dict, s: float) -> dict:
+    """``params`` (kernel, noise, optional inducing inputs Z) rewritten for inputs divided by ``s``."""
+    out = dict(params, kernel=params["kernel"].for_scaled_inputs(s))
+    if "Z" in out:
+        out["Z"] = out["Z"] / s
+    return out
+
+
+def distinct_records(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Sorted indices of the first occurrence of each distinct (x, y) record."""
+    rows = np.ascontiguousarray(np.column_stack([X, y]))
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    return np.sort(np.unique(keys, return_index=True)[1])
 
 
 
@@ -20,12 +50,30 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
     """Common fit-time validation and predict-time rescaling for GP regressors."""
 
     # ---- fit helpers ---------------------------------------------------------
-    def _validate_training_data(self, X, y, *, min_rows: int = 1):
+    def _validate_training_data(self, X, y, *, min_rows: int = 2):
+        """(X, standardised y) after validation, with exact copies of a record kept once.
+
+        Copies of one (x, y) record say that the noise is zero (identical targets at one input), and
+        maximising the evidence then drives the noise and the length-scales to their bounds; the
+        records are almost surely duplicated rows, so they are fitted once, with a warning.
+        """
         if y is None:
             raise InputError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         names = feature_names_of(X)
         X = as_float_matrix(X, "X", min_rows=min_rows)
         y = as_float_vector(y, "y", n=X.shape[0])
+        keep = distinct_records(X, y)
+        if keep.size < X.shape[0]:
+            warnings.warn(
+                f"{X.shape[0] - keep.size} of {X.shape[0]} training rows repeat an earlier row exactly (inputs and "
+                f"target); copies would make the noise look zero, so each record is fitted once ({keep.size} rows)",
+                DataWarning,
+                stacklevel=3,
+            )
+            X, y = X[keep], y[keep]
+            if X.shape[0] < min_rows:
+                raise InputError(f"X has {X.shape[0]} distinct sample(s) after removing repeated rows; "
+                                 f"at least {min_rows} required")
         self.n_features_in_ = X.shape[1]
         self._set_feature_names(names)
         if self.normalize_y:
@@ -36,13 +84,19 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
             self.y_mean_, self.y_std_ = 0.0, 1.0
         return X, (y - self.y_mean_) / self.y_std_
 
-    def _initial_kernel(self, D: int) -> Kernel:
+    def _initial_kernel(self, X: np.ndarray, s: float) -> Kernel:
+        """The starting kernel for the inputs X / s (see :func:`input_scale`).
+
+        The default is an ARD squared exponential with each length-scale at its column's standard
+        deviation (1 for a constant column), so the start does not depend on the units either.
+        """
         if self.kernel is None:
-            return SquaredExponential(lengthscale=np.ones(D), variance=1.0)
+            spread = np.std(X, axis=0) / s
+            return SquaredExponential(lengthscale=np.where(spread > 0, spread, 1.0), variance=1.0)
         if not isinstance(self.kernel, Kernel):
             raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(self.kernel).__name__}")
-        self.kernel.check_input_dim(D)
-        return self.kernel
+        self.kernel.check_input_dim(X.shape[1])
+        return self.kernel.for_scaled_inputs(s)
 
     def _initial_noise(self) -> float:
         noise = float(check_positive(self.noise, "noise"))
@@ -69,11 +123,14 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
         lower["raw_noise"] = jnp.asarray(to_raw(float(self.min_noise)))
         return lower, upper
 
-    def _fit_hyperparameters(self, objective, params, mask, args, desc, value_and_grad=None):
+    def _fit_hyperparameters(self, objective, params, mask, args, desc, value_and_grad=None, scale=1.0):
         """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'raw_noise').
 
         Kernel hyper-parameters are boxed to [1e-12, 1e12], the noise variance to [min_noise, 1e12];
-        any other entry (free inducing inputs) is unbounded. Sets ``optimizer_report_`` and ``n_iter_``.
+        any other entry (free inducing inputs) is unbounded. ``params`` are for the inputs divided by
+        ``scale``; the user's ``callback`` sees them in the inputs' own units. Sets
+        ``optimizer_report_`` and ``n_iter_``; warns (ConvergenceWarning) when the optimiser stopped
+        short of convergence or a hyper-parameter ended at a bound.
         """
         check_int(self.n_restarts, "n_restarts")
         check_int(self.max_iter, "max_iter", minimum=1)
@@ -81,6 +138,12 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
             self.optimizer_report_, self.n_iter_ = None, 0
             return params
 
+        callback = self.callback
+        if callback is not None and scale != 1.0:
+            def callback(iteration, value, p, user=self.callback):
+                return user(iteration, value, params_for_scaled_inputs(p, 1.0 / scale))
+
+        self._warn_few_samples(mask, n_samples=int(np.shape(args[-1])[0]))
         lower, upper = self._raw_bounds(params)
         params, report = minimize(
             objective,
@@ -93,12 +156,104 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
             n_restarts=self.n_restarts,
             rng=self.random_state,
             verbose=self.verbose,
-            callback=self.callback,
+            callback=callback,
             desc=desc,
             value_and_grad=value_and_grad,
         )
         self.optimizer_report_, self.n_iter_ = report, report.n_iter
+        self._warn_unconverged(report, params, mask)
         return params
+
+    def _warn_few_samples(self, mask, n_samples):
+        """DataWarning when there are fewer than two samples per free kernel and noise hyper-parameter.
+
+        The coverage of such fits' error bars is measured in BENCHMARKS.md, "Tiny training sets".
+        """
+        leaves = jax.tree_util.tree_leaves({"kernel": mask["kernel"], "noise": mask["raw_noise"]})
+        n_free = int(sum(np.sum(np.asarray(m)) for m in leaves))
+        if n_free and n_samples < 2 * n_free:
+            warnings.warn(
+                f"{type(self).__name__}: {n_samples} training samples for {n_free} free hyper-parameters; "
+                "maximum-likelihood values are poorly determined from so few points and the error bars tend to "
+                "be too narrow: fix some hyper-parameters (optimize=False, a kernel with fixed=...) or give them priors",
+                DataWarning,
+                stacklevel=4,
+            )
+
+    def _warn_unconverged(self, report, params, mask):
+        """ConvergenceWarning (scikit-learn's class) for a stopped optimiser or a parameter at a bound."""
+        name = type(self).__name__
+        if not report.success and "callback" not in report.reason.lower():
+            warnings.warn(
+                f"{name}: L-BFGS-B stopped after {report.n_iter} iterations without converging ({report.reason}); "
+                "raise max_iter, or use n_restarts for another start",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        kernel, free = params["kernel"], mask["kernel"]
+        free_values = dict(zip(kernel.parameters(), (np.asarray(m) for m in jax.tree_util.tree_leaves(free))))
+        for pname, value in kernel.parameters().items():
+            hit = free_values[pname] & ((value <= MIN_VALUE * 1.001) | (value >= MAX_VALUE * 0.999))
+            if np.any(hit):
+                warnings.warn(
+                    f"{name}: kernel hyper-parameter {pname} ended at its bound ({MIN_VALUE:g} or {MAX_VALUE:g} on "
+                    "the inputs' standardised scale); the data do not determine it: fix it or give it a prior",
+                    ConvergenceWarning,
+                    stacklevel=4,
+                )
+        noise = float(to_positive(params["raw_noise"]))
+        if bool(mask["raw_noise"]) and noise <= float(self.min_noise) * 1.001:
+            warnings.warn(
+                f"{name}: the noise variance ended at its lower bound min_noise={float(self.min_noise):g} (normalised "
+                "targets): the model interpolates the training targets; if they are noisy, raise min_noise or set "
+                "a noise_prior",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+
+    # ---- the objective at given hyper-parameters (scikit-learn's public name) ---------------
+    def hyperparameter_names(self) -> list[str]:
+        """Names of the entries of ``theta``: the kernel's parameters (ARD entries as ``name[d]``), then 'noise'."""
+        self._check_fitted()
+        names = []
+        for name, value in self.kernel_.parameters().items():
+            names += [name] if np.ndim(value) == 0 else [f"{name}[{d}]" for d in range(np.size(value))]
+        return names + ["noise"]
+
+    def log_marginal_likelihood(self, theta=None, eval_gradient=False, *, X=None, y=None):
+        """The model's objective at ``theta``, and its gradient with respect to ``theta``.
+
+        scikit-learn's name and signature: ``theta`` holds the logs of the positive hyper-parameters
+        in the order of :meth:`hyperparameter_names` (None: the fitted values); targets are
+        standardised as at fit and the noise is on that scale; hyper-priors are not included. The
+        exact GP's objective is log p(y | X, theta) (RW eq. 2.30); a sparse model's is its
+        approximation's (``objective_name_``) at the fitted inducing inputs, on the training data
+        ``X, y`` that must be passed again (the model keeps only its posterior).
+        Returns the value, or ``(value, gradient)`` with ``eval_gradient=True``.
+        """
+        self._check_fitted()
+        X, y = self._objective_data(X, y)
+        leaves, treedef = jax.tree_util.tree_flatten(self.kernel_)
+        sizes = [int(np.size(leaf)) for leaf in leaves]
+        shapes = [np.shape(leaf) for leaf in leaves]
+        theta0 = np.concatenate([np.log(np.ravel(to_positive(leaf))) for leaf in leaves] + [[np.log(self.noise_)]])
+        if theta is None:
+            theta = theta0
+        theta = as_float_vector(theta, "theta", n=theta0.size)
+
+        def objective(th):
+            values = jnp.exp(th)
+            raws, start = [], 0
+            for size, shape in zip(sizes, shapes):
+                v = values[start : start + size].reshape(shape)
+                raws.append(v + jnp.log(-jnp.expm1(-v)))  # the inverse softplus, traceable
+                start += size
+            return self._log_objective(jax.tree_util.tree_unflatten(treedef, raws), values[-1], X, y)
+
+        if not eval_gradient:
+            return float(objective(jnp.asarray(theta)))
+        value, grad = jax.value_and_grad(objective)(jnp.asarray(theta))
+        return float(value), np.asarray(grad)
 
     # ---- predict helpers -------------------------------------------------------
     def _check_fitted(self):

@@ -17,6 +17,7 @@ from ..kernels import Constant, Kernel, SquaredExponential
 from ..selection.oracle import KernelOracle
 from ..validation import as_float_matrix, check_int
 from . import persistence
+from .base import input_scale
 
 
 def _labels(y, n: int) -> np.ndarray:
@@ -73,8 +74,9 @@ class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     kernel : Kernel or None
-        ``None``: SquaredExponential with one length-scale sqrt(D) and variance 1 (the paper's
-        ``C exp(-(gamma / (2 D)) ||x - x'||^2)`` at C = gamma = 1).
+        ``None``: SquaredExponential with one length-scale sqrt(D) s and variance 1, s the inputs'
+        RMS spread (the paper's ``C exp(-(gamma / (2 D)) ||x - x'||^2)`` at C = gamma = 1 on
+        inputs divided by s, so the default does not depend on the units of X).
     size : int
         The active-set size d (the most; a stopping rule can end earlier).
     bias : "auto" or float
@@ -143,9 +145,10 @@ class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     # ---- fit ---------------------------------------------------------------------------
-    def _kernel(self, D: int) -> Kernel:
-        if self.kernel is None:
-            base = SquaredExponential(lengthscale=np.sqrt(D), variance=1.0)
+    def _kernel(self, X: np.ndarray) -> Kernel:
+        D = X.shape[1]
+        if self.kernel is None:  # the kernel is not learned: its length-scale must follow the inputs' units
+            base = SquaredExponential(lengthscale=np.sqrt(D) * input_scale(X), variance=1.0)
         elif not isinstance(self.kernel, Kernel):
             raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(self.kernel).__name__}")
         else:
@@ -182,7 +185,7 @@ class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
             if not np.isfinite(b):
                 raise InputError(f"bias must be finite, got {self.bias!r}")
             self.bias_ = b
-        self.kernel_ = self._kernel(X.shape[1])
+        self.kernel_ = self._kernel(X)
         sel = ivm_select(
             self.kernel_, X, ypm, self.bias_, size=min(size, X.shape[0]), criterion=self.criterion,
             n_random=self.n_random, n_full=self.n_full, index_size=self.index_size, tau=self.tau, stop=self.stop,

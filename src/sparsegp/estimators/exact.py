@@ -6,9 +6,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..approximations.exact import exact_neg_log_marginal, exact_posterior, exact_predict
+from ..errors import InputError
 from ..transforms import to_positive, to_raw
 from . import persistence
-from .base import GPRegressorBase
+from .base import GPRegressorBase, input_scale
 
 
 @persistence.register
@@ -19,7 +20,9 @@ class ExactGPRegressor(GPRegressorBase):
     ----------
     kernel : Kernel or None
         Covariance function; ``None`` means SquaredExponential with one
-        length-scale per input dimension (ARD), all 1.0.
+        length-scale per input dimension (ARD), each starting at its column's
+        standard deviation. Fitting runs in units where the inputs have unit
+        spread, so the result does not depend on the units of X.
     noise : float
         Initial Gaussian noise variance sigma^2 (on the normalised target scale).
     optimize : bool
@@ -87,17 +90,28 @@ class ExactGPRegressor(GPRegressorBase):
     def fit(self, X, y):
         """Fit hyper-parameters (if ``optimize``) and cache the posterior. Returns self."""
         X, y = self._validate_training_data(X, y)
-        kernel = self._initial_kernel(X.shape[1])
+        s = input_scale(X)
+        kernel = self._initial_kernel(X, s)
         noise = self._initial_noise()
         params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
-        Xj, yj = jnp.asarray(X), jnp.asarray(y)
         mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
-        params = self._fit_hyperparameters(self._objective, params, mask, (Xj, yj), "ExactGP fit")
-        self.kernel_ = params["kernel"]
+        params = self._fit_hyperparameters(
+            self._objective, params, mask, (jnp.asarray(X / s), jnp.asarray(y)), "ExactGP fit", scale=s
+        )
+        self.kernel_ = params["kernel"].for_scaled_inputs(1.0 / s)
         self.noise_ = float(to_positive(params["raw_noise"]))
+        Xj, yj = jnp.asarray(X), jnp.asarray(y)
         self.log_marginal_likelihood_ = -float(exact_neg_log_marginal(self.kernel_, self.noise_, Xj, yj))
         self._cache(X, y)
         return self
+
+    def _objective_data(self, X, y):
+        if X is not None or y is not None:
+            raise InputError("ExactGPRegressor.log_marginal_likelihood uses its own training data; do not pass X, y")
+        return jnp.asarray(self.X_train_), jnp.asarray(self.y_train_)
+
+    def _log_objective(self, kernel, noise, X, y):
+        return -exact_neg_log_marginal(kernel, noise, X, y)
 
     def _cache(self, X, y):
         post = exact_posterior(self.kernel_, self.noise_, jnp.asarray(X), jnp.asarray(y))

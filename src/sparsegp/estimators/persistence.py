@@ -160,11 +160,25 @@ def load_model(path):
         if v.dtype.kind == "f" and not np.all(np.isfinite(v)):
             raise ModelFileError(f"{path!r}: array {k!r} contains NaN or inf")
     try:
-        return cls._from_state(meta, arrays)
+        model = cls._from_state(meta, arrays)
+        _reject_unknown_entries(model, meta, arrays)
+        return model
     except ModelFileError as exc:
         raise ModelFileError(f"{path!r}: {exc}") from None
     except (KeyError, TypeError, ValueError) as exc:
         raise ModelFileError(f"{path!r}: invalid or missing field in the model file: {exc}") from None
+
+
+def _reject_unknown_entries(model, meta: dict, arrays: dict) -> None:
+    """Every metadata field and array must be one the loaded model itself would write: anything else
+    means the file was edited or written by another program, and is not silently ignored."""
+    own_meta, own_arrays = model._get_state()
+    extra = sorted(set(meta) - set(own_meta) - {"format", "format_version", "estimator"})
+    if extra:
+        raise ModelFileError(f"unknown metadata field(s) {extra} for a {type(model).__name__} model file")
+    extra = sorted(set(arrays) - set(own_arrays))
+    if extra:
+        raise ModelFileError(f"unknown array(s) {extra} for a {type(model).__name__} model file")
 
 
 def require(meta: dict, key: str, kind, *, where: str = "metadata"):

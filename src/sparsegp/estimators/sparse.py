@@ -21,9 +21,9 @@ from ..selection import KMeans, Selector
 from ..stats import chunk_size_for
 from ..training import minimize_reselecting
 from ..transforms import to_positive, to_raw
-from ..validation import as_float_matrix, check_int, check_positive
+from ..validation import as_float_matrix, as_float_vector, check_int, check_positive
 from . import persistence
-from .base import GPRegressorBase
+from .base import GPRegressorBase, input_scale, params_for_scaled_inputs
 
 APPROXIMATIONS = {
     # name: (objective = log marginal or bound, posterior, degenerate prediction, what the objective is)
@@ -43,7 +43,9 @@ class SparseGPRegressor(GPRegressorBase):
     Parameters
     ----------
     kernel : Kernel or None
-        ``None`` means SquaredExponential with ARD length-scales, all 1.0.
+        ``None`` means SquaredExponential with ARD length-scales, each starting
+        at its column's standard deviation. Fitting runs in units where the
+        inputs have unit spread, so the result does not depend on the units of X.
     approximation : {"vfe", "dtc", "fitc", "sor"}
         VFE: Titsias's variational bound (the default; never above the exact
         evidence). DTC: Seeger et al.'s projected process. FITC: Snelson &
@@ -192,7 +194,8 @@ class SparseGPRegressor(GPRegressorBase):
                 raise InputError(f"reselect={self.reselect!r} keeps the inducing inputs at training rows: set optimize_inducing=False")
             check_int(self.n_rounds, "n_rounds", minimum=1)
 
-    def _initial_inducing(self, X, rng, y=None, kernel=None, noise=None):
+    def _initial_inducing(self, X, rng, y=None, kernel=None, noise=None, scale=1.0):
+        """Initial inducing inputs for the (scaled) inputs X, and their training-row indices if rows."""
         ind = self.inducing
         self.selection_ = None
         if isinstance(ind, Selector):
@@ -228,7 +231,7 @@ class SparseGPRegressor(GPRegressorBase):
                 )
             return X[arr], arr.astype(np.int64)
         Z = as_float_matrix(ind, "inducing", n_features=X.shape[1], owner="the training data")
-        return Z, None
+        return Z / scale, None
 
     # ---- objective -------------------------------------------------------------
     def _objective(self, params, Z_fixed, X, y):
@@ -258,12 +261,14 @@ class SparseGPRegressor(GPRegressorBase):
         self._check_options()
         self._check_selection_options()
         X, y = self._validate_training_data(X, y)
-        kernel = self._initial_kernel(X.shape[1])
+        s = input_scale(X)
+        Xs = X / s  # fit in units where the inputs have unit spread
+        kernel = self._initial_kernel(X, s)
         noise = self._initial_noise()
         rng = np.random.default_rng(self.random_state)
-        Z0, idx = self._initial_inducing(X, rng, y, kernel, noise)
+        Z0, idx = self._initial_inducing(Xs, rng, y, kernel, noise, scale=s)
         self._chunk = chunk_size_for(X.shape[0], Z0.shape[0], self.chunk_size)
-        Xj, yj, Zj = jnp.asarray(X), jnp.asarray(y), jnp.asarray(Z0)
+        Xj, yj, Zj = jnp.asarray(Xs), jnp.asarray(y), jnp.asarray(Z0)
         params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
         mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
         if self.optimize_inducing:
@@ -275,18 +280,22 @@ class SparseGPRegressor(GPRegressorBase):
         if self.reselect is None:
             params = self._fit_hyperparameters(
                 self._objective, params, mask, (Zj, Xj, yj), f"SparseGP ({self.approximation}) fit",
-                value_and_grad=self._host_objective(X, y, None if self.optimize_inducing else Z0),
+                value_and_grad=self._host_objective(Xs, y, None if self.optimize_inducing else Z0), scale=s,
             )
         elif self.reselect == "interleaved":
-            params, idx = self._fit_interleaved(params, mask, X, y, Xj, yj, idx, rng)
-            Zj = jnp.asarray(X[idx])
+            params, idx = self._fit_interleaved(params, mask, Xs, y, Xj, yj, idx, rng)
+            Zj = jnp.asarray(Xs[idx])
         else:
-            params, idx = self._fit_rounds(params, mask, X, y, Xj, yj, idx, rng)
-            Zj = jnp.asarray(X[idx])
+            params, idx = self._fit_rounds(params, mask, Xs, y, Xj, yj, idx, rng, s)
+            Zj = jnp.asarray(Xs[idx])
+        params = params_for_scaled_inputs(dict(params, Z=params.get("Z", Zj)), 1.0 / s)
         self.kernel_ = params["kernel"]
         self.noise_ = float(to_positive(params["raw_noise"]))
-        self.Z_ = np.asarray(params.get("Z", Zj))
+        self.Z_ = np.asarray(params["Z"])
+        if idx is not None and not self.optimize_inducing:
+            self.Z_ = X[idx]  # the training rows themselves, not a round trip through X / s
         self.inducing_indices_ = idx
+        Xj = jnp.asarray(X)
         _, posterior_fn, _, name = APPROXIMATIONS[self.approximation]
         self.objective_name_ = name
         self.objective_ = self._value(self.kernel_, self.noise_, self.Z_, Xj, yj)
@@ -302,6 +311,19 @@ class SparseGPRegressor(GPRegressorBase):
         objective_fn = APPROXIMATIONS[self.approximation][0]
         return float(objective_fn(kernel, jnp.asarray(Z), noise, Xj, yj, chunk=self._chunk, jitter=float(self.jitter)))
 
+    def _objective_data(self, X, y):
+        if X is None or y is None:
+            raise InputError("SparseGPRegressor keeps no training data: pass the training X and y to "
+                             "log_marginal_likelihood(theta, eval_gradient, X=X, y=y)")
+        X = self._validate_test_inputs(X)
+        y = as_float_vector(y, "y", n=X.shape[0])
+        return jnp.asarray(X), jnp.asarray((y - self.y_mean_) / self.y_std_)
+
+    def _log_objective(self, kernel, noise, X, y):
+        objective_fn = APPROXIMATIONS[self.approximation][0]
+        chunk = chunk_size_for(X.shape[0], self.Z_.shape[0], self.chunk_size)
+        return objective_fn(kernel, jnp.asarray(self.Z_), noise, X, y, chunk=chunk, jitter=float(self.jitter))
+
     def _select(self, params, X, y, rng, size=None, initial=None):
         sel = self.inducing.select(
             params["kernel"], float(to_positive(params["raw_noise"])), X, y,
@@ -310,7 +332,7 @@ class SparseGPRegressor(GPRegressorBase):
         self.selection_ = sel
         return sel.indices.copy()
 
-    def _fit_rounds(self, params, mask, X, y, Xj, yj, idx, rng):
+    def _fit_rounds(self, params, mask, X, y, Xj, yj, idx, rng, scale):
         """HPEV-style alternation ("alternate") or Titsias's variational EM ("em"), n_rounds each."""
         m_final = min(check_int(self.inducing.size, "size", minimum=1), X.shape[0])
         rounds, reports = [], []
@@ -325,7 +347,7 @@ class SparseGPRegressor(GPRegressorBase):
             params = self._fit_hyperparameters(
                 self._objective, params, mask, (jnp.asarray(X[idx]), Xj, yj),
                 f"SparseGP ({self.approximation}) {self.reselect} round {r + 1}/{self.n_rounds}",
-                value_and_grad=self._host_objective(X, y, X[idx]),
+                value_and_grad=self._host_objective(X, y, X[idx]), scale=scale,
             )
             reports.append(self.optimizer_report_)
             rounds.append({"round": r + 1, "size": int(len(idx)), "after_selection": after_select,
@@ -353,6 +375,7 @@ class SparseGPRegressor(GPRegressorBase):
             desc=f"SparseGP ({self.approximation}) interleaved",
         )
         self.optimizer_report_, self.n_iter_ = report, report.n_iter
+        self._warn_unconverged(report, params, mask)
         # The final set: selected at the final hyper-parameters.
         return params, self._select(params, X, y, rng)
 

@@ -36,6 +36,9 @@ class Kernel:
 
     _names: tuple[str, ...] = ()
     _composite: ClassVar[bool] = False
+    # How a hyper-parameter follows a change of input units x -> x / s: it becomes value * s**power
+    # (a length-scale -1, a linear kernel's variance 2; absent means 0, unchanged).
+    _input_power: ClassVar[dict[str, int]] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -120,6 +123,20 @@ class Kernel:
         """Same pytree structure with ``True`` where a hyper-parameter is optimised."""
         leaves = [jnp.full(np.shape(self._raw[n]), n not in self._fixed) for n in self._names]
         return type(self).tree_unflatten(self.tree_flatten()[1], leaves)
+
+    def for_scaled_inputs(self, s: float) -> "Kernel":
+        """The same covariance function written for inputs divided by ``s``: k'(x / s, z / s) = k(x, z).
+
+        Hyper-priors move with their parameters (``prior.scaled``); the estimators fit on X / s with
+        s the inputs' spread.
+        """
+        powers = {n: p for n, p in self._input_power.items() if p and n in self._raw}
+        if s == 1.0 or not powers:
+            return self
+        names, priors, fixed, static = self.tree_flatten()[1]
+        leaves = [jnp.asarray(to_raw(np.asarray(to_positive(self._raw[n])) * s ** powers.get(n, 0))) for n in names]
+        priors = tuple((n, p.scaled(s ** powers[n]) if n in powers else p) for n, p in priors)
+        return type(self).tree_unflatten((names, priors, fixed, static), leaves)
 
     def log_prior(self):
         """Sum of the hyper-priors' log densities plus the transform's log-Jacobian."""
@@ -232,6 +249,9 @@ class _Composite(Kernel):
 
     def trainable_mask(self):
         return type(self).tree_unflatten(None, [k.trainable_mask() for k in self.kernels])
+
+    def for_scaled_inputs(self, s):
+        return type(self).tree_unflatten(None, [k.for_scaled_inputs(s) for k in self.kernels])
 
     def log_prior(self):
         return sum((k.log_prior() for k in self.kernels), jnp.zeros(()))

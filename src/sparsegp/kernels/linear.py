@@ -12,6 +12,8 @@ from .base import Kernel
 class Linear(Kernel):
     """k(x, z) = sum_d variance_d x_d z_d (one shared or D ARD variances)."""
 
+    _input_power = {"variance": 2}
+
     def __init__(self, variance=1.0, *, priors=None, fixed=()):
         if np.ndim(variance) > 1:
             raise InputError("Linear.variance must be a scalar or a 1-D array (ARD)")

@@ -22,6 +22,7 @@ class Stationary(Kernel):
     """k(x, z) = variance * f(r^2), r^2 = sum_d (x_d - z_d)^2 / ell_d^2."""
 
     _abstract = True
+    _input_power = {"lengthscale": -1}
 
     def __init__(self, lengthscale=1.0, variance=1.0, *, priors=None, fixed=()):
         self._set_params({"lengthscale": lengthscale, "variance": variance}, priors, fixed)
