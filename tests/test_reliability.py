@@ -413,3 +413,40 @@ def test_cli_warnings_are_one_line_naming_the_command(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("sparsegp fit: ConvergenceWarning: ExactGPRegressor: L-BFGS-B stopped after 2 iterations")
     assert "Traceback" not in err and ".py:" not in err
+
+
+def test_ivm_site_parameters_are_fitted_attributes(tmp_path):
+    from sparsegp import IVMClassifier
+    from sparsegp.classification.ivm import ivm_select
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 2))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=120) > 0, 1, -1)
+    model = IVMClassifier(size=25, random_state=0).fit(X, y)
+    # Against the ADF state itself, run again with the same settings.
+    state = ivm_select(model.kernel_, X, y.astype(float), model.bias_, size=25, random_state=0).state
+    np.testing.assert_allclose(model.site_mean_, state.m_site[:25], rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(model.site_precision_, state.sqrtp[:25] ** 2, rtol=1e-12)
+    # And densely: eq. 5's weights are (K_I + Pi^-1)^-1 m_I.
+    K = np.asarray(model.kernel_.K(model.X_active_))
+    np.testing.assert_allclose((K + np.diag(1 / model.site_precision_)) @ model.beta_, model.site_mean_, rtol=1e-8, atol=1e-10)
+    loaded = load_model(model.save(tmp_path / "ivm.npz"))
+    np.testing.assert_allclose(loaded.site_mean_, model.site_mean_, rtol=1e-12)
+
+
+def test_a_selector_reports_the_scores_of_its_last_step():
+    from sparsegp.kernels import SquaredExponential as SE
+    from sparsegp.selection import ConditionalVariance
+
+    X, y, _ = _sine_data(60)
+    kernel, noise = SE(lengthscale=np.ones(2)), 0.05
+    sel = ConditionalVariance(10).select(kernel, noise, X, y)
+    assert sel.last_candidates.shape == sel.last_scores.shape == (60 - 9,)
+    assert not np.isin(sel.last_candidates, sel.indices[:9]).any()
+    j = int(np.argmax(sel.last_scores))
+    assert sel.last_candidates[j] == sel.indices[-1] and sel.last_scores[j] == sel.history[-1]["score"]
+    # Densely: the residual prior variance K_ii - K_iI K_II^-1 K_Ii given the 9 earlier inclusions.
+    I, C = sel.indices[:9], sel.last_candidates
+    K = np.asarray(kernel.K(X))
+    residual = np.diag(K)[C] - np.einsum("ij,ji->i", K[np.ix_(C, I)], np.linalg.solve(K[np.ix_(I, I)], K[np.ix_(I, C)]))
+    np.testing.assert_allclose(sel.last_scores, residual, rtol=1e-7, atol=1e-10)

@@ -227,6 +227,12 @@ class IVMState:
         return {"active": self.I[:d].copy(), "L": L.copy(), "sqrtp": sp.copy(), "beta": beta}
 
 
+def site_means(L, sqrtp, beta):
+    """The site means m_I back from eq. 5's weights: beta = Pi^1/2 B^-1 Pi^1/2 m_I with B = L L^T,
+    so m_I = Pi^-1/2 L L^T Pi^-1/2 beta."""
+    return (L @ (L.T @ (beta / sqrtp))) / sqrtp
+
+
 def predict_latent(Kxs, kss, L, sqrtp, beta):
     """Eq. 5: mu(x*) = beta^T k(x*), sigma^2(x*) = k(x*, x*) - ||L^-1 Pi_I^{1/2} k(x*)||^2.
 

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import DataConversionWarning
 
-from ..classification.adf import predict_latent
+from ..classification.adf import predict_latent, site_means
 from ..classification.ivm import ivm_select
 from ..classification.probit import predictive_probability, probit_bias
 from ..errors import InputError, NotFittedError
@@ -101,7 +101,9 @@ class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
     ----------
     classes_, n_features_in_, bias_, kernel_ (with v_b added), active_ (training rows of I, in
     order of inclusion), X_active_, beta_, log_marginal_likelihood_ (sum of log Phi(z_i), the
-    Gaussian approximation's marginal likelihood), stop_reason_, selection_history_, fit_time_.
+    Gaussian approximation's marginal likelihood), stop_reason_, selection_history_, fit_time_;
+    site_mean_ and site_precision_: the Gaussian sites N(m_i, 1 / pi_i) of the active points, in
+    order of inclusion (ADF's site parameters, the paper's m_i and Pi = diag(pi_i)).
     """
 
     def __init__(
@@ -143,6 +145,10 @@ class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         return tags
+
+    def _set_sites(self):
+        self.site_precision_ = self.sqrt_site_precision_**2
+        self.site_mean_ = site_means(self.L_, self.sqrt_site_precision_, self.beta_)
 
     # ---- fit ---------------------------------------------------------------------------
     def _kernel(self, X: np.ndarray) -> Kernel:
@@ -198,6 +204,7 @@ class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
         self.beta_ = pred["beta"]
         self.L_ = pred["L"]
         self.sqrt_site_precision_ = pred["sqrtp"]
+        self._set_sites()
         self.log_marginal_likelihood_ = sel.state.log_marginal_likelihood(sel.d)
         self.stop_reason_ = sel.reason
         self.selection_history_ = sel.history
@@ -297,6 +304,7 @@ class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
         if np.any(sp <= 0):
             raise persistence.ModelFileError("array 'sqrt_site_precision' must be positive")
         model.sqrt_site_precision_ = sp
+        model._set_sites()
         model.selection_history_ = []
         model.fit_time_ = 0.0
         return model

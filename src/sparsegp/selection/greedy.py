@@ -29,7 +29,9 @@ class Selection:
     ``indices`` the selected training rows in order of inclusion (cut back to ``best_size`` when a
     monitoring stopping rule asked for it); ``state`` the final :class:`ActiveSetState` (all inclusions
     made); ``history`` one record per inclusion; ``reason`` why selection stopped; ``dual`` the
-    Smola-Bartlett dual state when the gap was tracked; ``kernel_evaluations`` kernel entries computed.
+    Smola-Bartlett dual state when the gap was tracked; ``kernel_evaluations`` kernel entries computed;
+    ``last_candidates`` and ``last_scores`` the candidate rows and the criterion's score of each at the
+    last inclusion (the chosen one has the largest).
     """
 
     indices: np.ndarray
@@ -39,6 +41,8 @@ class Selection:
     dual: DualState | None = None
     kernel_evaluations: int = 0
     seconds: float = 0.0
+    last_candidates: np.ndarray | None = None
+    last_scores: np.ndarray | None = None
 
     def curve(self, key: str) -> np.ndarray:
         return np.array([r[key] for r in self.history], dtype=float)
@@ -132,7 +136,7 @@ def greedy_select(
     history, reason = [], f"reached size {size}"
     working = np.empty(0, dtype=np.int64) if tau is not None else None
     stopped_by = None
-    t0 = time.perf_counter()
+    t0, last = time.perf_counter(), None
     with progress_bar(total=size, desc=desc, verbose=verbose, unit="pt") as bar:
         while state.d < size:
             eligible = np.flatnonzero(state.eligible())
@@ -146,6 +150,7 @@ def greedy_select(
                 ext = state.extend(C, KC) if batched else _extend_one_by_one(state, C, KC)
             s = rule.scores(state, C, ext, rng)
             s = np.where(np.isfinite(s), s, -np.inf)
+            last = (np.asarray(C).copy(), np.asarray(s, dtype=float).copy())
             j = int(np.argmax(s))
             i = int(C[j])
             kcol = KC[:, j] if KC is not None else oracle.columns([i])[:, 0]
@@ -191,4 +196,6 @@ def greedy_select(
         dual=dual,
         kernel_evaluations=oracle.evaluations,
         seconds=time.perf_counter() - t0,
+        last_candidates=last[0] if last else None,
+        last_scores=last[1] if last else None,
     )
