@@ -35,5 +35,9 @@ class NotFittedError(SparseGPError, _SklearnNotFittedError):
     """
 
 
+class DistributedError(SparseGPError, RuntimeError):
+    """A computation on a Dask cluster failed (a lost worker that could not be replaced, a task error)."""
+
+
 class DataWarning(UserWarning):
     """The training data were changed or look wrong in a way the fit had to work around (e.g. repeated rows)."""

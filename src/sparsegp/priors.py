@@ -19,25 +19,31 @@ from .errors import InputError
 
 @dataclass(frozen=True)
 class LogNormal:
-    """log(value) ~ N(mu, sigma^2)."""
+    """log(value) ~ N(mu, sigma^2); ``mu`` a number, or one per element of a vector parameter (ARD)."""
 
-    mu: float = 0.0
+    mu: float | tuple = 0.0
     sigma: float = 1.0
 
     def __post_init__(self):
         if not (float(self.sigma) > 0):
             raise InputError(f"LogNormal prior: sigma must be > 0, got {self.sigma!r}")
+        if np.ndim(self.mu) > 1 or not np.all(np.isfinite(self.mu)):
+            raise InputError(f"LogNormal prior: mu must be a finite number or 1-D sequence, got {self.mu!r}")
+        if np.ndim(self.mu) == 1:  # a tuple keeps the prior hashable and immutable
+            object.__setattr__(self, "mu", tuple(float(v) for v in self.mu))
 
     def log_prob(self, value):
-        z = (jnp.log(value) - self.mu) / self.sigma
+        z = (jnp.log(value) - jnp.asarray(self.mu)) / self.sigma
         return jnp.sum(-0.5 * z**2 - jnp.log(value) - jnp.log(self.sigma) - 0.5 * jnp.log(2 * jnp.pi))
 
     def scaled(self, c: float) -> "LogNormal":
         """The prior of c * value: log(c value) ~ N(mu + log c, sigma^2)."""
-        return LogNormal(float(self.mu + np.log(c)), self.sigma)
+        shifted = np.asarray(self.mu, dtype=float) + np.log(c)
+        return LogNormal(tuple(shifted) if shifted.ndim else float(shifted), self.sigma)
 
     def to_dict(self):
-        return {"type": "LogNormal", "mu": float(self.mu), "sigma": float(self.sigma)}
+        mu = list(self.mu) if isinstance(self.mu, tuple) else float(self.mu)
+        return {"type": "LogNormal", "mu": mu, "sigma": float(self.sigma)}
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,13 @@ def prior_from_dict(d) -> LogNormal | Gamma:
     cls = _PRIORS[d["type"]]
     fields = {k: v for k, v in d.items() if k != "type"}
     expected = set(cls.__dataclass_fields__)
-    if set(fields) != expected or not all(isinstance(v, (int, float)) for v in fields.values()):
+
+    def numeric(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    if cls is LogNormal and isinstance(fields.get("mu"), list) and fields["mu"] and all(map(numeric, fields["mu"])):
+        fields = dict(fields, mu=tuple(fields["mu"]))
+    if set(fields) != expected or not all(numeric(v) or k == "mu" and isinstance(v, tuple)
+                                          for k, v in fields.items()):
         raise InputError(f"prior {d['type']} needs numeric fields {sorted(expected)}, got {fields!r}")
     return cls(**fields)

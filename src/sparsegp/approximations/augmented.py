@@ -1,25 +1,35 @@
 """Predictions that use all n training points: augmented RRGP and Nyström.
 
-Both need, per test point, inner products of n-vectors with
-Q~^-1 = (K_nm K_mm^-1 K_mn + sigma^2 I)^-1, which Woodbury turns into
-Q~^-1 u = (u - K_nm Sigma K_mn u / sigma^2) / sigma^2. For a batch of t test
-points the n-vectors k_* (covariances with the training inputs) and
-v_* = k_* - K_nm K_mm^-1 k(x_*) are formed one chunk of training rows at a
-time, so the cost is O(n m t) and the memory O(chunk * (m + t)); no n x n
-matrix is ever built.
+Both need, per test point x_*, inner products with Q~^-1 = (Q_nn + sigma^2 I)^-1, where
+Q_nn = A^T A in the whitened coordinates A = Luu^-1 K_mn of :mod:`.common`. The test
+point's covariances with the training inputs split as k_* = A^T l + v_* with
+l = Luu^-1 k_u(x_*) and v_* = k_* - K_nm K_mm^-1 k_u(x_*) (the part of k_* that the support
+set does not explain), and c_* = k_** - l^T l. With mu = LB^-T c the whitened posterior
+mean, r = Q~^-1 y = (y - A^T mu) / sigma^2 and u_* = B^-1 A v_* / sigma^2,
 
-* Augmented RRGP (Quiñonero-Candela & Rasmussen eqs. 28-29): one extra weight
-  alpha_* per test point,
-      m_*(x_*) = k_*^T [Q~ + v_* v_*^T / c_*]^-1 y,
-      v_*(x_*) = sigma^2 + k_** - k_*^T [Q~ + v_* v_*^T / c_*]^-1 k_*,
-  with c_* = k_** - k(x_*)^T K_mm^-1 k(x_*). (The paper prints "+ k_*^T [...]^-1 k_*"
-  in eqs. 29 and 39; the derivation of its App. A.5, eq. A-56, gives the minus sign.)
-  Sherman-Morrison applies the rank-one term. Where c_* is at rounding level the
-  test point lies in the span of the support set and the augmentation is void: the
-  formulas then reduce to the non-augmented ones, which is what is returned.
-* Nyström (eq. 39): m = k_*^T Q~^-1 y, v = sigma^2 + k_** - k_*^T Q~^-1 k_*. Its
-  latent variance k_** - k_*^T Q~^-1 k_* can be negative, because Q~ + sigma^2
-  does not come from a joint prior over f and f_*; it is returned as computed.
+    A Q~^-1 A^T = I - B^-1,   A Q~^-1 y = mu,   A Q~^-1 v_* = u_*,
+
+so every term that is of order 1/sigma^2 or carries K_mm^-1 cancels algebraically and
+what is left is the standard prediction plus terms in v_* (small where the support set
+is good), with
+    g = l^T u_*,   s = v_*^T Q~^-1 v_* = (|v_*|^2 - |LB^-1 A v_*|^2 / sigma^2) / sigma^2,   h = v_*^T r:
+
+* Nyström (Quiñonero-Candela & Rasmussen eq. 39): m = k_*^T Q~^-1 y = l^T mu + h,
+  v = k_** - k_*^T Q~^-1 k_* = c_* + |LB^-1 l|^2 - 2 g - s. Its latent variance can be
+  negative, because Q~ does not come from a joint prior over f and f_*; it is returned as computed.
+* Augmented RRGP (eqs. 28-29): one extra weight per test point, Q~ + v_* v_*^T / c_*
+  (Sherman-Morrison, i.e. DTC with the support set Z plus x_*):
+      m = l^T mu + h (c_* - g) / (c_* + s),   v = |LB^-1 l|^2 + (c_* - g)^2 / (c_* + s),
+  a sum of non-negative terms. (The paper prints "+ k_*^T [...]^-1 k_*" in eqs. 29 and 39;
+  the derivation of its App. A.5, eq. A-56, gives the minus sign used here.) Where
+  c_* is at rounding level the test point lies in the span of the support set and the
+  augmentation is void: the standard prediction is returned.
+
+Written directly (k_*^T Q~^-1 k_* with Q~^-1 by Woodbury, K_mm^-1 k_u unwhitened), the same
+formulas subtract terms of order |k_*|^2 / sigma^2 and amplify cond(K_mm); see BENCHMARKS.md,
+"Augmented and Nyström predictions against a 40-digit reference". A batch of t test points
+makes one pass over the training rows, one chunk at a time: O(n m (m + t)) time and
+O(chunk (m + t)) memory; no n x n matrix is built.
 """
 
 from __future__ import annotations
@@ -43,59 +53,53 @@ class TrainingCache(NamedTuple):
     ms: jnp.ndarray  # (n_chunks, chunk) row mask
 
 
+def _whitened_rows(kernel, post: SparsePosterior, Xc, mc):
+    """A_c = Luu^-1 K_u,c for one chunk of training rows (columns of padding rows are 0)."""
+    return solve_lower(post.Luu, kernel.K(post.Z, Xc) * mc)
+
+
 def training_cache(kernel, post: SparsePosterior, noise, X, y, chunk: int) -> TrainingCache:
-    """r = Q~^-1 y = (y - K_nm mu) / sigma^2 with mu = Sigma K_mn y / sigma^2 = ``post.w_mean``."""
+    """r = Q~^-1 y = (y - A^T mu) / sigma^2, the residual of the whitened posterior mean mu = LB^-T c."""
     Xs, ys, ms = chunk_rows(X, y, chunk)
-    rs = jax.lax.map(lambda a: ms_r(kernel, post, noise, *a), (Xs, ys, ms))
-    return TrainingCache(Xs, rs, ms)
+    mu = solve_upper(post.LB, post.c)
 
+    def r(args):
+        Xc, yc, mc = args
+        return mc * (yc - _whitened_rows(kernel, post, Xc, mc).T @ mu) / noise
 
-def ms_r(kernel, post, noise, Xc, yc, mc):
-    return mc * (yc - kernel.K(Xc, post.Z) @ post.w_mean) / noise
+    return TrainingCache(Xs, jax.lax.map(r, (Xs, ys, ms)), ms)
 
 
 @partial(jax.jit, static_argnames=("method",))
 def full_data_predict(kernel, post: SparsePosterior, noise, cache: TrainingCache, Xs, method: str = "augmented"):
     """Latent mean and variance at Xs by the augmented RRGP or the Nyström method."""
-    m, t = post.Z.shape[0], Xs.shape[0]
-    kus = kernel.K(post.Z, Xs)  # k(x_*) for each test point, (m, t)
-    G = solve_upper(post.Luu, solve_lower(post.Luu, kus))  # K_mm^-1 k(x_*)
+    l = solve_lower(post.Luu, kernel.K(post.Z, Xs))  # (m, t)
+    e1 = solve_lower(post.LB, l)
+    mean = l.T @ solve_upper(post.LB, post.c)  # the standard prediction l^T mu
     kss = kernel.diag(Xs)
-    c_star = kss - jnp.sum(kus * G, axis=0)
+    c_star = jnp.maximum(kss - jnp.sum(l * l, axis=0), 0.0)
 
     def body(acc, chunk):
         Xc, rc, mc = chunk
-        Ksc = kernel.K(Xc, Xs) * mc[:, None]  # k_* rows of this chunk, (c, t)
-        Kcu = kernel.K(Xc, post.Z) * mc[:, None]
-        Vc = Ksc - Kcu @ G  # v_* rows
-        alpha, beta, kk, kv, vv, kr, vr = acc
-        return (
-            alpha + Kcu.T @ Ksc,
-            beta + Kcu.T @ Vc,
-            kk + jnp.sum(Ksc * Ksc, axis=0),
-            kv + jnp.sum(Ksc * Vc, axis=0),
-            vv + jnp.sum(Vc * Vc, axis=0),
-            kr + Ksc.T @ rc,
-            vr + Vc.T @ rc,
-        ), None
+        Ac = _whitened_rows(kernel, post, Xc, mc)
+        Vc = kernel.K(Xc, Xs) * mc[:, None] - Ac.T @ l  # v_* rows of this chunk, (c, t)
+        Av, h, vv = acc
+        return (Av + Ac @ Vc, h + Vc.T @ rc, vv + jnp.sum(Vc * Vc, axis=0)), None
 
+    m, t = l.shape
     z = jnp.zeros(t, Xs.dtype)
-    init = (jnp.zeros((m, t), Xs.dtype), jnp.zeros((m, t), Xs.dtype), z, z, z, z, z)
-    (alpha, beta, kk, kv, vv, kr, vr), _ = jax.lax.scan(body, init, (cache.Xs, cache.rs, cache.ms))
-
-    def U(x):  # x^T Sigma y = U(x) . U(y)
-        return solve_lower(post.LB, solve_lower(post.Luu, x))
-
-    Ua, Ub = U(alpha), U(beta)
-    kQk = (kk - jnp.sum(Ua * Ua, axis=0) / noise) / noise
+    (Av, h, vv), _ = jax.lax.scan(body, (jnp.zeros((m, t), Xs.dtype), z, z), (cache.Xs, cache.rs, cache.ms))
+    W = solve_lower(post.LB, Av)
+    u = solve_upper(post.LB, W) / noise
+    g = jnp.sum(l * u, axis=0)
+    s = jnp.maximum(vv - jnp.sum(W * W, axis=0) / noise, 0.0) / noise
     if method == "nystrom":
-        return kr, kss - kQk
-    kQv = (kv - jnp.sum(Ua * Ub, axis=0) / noise) / noise
-    vQv = (vv - jnp.sum(Ub * Ub, axis=0) / noise) / noise
-    den = c_star + vQv
-    # c_* at rounding level: x_* is in the span of Z and the extra weight adds nothing.
-    active = c_star > 1e-10 * kss
-    safe = jnp.where(active, den, 1.0)
-    mean = kr - jnp.where(active, kQv * vr / safe, 0.0)
-    var = kss - kQk + jnp.where(active, kQv * kQv / safe, 0.0)
-    return mean, var
+        return mean + h, c_star + jnp.sum(e1 * e1, axis=0) - 2.0 * g - s
+    # c_* at rounding level (x_* in the span of Z): no extra weight, the standard prediction.
+    active = c_star > 1e-12 * kss
+    safe = jnp.where(active, c_star + s, 1.0)
+    gap = c_star - g
+    return (
+        mean + jnp.where(active, h * gap / safe, 0.0),
+        jnp.sum(e1 * e1, axis=0) + jnp.where(active, gap * gap / safe, c_star),
+    )

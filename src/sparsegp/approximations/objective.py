@@ -30,12 +30,14 @@ from .dtc import dtc_from_stats
 from .fitc import fitc_from_stats
 from .vfe import vfe_from_stats
 
-ALGEBRA = {
-    "vfe": lambda st, noise: vfe_from_stats(st, noise)[0],
-    "dtc": lambda st, noise: dtc_from_stats(st, noise).log_marginal,
-    "sor": lambda st, noise: dtc_from_stats(st, noise).log_marginal,
-    "fitc": lambda st, noise: fitc_from_stats(st).log_marginal,
+# (objective, GaussianTerms for the posterior) of each approximation from its sums.
+TERMS = {
+    "vfe": vfe_from_stats,
+    "dtc": lambda st, noise: (dtc_from_stats(st, noise).log_marginal, dtc_from_stats(st, noise)),
+    "sor": lambda st, noise: (dtc_from_stats(st, noise).log_marginal, dtc_from_stats(st, noise)),
+    "fitc": lambda st, noise: (fitc_from_stats(st).log_marginal, fitc_from_stats(st)),
 }
+ALGEBRA = {name: (lambda st, noise, terms=terms: terms(st, noise)[0]) for name, terms in TERMS.items()}
 
 
 class HostObjective:
@@ -44,13 +46,16 @@ class HostObjective:
     ``params`` is the estimator's dict of raw parameters: ``kernel``, ``raw_noise`` and, when the
     inducing inputs are free, ``Z`` (otherwise ``Z_fixed`` is used). ``penalty(params)`` is a
     JAX-traceable term added to the negative objective (the negative log hyper-priors).
+    ``data`` replaces (X, y, chunk) by an object with BlasStats's passes, such as
+    :class:`~sparsegp.distributed.DaskStats` (the sums over the partitions of a cluster).
     """
 
-    def __init__(self, approximation: str, X, y, *, chunk: int, jitter: float, penalty, Z_fixed=None):
+    def __init__(self, approximation: str, X=None, y=None, *, chunk: int = 0, jitter: float, penalty, Z_fixed=None,
+                 data=None):
         if approximation not in ALGEBRA:
             raise ValueError(f"unknown approximation {approximation!r}")
         self.fitc = approximation == "fitc"
-        self.data = BlasStats(X, y, chunk)
+        self.data = data if data is not None else BlasStats(X, y, chunk)
         Z_fixed = None if Z_fixed is None else jnp.asarray(Z_fixed)
         algebra = ALGEBRA[approximation]
 
@@ -71,6 +76,18 @@ class HostObjective:
         self._prep = jax.jit(prep)
         self._value_and_grad = jax.jit(jax.value_and_grad(negative, argnums=(0, 1)))
         self._pull = jax.jit(pull)
+        self._terms = jax.jit(TERMS[approximation])
+
+    def terms(self, params):
+        """(objective without the penalty, its GaussianTerms, L_uu) at ``params``: one forward pass."""
+        kernel, Z, Linv, noise, Luu = self._prep(params)
+        Linv_np = np.asarray(Linv)
+        if self.fitc:
+            st = FITCStats(*map(jnp.asarray, self.data.fitc_forward(kernel, Z, Linv_np, float(noise))[0]))
+        else:
+            st = Stats(*map(jnp.asarray, self.data.forward(kernel, Z, Linv_np)[0]))
+        value, g = self._terms(st, noise)
+        return float(value), g, Luu
 
     def __call__(self, params):
         kernel, Z, Linv, noise, Luu = self._prep(params)
@@ -92,4 +109,4 @@ class HostObjective:
         return float(f), jax.tree_util.tree_map(jnp.add, g_params, g_data)
 
 
-__all__ = ["ALGEBRA", "HostObjective"]
+__all__ = ["ALGEBRA", "TERMS", "HostObjective"]

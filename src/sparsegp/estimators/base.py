@@ -10,13 +10,46 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from ..errors import InputError, NotFittedError, NumericalError
+from ..errors import DataWarning, InputError, NotFittedError, NumericalError
 from ..kernels import Kernel, SquaredExponential
+from ..priors import LogNormal
 from ..training import minimize
-from ..errors import DataWarning
 from ..transforms import MAX_VALUE, MIN_VALUE, RAW_MAX, RAW_MIN, log_jacobian, to_positive, to_raw
 from ..validation import as_float_matrix, as_float_vector, check_feature_names, check_int, check_positive, feature_names_of
 from . import persistence
+
+# Weak hyper-priors used when there are fewer than two samples per free hyper-parameter (see
+# GPRegressorBase._few_samples): sd of the log-normals, and the noise's prior median (normalised targets).
+TINY_DATA_LOG_SD = 1.0
+TINY_DATA_NOISE = 0.1
+
+
+class FeatureNamesMixin:
+    """``feature_names_in_`` (scikit-learn's attribute): a DataFrame's column names at fit, checked at
+    predict and kept in the model file; absent when the training inputs had no names."""
+
+    def _set_feature_names(self, names):
+        if names is None:
+            self.__dict__.pop("feature_names_in_", None)
+        else:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+
+    def _test_matrix(self, X):
+        """Test inputs as a float matrix, their names (if any) checked against those seen at fit."""
+        check_feature_names(getattr(self, "feature_names_in_", None), X, type(self).__name__)
+        return as_float_matrix(X, "X", n_features=self.n_features_in_, owner=type(self).__name__)
+
+    def _feature_names_state(self):
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None else [str(n) for n in names]
+
+    def _restore_feature_names(self, meta):
+        names = meta.get("feature_names")
+        if names is not None and not (isinstance(names, list) and len(names) == self.n_features_in_
+                                      and all(isinstance(n, str) for n in names) and len(set(names)) == len(names)):
+            raise persistence.ModelFileError(f"metadata field 'feature_names' must be null or {self.n_features_in_} "
+                                             "distinct strings")
+        self._set_feature_names(names)
 
 
 def input_scale(X: np.ndarray) -> float:
@@ -26,7 +59,13 @@ def input_scale(X: np.ndarray) -> float:
     units of X exactly, so the same data in other units give the same fit up to rounding.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        spread = float(np.sqrt(np.mean(np.var(X, axis=0))))
+        return scale_from_variances(np.var(X, axis=0))
+
+
+def scale_from_variances(variances) -> float:
+    """:func:`input_scale` from the columns' variances (computed elsewhere, e.g. by Dask)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = float(np.sqrt(np.mean(variances)))
     return spread if np.isfinite(spread) and spread > 0 else 1.0
 
 
@@ -46,7 +85,7 @@ def distinct_records(X: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 
-class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
+class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
     """Common fit-time validation and predict-time rescaling for GP regressors."""
 
     # ---- fit helpers ---------------------------------------------------------
@@ -78,24 +117,36 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
         self._set_feature_names(names)
         if self.normalize_y:
             self.y_mean_ = float(np.mean(y))
-            std = float(np.std(y))
+            # From too few points for the hyper-parameters (see _few_samples) the unbiased estimate: the
+            # biased one is far too small there, and the weak default priors sit on this scale.
+            ddof = 1 if self._too_few(X.shape[0], X.shape[1] + 2) else 0
+            std = float(np.std(y, ddof=ddof))
             self.y_std_ = std if std > 0 else 1.0
         else:
             self.y_mean_, self.y_std_ = 0.0, 1.0
         return X, (y - self.y_mean_) / self.y_std_
 
     def _initial_kernel(self, X: np.ndarray, s: float) -> Kernel:
-        """The starting kernel for the inputs X / s (see :func:`input_scale`).
+        """The starting kernel for the inputs X / s (see :func:`input_scale`)."""
+        return self._initial_kernel_for(np.std(X, axis=0), X.shape[0], s)
+
+    def _initial_kernel_for(self, column_std, n_samples: int, s: float) -> Kernel:
+        """The starting kernel for inputs with these columns' standard deviations, divided by s.
 
         The default is an ARD squared exponential with each length-scale at its column's standard
         deviation (1 for a constant column), so the start does not depend on the units either.
         """
+        D = np.size(column_std)
         if self.kernel is None:
-            spread = np.std(X, axis=0) / s
-            return SquaredExponential(lengthscale=np.where(spread > 0, spread, 1.0), variance=1.0)
+            spread = np.asarray(column_std, dtype=float) / s
+            lengthscale = np.where(spread > 0, spread, 1.0)
+            priors = None
+            if self.optimize is True and self._too_few(n_samples, D + 2):
+                priors = {"lengthscale": LogNormal(np.log(lengthscale), TINY_DATA_LOG_SD), "variance": LogNormal(0.0, TINY_DATA_LOG_SD)}
+            return SquaredExponential(lengthscale=lengthscale, variance=1.0, priors=priors)
         if not isinstance(self.kernel, Kernel):
             raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(self.kernel).__name__}")
-        self.kernel.check_input_dim(X.shape[1])
+        self.kernel.check_input_dim(D)
         return self.kernel.for_scaled_inputs(s)
 
     def _initial_noise(self) -> float:
@@ -104,9 +155,14 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
         return max(noise, min_noise)
 
     def _noise_log_prior(self, raw_noise):
-        if self.noise_prior is None:
+        prior = getattr(self, "_noise_prior_fit", self.noise_prior)
+        if prior is None:
             return 0.0
-        return self.noise_prior.log_prob(to_positive(raw_noise)) + log_jacobian(raw_noise)
+        return prior.log_prob(to_positive(raw_noise)) + log_jacobian(raw_noise)
+
+    @staticmethod
+    def _too_few(n_samples: int, n_free: int) -> bool:
+        return bool(n_free) and n_samples < 2 * n_free
 
     def _raw_bounds(self, params):
         """Bounds on the raw parameters: kernel hyper-parameters in [1e-12, 1e12], the noise in
@@ -143,7 +199,7 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
             def callback(iteration, value, p, user=self.callback):
                 return user(iteration, value, params_for_scaled_inputs(p, 1.0 / scale))
 
-        self._warn_few_samples(mask, n_samples=int(np.shape(args[-1])[0]))
+        self._few_samples(mask, n_samples=int(np.shape(args[-1])[0]))
         lower, upper = self._raw_bounds(params)
         params, report = minimize(
             objective,
@@ -164,21 +220,32 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
         self._warn_unconverged(report, params, mask)
         return params
 
-    def _warn_few_samples(self, mask, n_samples):
-        """DataWarning when there are fewer than two samples per free kernel and noise hyper-parameter.
+    def _few_samples(self, mask, n_samples):
+        """Weak default hyper-priors and a DataWarning when there are fewer than two samples per free
+        kernel and noise hyper-parameter.
 
-        The coverage of such fits' error bars is measured in BENCHMARKS.md, "Tiny training sets".
+        Maximum likelihood on so few points lets the noise fall to min_noise and the error bars
+        collapse; log-normal priors (sd TINY_DATA_LOG_SD in log) about the data-driven start keep them
+        honest: the default kernel's length-scales about the columns' spread and its variance about 1
+        (set by :meth:`_initial_kernel`), the noise about TINY_DATA_NOISE of the target variance unless
+        ``noise_prior`` is given. Coverage measured in BENCHMARKS.md, "Tiny training sets".
         """
         leaves = jax.tree_util.tree_leaves({"kernel": mask["kernel"], "noise": mask["raw_noise"]})
         n_free = int(sum(np.sum(np.asarray(m)) for m in leaves))
-        if n_free and n_samples < 2 * n_free:
-            warnings.warn(
-                f"{type(self).__name__}: {n_samples} training samples for {n_free} free hyper-parameters; "
-                "maximum-likelihood values are poorly determined from so few points and the error bars tend to "
-                "be too narrow: fix some hyper-parameters (optimize=False, a kernel with fixed=...) or give them priors",
-                DataWarning,
-                stacklevel=4,
-            )
+        self._noise_prior_fit = self.noise_prior
+        if not self._too_few(n_samples, n_free):
+            return
+        if self.noise_prior is None and bool(mask["raw_noise"]):
+            self._noise_prior_fit = LogNormal(float(np.log(TINY_DATA_NOISE)), TINY_DATA_LOG_SD)
+        warnings.warn(
+            f"{type(self).__name__}: {n_samples} training samples for {n_free} free hyper-parameters; "
+            "maximum-likelihood values are poorly determined from so few points and the error bars tend to be too "
+            "narrow, so weak default priors are used (the default kernel's about its start, the noise about "
+            f"{TINY_DATA_NOISE:g} of the target variance unless noise_prior is given); to choose, fix some "
+            "hyper-parameters (optimize=False, a kernel with fixed=...) or give them priors",
+            DataWarning,
+            stacklevel=4,
+        )
 
     def _warn_unconverged(self, report, params, mask):
         """ConvergenceWarning (scikit-learn's class) for a stopped optimiser or a parameter at a bound."""
@@ -263,17 +330,9 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
                 "before using this estimator."
             )
 
-    def _set_feature_names(self, names):
-        """``feature_names_in_`` (scikit-learn's attribute): the column names of a DataFrame at fit, else absent."""
-        if names is None:
-            self.__dict__.pop("feature_names_in_", None)
-        else:
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-
     def _validate_test_inputs(self, X):
         self._check_fitted()
-        check_feature_names(getattr(self, "feature_names_in_", None), X, type(self).__name__)
-        return as_float_matrix(X, "X", n_features=self.n_features_in_, owner=type(self).__name__)
+        return self._test_matrix(X)
 
     def _predict_in_batches(self, fn, X, *, full_cov: bool, batch_size: int = 4096):
         """Run ``fn(X_batch) -> (mean, var)`` over fixed-size row batches (bounded memory, one compile)."""
@@ -324,8 +383,7 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
             "y_mean": float(self.y_mean_),
             "y_std": float(self.y_std_),
             "n_features_in": int(self.n_features_in_),
-            "feature_names": None if getattr(self, "feature_names_in_", None) is None
-            else [str(n) for n in self.feature_names_in_],
+            "feature_names": self._feature_names_state(),
         }
 
     @classmethod
@@ -342,14 +400,7 @@ class GPRegressorBase(persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
             raise persistence.ModelFileError("metadata fields 'y_mean'/'y_std' must be finite with y_std > 0")
         if model.n_features_in_ < 1:
             raise persistence.ModelFileError("metadata field 'n_features_in' must be >= 1")
-        names = meta.get("feature_names")
-        if names is not None:
-            if not (isinstance(names, list) and len(names) == model.n_features_in_ and all(isinstance(n, str) for n in names)
-                    and len(set(names)) == len(names)):
-                raise persistence.ModelFileError(
-                    f"metadata field 'feature_names' must be null or {model.n_features_in_} distinct strings"
-                )
-        model._set_feature_names(names)
+        model._restore_feature_names(meta)
         try:
             model.kernel_.check_input_dim(model.n_features_in_)
         except InputError as exc:

@@ -15,9 +15,9 @@ from ..classification.probit import predictive_probability, probit_bias
 from ..errors import InputError, NotFittedError
 from ..kernels import Constant, Kernel, SquaredExponential
 from ..selection.oracle import KernelOracle
-from ..validation import as_float_matrix, check_int
+from ..validation import as_float_matrix, check_int, feature_names_of
 from . import persistence
-from .base import input_scale
+from .base import FeatureNamesMixin, input_scale
 
 
 def _labels(y, n: int) -> np.ndarray:
@@ -64,7 +64,7 @@ _JSON_PARAMS = ("size", "bias", "bias_variance", "criterion", "n_random", "n_ful
 
 
 @persistence.register
-class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
+class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
     """Binary sparse GP classification with the Informative Vector Machine (Lawrence, Seeger & Herbrich 2003).
 
     Probit likelihood P(y | u) = Phi(y (u + b)); ADF over a greedily selected active set of
@@ -167,6 +167,7 @@ class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         t0 = time.perf_counter()
+        names = feature_names_of(X)
         X = as_float_matrix(X, "X", min_rows=2)
         y = _labels(y, X.shape[0])
         classes = np.unique(y)
@@ -181,6 +182,7 @@ class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
             check_int(getattr(self, name), name, minimum=1 if name in ("monitor_size", "check_every", "patience") else 0)
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
+        self._set_feature_names(names)
         ypm = np.where(y == classes[1], 1.0, -1.0)
         if isinstance(self.bias, str):
             if self.bias != "auto":
@@ -218,7 +220,7 @@ class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
     def predict_latent(self, X, batch_size: int = 4096):
         """Eq. 5: the latent mean mu(x*) and variance sigma^2(x*) (bias not included)."""
         self._check_fitted()
-        X = as_float_matrix(X, "X", n_features=self.n_features_in_, owner=type(self).__name__)
+        X = self._test_matrix(X)
         oracle = KernelOracle(self.kernel_, self.X_active_)
         means, variances = [], []
         for s in range(0, X.shape[0], batch_size):
@@ -259,6 +261,7 @@ class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
             "bias": float(self.bias_),
             "classes": self.classes_.tolist(),
             "n_features_in": int(self.n_features_in_),
+            "feature_names": self._feature_names_state(),
             "log_marginal_likelihood": float(self.log_marginal_likelihood_),
             "stop_reason": self.stop_reason_,
         }
@@ -272,6 +275,9 @@ class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
         model = persistence.construct(cls, meta, _JSON_PARAMS)
         model.bias_ = req(meta, "bias", float)
         model.n_features_in_ = req(meta, "n_features_in", int)
+        if model.n_features_in_ < 1:
+            raise persistence.ModelFileError("metadata field 'n_features_in' must be >= 1")
+        model._restore_feature_names(meta)
         model.log_marginal_likelihood_ = req(meta, "log_marginal_likelihood", float)
         model.stop_reason_ = req(meta, "stop_reason", str)
         classes = req(meta, "classes", list)
@@ -310,7 +316,7 @@ class IVMClassifier(persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
         return model
 
 
-class OneVsRestIVMClassifier(ClassifierMixin, BaseEstimator):
+class OneVsRestIVMClassifier(FeatureNamesMixin, ClassifierMixin, BaseEstimator):
     """c-against-rest IVMs combined as in the paper: decide for the class with the largest log P(y = +1 | x).
 
     ``estimator``: an :class:`IVMClassifier` used as the template for each class (cloned; its bias
@@ -324,6 +330,7 @@ class OneVsRestIVMClassifier(ClassifierMixin, BaseEstimator):
         self.estimator = estimator
 
     def fit(self, X, y):
+        names = feature_names_of(X)
         X = as_float_matrix(X, "X", min_rows=2)
         y = _labels(y, X.shape[0])
         classes = np.unique(y)
@@ -335,6 +342,7 @@ class OneVsRestIVMClassifier(ClassifierMixin, BaseEstimator):
             raise InputError(f"estimator must be an IVMClassifier, got {type(template).__name__}")
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
+        self._set_feature_names(names)
         if classes.size == 2:
             self.estimators_ = [clone(template).fit(X, y)]
         else:
@@ -347,6 +355,7 @@ class OneVsRestIVMClassifier(ClassifierMixin, BaseEstimator):
     def per_class_log_proba(self, X):
         """log P(y = +1 | x) of each class's own IVM, shape (n, n_classes), before normalisation."""
         self._check_fitted()
+        X = self._test_matrix(X)
         if len(self.estimators_) == 1:
             return self.estimators_[0].predict_log_proba(X)
         return np.column_stack([e.predict_log_proba(X)[:, 1] for e in self.estimators_])
@@ -363,7 +372,7 @@ class OneVsRestIVMClassifier(ClassifierMixin, BaseEstimator):
         """Normalised log-probabilities, shape (n, n_classes); with two classes the IVM's own (n,) decision."""
         self._check_fitted()
         if len(self.estimators_) == 1:
-            return self.estimators_[0].decision_function(X)
+            return self.estimators_[0].decision_function(self._test_matrix(X))
         return self.predict_log_proba(X)
 
     def predict(self, X):

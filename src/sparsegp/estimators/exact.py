@@ -33,9 +33,13 @@ class ExactGPRegressor(GPRegressorBase):
     max_iter : int
         L-BFGS-B iterations per start.
     normalize_y : bool
-        Standardise targets before fitting (predictions are mapped back).
+        Standardise targets before fitting (predictions are mapped back); from
+        fewer than 2 (D + 2) samples the standard deviation is the unbiased one.
     noise_prior : prior or None
-        Hyper-prior on the noise variance (:mod:`sparsegp.priors`).
+        Hyper-prior on the noise variance (:mod:`sparsegp.priors`). With fewer
+        than two samples per free hyper-parameter, ``None`` means a weak
+        log-normal prior about 0.1 (normalised targets), and the default kernel
+        gets weak priors about its start (a ``DataWarning`` says so).
     min_noise : float
         Lower bound on the noise variance during optimisation.
     random_state : int, Generator or None

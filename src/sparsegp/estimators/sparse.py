@@ -15,6 +15,7 @@ from ..approximations.fitc import fitc_log_marginal, fitc_posterior
 from ..approximations.objective import HostObjective
 from ..approximations.sor import sor_log_evidence, sor_posterior
 from ..approximations.vfe import vfe_bound, vfe_posterior
+from ..distributed import is_dask_collection
 from ..errors import InputError, ModelFileError, NumericalError
 from ..linalg import MAX_JITTER
 from ..selection import KMeans, Selector
@@ -249,17 +250,25 @@ class SparseGPRegressor(GPRegressorBase):
         """
         if not self.optimize or self.approximation != "fitc" or jax.default_backend() != "cpu":
             return None
+        return HostObjective(self.approximation, X, y, chunk=self._chunk, jitter=float(self.jitter),
+                             penalty=self._penalty, Z_fixed=Z_fixed)
 
-        def penalty(params):
-            return -params["kernel"].log_prior() - self._noise_log_prior(params["raw_noise"])
-
-        return HostObjective(self.approximation, X, y, chunk=self._chunk, jitter=float(self.jitter), penalty=penalty,
-                             Z_fixed=Z_fixed)
+    def _penalty(self, params):
+        """The negative log hyper-priors (kernel and noise) added to the negative objective."""
+        return -params["kernel"].log_prior() - self._noise_log_prior(params["raw_noise"])
 
     def fit(self, X, y):
-        """Fit hyper-parameters (and inducing inputs if ``optimize_inducing``); cache the posterior."""
+        """Fit hyper-parameters (and inducing inputs if ``optimize_inducing``); cache the posterior.
+
+        X and y may be dask arrays: the statistics are then computed on the workers of the current
+        ``dask.distributed`` client, partition by partition (:mod:`sparsegp.estimators.dask_fit`).
+        """
         self._check_options()
         self._check_selection_options()
+        if is_dask_collection(X) or is_dask_collection(y):
+            from .dask_fit import fit_dask
+
+            return fit_dask(self, X, y)
         X, y = self._validate_training_data(X, y)
         s = input_scale(X)
         Xs = X / s  # fit in units where the inputs have unit spread
@@ -422,7 +431,12 @@ class SparseGPRegressor(GPRegressorBase):
 
         ``include_noise=False`` gives the latent f instead. The default matches scikit-learn's
         ``GaussianProcessRegressor`` with a ``WhiteKernel``, so its std scores test targets directly.
+        A dask array X gives dask arrays, computed block by block on the workers.
         """
+        if is_dask_collection(X):
+            from .dask_fit import predict_dask
+
+            return predict_dask(self, X, return_std=return_std, return_cov=return_cov, include_noise=include_noise)
         X = self._validate_test_inputs(X)
         mean, var = self._mean_var(X, full_cov=return_cov)
         if self.prediction == "nystrom" and return_std:

@@ -60,6 +60,11 @@ class Kernel:
         raw = {}
         for name, v in values.items():
             raw[name] = jnp.asarray(to_raw(check_positive(v, f"{type(self).__name__}.{name}")))
+        for name, prior in priors.items():
+            size = np.size(getattr(prior, "mu", 0.0))
+            if size > 1 and size != raw[name].size:
+                raise InputError(f"{type(self).__name__}: the prior on {name} has {size} locations for "
+                                 f"{raw[name].size} value(s)")
         object.__setattr__(self, "_names", names)
         object.__setattr__(self, "_raw", raw)
         object.__setattr__(self, "_priors", tuple(sorted(priors.items())))

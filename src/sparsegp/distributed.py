@@ -1,0 +1,197 @@
+"""The chunked statistics on the partitions of Dask arrays, computed where the partitions live.
+
+:class:`DaskStats` has the interface of :class:`~sparsegp.stats_blas.BlasStats` (``forward`` /
+``backward``, ``fitc_forward`` / ``fitc_backward``), so :class:`~sparsegp.approximations.objective.HostObjective`
+runs unchanged on a cluster:
+
+* once: every row block of (X, y) becomes a ``BlasStats`` on the worker that holds it
+  (``Client.map`` over the blocks; the data never leave their workers);
+* per evaluation, a map and a reduce: each partition returns its sums S, v, yy, trK, trQ
+  (FITC: its weighted sums) and keeps its residual (the kernel blocks) on its worker; the
+  driver adds the sums and runs the m x m algebra;
+* then a second map: the driver sends the sums' cotangents, each partition returns its
+  cotangents of the kernel, Z and L_uu^-1 (FITC: and sigma^2), which the driver adds.
+  The factor's cotangent is linear in the sums, so per-partition terms add up exactly.
+
+Per evaluation O(m^2 + m D) numbers travel each way per partition (:attr:`DaskStats.bytes_moved`
+counts them). A lost worker makes Dask recompute what it held from the arrays' task graph: the
+evaluation is retried, never summed over fewer partitions (:meth:`DaskStats._gather` checks the row
+count of every reduction and raises :class:`~sparsegp.errors.DistributedError` otherwise).
+
+Dask is an optional dependency (``pip install sparsegp[dask]``); this module imports it lazily.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import DistributedError, InputError
+from .stats import FITCStats, Stats
+
+
+def is_dask_collection(x) -> bool:
+    """True for a dask array (or other dask collection), without importing dask."""
+    return type(x).__module__.split(".")[0] == "dask" and hasattr(x, "__dask_graph__")
+
+
+def _client(client=None):
+    try:
+        from distributed import get_client
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise InputError("dask arrays need the optional dependencies: pip install 'sparsegp[dask]'") from exc
+    if client is not None:
+        return client
+    try:
+        return get_client()
+    except ValueError:
+        raise InputError(
+            "dask arrays are fitted on a dask.distributed cluster: start one first "
+            "(from distributed import Client, LocalCluster; client = Client(LocalCluster())), "
+            "or connect to a scheduler with Client('tcp://host:8786')"
+        ) from None
+
+
+# ---- tasks run on the workers -------------------------------------------------------------
+def _make_part(X, y, chunk):
+    from .stats_blas import BlasStats
+
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if X.ndim != 2 or y.shape != (X.shape[0],):
+        raise InputError(f"a partition holds X of shape {X.shape} and y of shape {y.shape}: the row chunks of X "
+                         "and y must agree (rechunk both to the same row chunks)")
+    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
+        raise InputError("X or y contains NaN or infinity (found in a partition of the dask arrays)")
+    return BlasStats(X, y, chunk)
+
+
+def _rows(part):
+    return part.n
+
+
+def _forward(part, args):
+    return part.forward(*args)
+
+
+def _fitc_forward(part, args):
+    return part.fitc_forward(*args)
+
+
+def _sums(result):
+    return tuple(np.asarray(a) for a in result[0])
+
+
+def _backward(part, fwd, args):
+    Linv, Luu, ct = args
+    st, res = fwd
+    return part.backward(Linv, Luu, st, res, ct)
+
+
+def _fitc_backward(part, fwd, args):
+    Linv, Luu, ct = args
+    st, res = fwd
+    return part.fitc_backward(Linv, Luu, st, res, ct)
+
+
+def _nbytes(tree) -> int:
+    import jax
+
+    return int(sum(np.asarray(a).nbytes for a in jax.tree_util.tree_leaves(tree)))
+
+
+def _tree_sum(items):
+    import jax
+
+    out = items[0]
+    for item in items[1:]:
+        out = jax.tree_util.tree_map(lambda a, b: np.asarray(a) + np.asarray(b), out, item)
+    return out
+
+
+class DaskStats:
+    """(X, y) as dask arrays, split into partitions held by the workers; the two passes as maps.
+
+    ``X`` (n, D) and ``y`` (n,) must have the same row chunks and one chunk across the columns of X.
+    """
+
+    def __init__(self, X, y, chunk: int, client=None):
+        self.client = _client(client)
+        if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
+            raise InputError(f"X must be 2-D and y 1-D with as many rows, got shapes {X.shape} and {y.shape}")
+        if len(X.chunks[1]) != 1:
+            X = X.rechunk({1: -1})
+        if X.chunks[0] != y.chunks[0]:
+            y = y.rechunk(X.chunks[0])
+        self.n = int(X.shape[0])
+        self.n_partitions = len(X.chunks[0])
+        self.rows = [int(r) for r in X.chunks[0]]
+        xs, ys = X.to_delayed().ravel(), y.to_delayed().ravel()
+        futures = self.client.compute(list(xs) + list(ys))
+        xf, yf = futures[: self.n_partitions], futures[self.n_partitions :]
+        self.parts = [self.client.submit(_make_part, a, b, int(chunk), pure=False) for a, b in zip(xf, yf)]
+        self._check(self._gather([self.client.submit(_rows, p, pure=False) for p in self.parts], "the partitions"))
+        del futures, xf, yf
+        self.bytes_moved = 0  # sent to and returned from the workers by the evaluations, in bytes
+        self.evaluations = 0
+
+    def _check(self, rows):
+        if int(sum(rows)) != self.n:  # pragma: no cover - a partition cannot change its row count
+            raise DistributedError(f"the partitions hold {int(sum(rows))} rows, expected {self.n}")
+
+    def _gather(self, futures, what: str):
+        """Results of one map over all partitions, or a clear error (never a partial sum)."""
+        try:
+            out = self.client.gather(futures)
+        except InputError:
+            raise
+        except Exception as exc:  # KilledWorker, CancelledError, a worker's own error
+            raise DistributedError(
+                f"the Dask evaluation of {what} failed on the cluster ({type(exc).__name__}: {exc}); no partial "
+                "result was used. If workers were lost, restart them (client.restart()) and fit again."
+            ) from exc
+        if len(out) != self.n_partitions:  # pragma: no cover - gather returns one result per future
+            raise DistributedError(f"{what}: {len(out)} of {self.n_partitions} partitions answered")
+        return out
+
+    def _map_forward(self, fn, args, what):
+        [scattered] = self.client.scatter([args], broadcast=True, hash=False)
+        fwd = [self.client.submit(fn, p, scattered, pure=False) for p in self.parts]
+        sums = self._gather([self.client.submit(_sums, f, pure=False) for f in fwd], what)
+        self.bytes_moved += _nbytes(args) * self.n_partitions + _nbytes(sums)
+        self._check([s[-1] for s in sums])
+        return [np.sum([s[k] for s in sums], axis=0) for k in range(len(sums[0]))], fwd
+
+    def _map_backward(self, fn, fwd, args, what):
+        [scattered] = self.client.scatter([args], broadcast=True, hash=False)
+        futures = [self.client.submit(fn, p, f, scattered, pure=False) for p, f in zip(self.parts, fwd)]
+        out = self._gather(futures, what)
+        self.bytes_moved += _nbytes(args) * self.n_partitions + _nbytes(out)
+        self.evaluations += 1
+        return _tree_sum(out)
+
+    # ---- unit weights: VFE, DTC, SoR ----------------------------------------------------
+    def forward(self, kernel, Z, Linv):
+        totals, fwd = self._map_forward(_forward, (kernel, np.asarray(Z), np.asarray(Linv)), "the sums")
+        return Stats(*totals), fwd
+
+    def backward(self, Linv, Luu, st, res, ct):
+        ct = Stats(*(np.asarray(a) for a in ct))
+        return self._map_backward(_backward, res, (np.asarray(Linv), np.asarray(Luu), ct), "the gradient")
+
+    # ---- FITC ---------------------------------------------------------------------------
+    def fitc_forward(self, kernel, Z, Linv, noise: float):
+        totals, fwd = self._map_forward(_fitc_forward, (kernel, np.asarray(Z), np.asarray(Linv), float(noise)),
+                                        "FITC's sums")
+        return FITCStats(*totals), fwd
+
+    def fitc_backward(self, Linv, Luu, st, res, ct):
+        ct = FITCStats(*(np.asarray(a) for a in ct))
+        return self._map_backward(_fitc_backward, res, (np.asarray(Linv), np.asarray(Luu), ct), "FITC's gradient")
+
+    def close(self):
+        """Release the partitions on the workers."""
+        for p in self.parts:
+            p.release()
+        self.parts = []
+
+
+__all__ = ["DaskStats", "is_dask_collection"]

@@ -1,0 +1,163 @@
+"""SparseGPRegressor on dask arrays: the fit's statistics on the workers, predictions block by block.
+
+The flow of :meth:`SparseGPRegressor.fit` with the data left on the cluster: the target's mean and
+scale and the inputs' spread are dask reductions; the initial inducing inputs are fetched rows (an
+int m draws the same rows as the in-memory fit with the same ``random_state``; a selector or k-means
+runs on a random sample of ``SAMPLE_ROWS`` rows); every objective and gradient is
+:class:`~sparsegp.approximations.objective.HostObjective` over :class:`~sparsegp.distributed.DaskStats`;
+the posterior is one more pass. Not available on dask arrays: re-selection schedules, the augmented and
+Nyström predictions (they keep the training data), and the removal of repeated rows.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..approximations.common import make_posterior
+from ..approximations.objective import HostObjective
+from ..distributed import DaskStats, _client
+from ..errors import InputError, NumericalError
+from ..linalg import MAX_JITTER
+from ..selection import KMeans, Selector
+from ..stats import chunk_size_for
+from ..transforms import to_positive, to_raw
+from ..validation import as_float_matrix
+from .base import params_for_scaled_inputs, scale_from_variances
+
+SAMPLE_ROWS = 20_000  # rows fetched to the driver for a greedy selection or k-means start
+
+
+def _arrays(model, X, y):
+    import dask.array as da
+
+    X, y = da.asarray(X), da.asarray(y)
+    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
+        raise InputError(f"X must be 2-D and y 1-D with as many rows, got shapes {X.shape} and {y.shape}")
+    if X.shape[0] < 2:
+        raise InputError(f"X has {X.shape[0]} sample(s); at least 2 required")
+    for name, a in (("X", X), ("y", y)):
+        if a.dtype.kind not in "fiu":
+            raise InputError(f"{name} must hold numbers, got dtype {a.dtype}")
+    return X.astype(np.float64), y.astype(np.float64)
+
+
+def _initial_inducing(model, X, y, s, kernel, noise, rng):
+    """(Z0 on the scaled inputs, training-row indices or None, the same rows in user units or None)."""
+    n, ind = X.shape[0], model.inducing
+    if isinstance(ind, (int, np.integer)) and not isinstance(ind, bool):
+        if int(ind) < 1:
+            raise InputError(f"inducing={int(ind)}: at least one inducing point is required")
+        idx = np.sort(rng.choice(n, size=min(int(ind), n), replace=False))  # as SparseGPRegressor._initial_inducing
+    elif isinstance(ind, (Selector, KMeans)):
+        sample = np.sort(rng.choice(n, size=min(n, SAMPLE_ROWS), replace=False))
+        Xs, ys = (a.compute() for a in (X[sample], y[sample]))
+        Z0, sub = model._initial_inducing(Xs / s, rng, ys, kernel, noise, scale=s)
+        return Z0, (None if sub is None else sample[sub]), (None if sub is None else Xs[sub])
+    else:
+        arr = np.asarray(ind)
+        if arr.ndim == 1 and arr.dtype.kind in "iu":
+            if arr.size == 0 or arr.min() < 0 or arr.max() >= n or len(np.unique(arr)) != arr.size:
+                raise InputError(f"inducing indices must be distinct integers in 0..{n - 1} (n_samples={n})")
+            idx = arr.astype(np.int64)
+        else:
+            return as_float_matrix(ind, "inducing", n_features=X.shape[1], owner="the training data") / s, None, None
+    rows = X[np.sort(idx)].compute()[np.argsort(np.argsort(idx))]
+    return rows / s, idx, rows
+
+
+def fit_dask(model, X, y):
+    """:meth:`SparseGPRegressor.fit` for dask arrays X, y (see the module docstring)."""
+    import dask
+
+    if model.reselect is not None:
+        raise InputError(f"reselect={model.reselect!r} is not available on dask arrays; use reselect=None")
+    if model.prediction != "standard":
+        raise InputError(f"prediction={model.prediction!r} keeps the training data in memory: use "
+                         "prediction='standard' with dask arrays")
+    client = _client()
+    X, y = _arrays(model, X, y)
+    n, D = X.shape
+    ddof = 1 if model._too_few(n, D + 2) else 0  # as GPRegressorBase._validate_training_data
+    y_mean, y_std, var = dask.compute(y.mean(), y.std(ddof=ddof), X.var(axis=0))
+    if not (np.isfinite(y_mean) and np.isfinite(y_std) and np.all(np.isfinite(var))):
+        raise InputError("X or y contains NaN or infinity")
+    model.n_features_in_ = D
+    model._set_feature_names(None)
+    model.y_mean_, model.y_std_ = (float(y_mean), float(y_std) if y_std > 0 else 1.0) if model.normalize_y else (0.0, 1.0)
+    s = scale_from_variances(var)
+    kernel = model._initial_kernel_for(np.sqrt(var), n, s)
+    noise = model._initial_noise()
+    rng = np.random.default_rng(model.random_state)
+    model.selection_ = None
+    Z0, idx, rows = _initial_inducing(model, X, y, s, kernel, noise, rng)
+    model._chunk = chunk_size_for(max(X.chunks[0]), Z0.shape[0], model.chunk_size)
+    data = DaskStats(X / s, (y - model.y_mean_) / model.y_std_, model._chunk, client)
+    try:
+        params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
+        mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
+        if model.optimize_inducing:
+            params["Z"], mask["Z"] = jnp.asarray(Z0), jnp.ones(Z0.shape, dtype=bool)
+        if isinstance(model.optimize, str):
+            mask["kernel"] = jax.tree_util.tree_map(lambda m: jnp.zeros_like(m, dtype=bool), mask["kernel"])
+            mask["raw_noise"] = jnp.asarray(False)
+        Z_fixed = None if model.optimize_inducing else Z0
+        objective = HostObjective(model.approximation, data=data, jitter=float(model.jitter), penalty=model._penalty,
+                                  Z_fixed=Z_fixed)
+        model.rounds_ = None
+        params = model._fit_hyperparameters(model._objective, params, mask, (y,), f"SparseGP ({model.approximation}) "
+                                            "fit on dask arrays", value_and_grad=objective, scale=s)
+        params = dict(params, Z=params.get("Z", jnp.asarray(Z0)))
+        value, terms, Luu = _posterior_terms(model, data, params)
+        model.data_bytes_per_evaluation_ = data.bytes_moved / max(data.evaluations, 1)
+    finally:
+        data.close()
+    user = params_for_scaled_inputs(params, 1.0 / s)
+    model.kernel_ = user["kernel"]
+    model.noise_ = float(to_positive(user["raw_noise"]))
+    model.Z_ = rows if (rows is not None and not model.optimize_inducing) else np.asarray(user["Z"])
+    model.inducing_indices_ = idx
+    from .sparse import APPROXIMATIONS
+
+    model.objective_name_ = APPROXIMATIONS[model.approximation][3]
+    model.objective_ = value
+    model.posterior_ = make_posterior(jnp.asarray(model.Z_), Luu, terms.LB, terms.c)
+    model.train_cache_ = None
+    return model
+
+
+def _posterior_terms(model, data, params):
+    """(objective, GaussianTerms, L_uu) at the fitted parameters, escalating the jitter as in-memory fits do."""
+    jitter = float(model.jitter)
+    while True:
+        hosted = HostObjective(model.approximation, data=data, jitter=jitter, penalty=model._penalty)
+        value, terms, Luu = hosted.terms(params)
+        if np.isfinite(value) and all(bool(jnp.all(jnp.isfinite(a))) for a in (*terms, Luu)):
+            return value, terms, Luu
+        if jitter >= MAX_JITTER:
+            raise NumericalError(f"the posterior of the fitted {model.approximation} model could not be factorised "
+                                 f"even with jitter {jitter:g} x mean diag(K_uu); use fewer or better spread inducing "
+                                 "inputs, or a larger min_noise")
+        jitter = min(jitter * 10.0, MAX_JITTER)
+
+
+def _predict_block(block, model, include_noise):
+    mean, std = model.predict(block, return_std=True, include_noise=include_noise)
+    return np.column_stack([mean, std])
+
+
+def predict_dask(model, X, *, return_std=False, return_cov=False, include_noise=True):
+    """Mean (and std) of a fitted model at the rows of a dask array, as dask arrays."""
+    import dask.array as da
+
+    model._check_fitted()
+    if return_cov:
+        raise InputError("return_cov needs all test points in one n x n matrix: not available for dask arrays")
+    X = da.asarray(X)
+    if X.ndim != 2 or X.shape[1] != model.n_features_in_:
+        raise InputError(f"X has shape {X.shape}, but {type(model).__name__} is expecting {model.n_features_in_} "
+                         "features as input")
+    X = X.rechunk({1: -1})
+    out = X.map_blocks(_predict_block, model, include_noise, chunks=(X.chunks[0], (2,)), dtype=np.float64)
+    return (out[:, 0], out[:, 1]) if return_std else out[:, 0]

@@ -1,0 +1,126 @@
+"""Dask: the statistics on a LocalCluster of two worker processes equal the in-memory ones.
+
+Objective and gradient to 1e-9 relative for VFE, DTC, SoR and FITC; fits and predictions on dask
+arrays against the same fits on NumPy arrays; a worker killed in the middle of a fit.
+"""
+
+import os
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.flatten_util import ravel_pytree
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+from sparsegp import InputError, SparseGPRegressor  # noqa: E402
+from sparsegp.approximations.objective import HostObjective  # noqa: E402
+from sparsegp.distributed import DaskStats  # noqa: E402
+from sparsegp.kernels import SquaredExponential  # noqa: E402
+from sparsegp.transforms import to_raw  # noqa: E402
+
+APPROXIMATIONS = ["vfe", "dtc", "sor", "fitc"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                           memory_limit="2GiB")
+        client = distributed.Client(cluster, timeout=60)
+    yield client
+    client.close(timeout=30)
+    cluster.close(timeout=30)
+
+
+def problem(n=230, D=3, seed=0):
+    r = np.random.default_rng(seed)
+    X = r.normal(size=(n, D))
+    y = np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] + 0.1 * r.normal(size=n)
+    return X, y
+
+
+def relative(a, b):
+    return float(np.max(np.abs(np.asarray(a) - np.asarray(b))) / np.max(np.abs(np.asarray(b))))
+
+
+@pytest.mark.parametrize("approximation", APPROXIMATIONS)
+def test_objective_and_gradient_equal_in_memory(client, approximation):
+    X, y = problem()
+    Z = X[:12] + 0.1
+    params = {"kernel": SquaredExponential([0.9, 1.3, 0.7], 1.2), "raw_noise": jnp.asarray(to_raw(0.07)),
+              "Z": jnp.asarray(Z)}
+    penalty = lambda p: 0.0  # noqa: E731
+    local = HostObjective(approximation, X, y, chunk=40, jitter=1e-8, penalty=penalty)
+    data = DaskStats(da.from_array(X, chunks=(70, 3)), da.from_array(y, chunks=70), 40, client)
+    remote = HostObjective(approximation, data=data, jitter=1e-8, penalty=penalty)
+    f0, g0 = local(params)
+    f1, g1 = remote(params)
+    assert abs(f1 - f0) <= 1e-9 * abs(f0)
+    assert relative(ravel_pytree(g1)[0], ravel_pytree(g0)[0]) <= 1e-9
+    assert data.n_partitions == 4 and data.evaluations == 1
+    m = Z.shape[0]
+    # what travels per evaluation: O(m^2 + m D) per partition, nothing of size n
+    assert data.bytes_moved < 4 * data.n_partitions * 8 * (3 * m * m + 4 * m * 3 + 64)
+    data.close()
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("approximation", APPROXIMATIONS)
+def test_fit_and_predict_equal_in_memory(client, approximation):
+    X, y = problem()
+    Xt = problem(50, seed=1)[0]
+    common = dict(approximation=approximation, inducing=10, max_iter=15, random_state=3)
+    local = SparseGPRegressor(**common).fit(X, y)
+    remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60))
+    np.testing.assert_array_equal(remote.inducing_indices_, local.inducing_indices_)
+    assert remote.n_iter_ == local.n_iter_
+    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-9)
+    assert remote.noise_ == pytest.approx(local.noise_, rel=1e-8)
+    mean0, std0 = local.predict(Xt, return_std=True)
+    mean1, std1 = remote.predict(Xt, return_std=True)
+    assert relative(mean1, mean0) <= 1e-8 and relative(std1, std0) <= 1e-8
+    lazy_mean, lazy_std = remote.predict(da.from_array(Xt, chunks=(20, 3)), return_std=True)
+    assert isinstance(lazy_mean, da.Array)
+    np.testing.assert_allclose(lazy_mean.compute(), mean1, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(lazy_std.compute(), std1, rtol=1e-12, atol=1e-12)
+
+
+def test_bad_dask_inputs_get_clear_errors(client):
+    X, y = problem(40)
+    bad = X.copy()
+    bad[17, 1] = np.nan
+    with pytest.raises(InputError, match="NaN"):
+        SparseGPRegressor(inducing=5).fit(da.from_array(bad, chunks=(10, 3)), da.from_array(y, chunks=10))
+    with pytest.raises(InputError, match="prediction='standard'"):
+        SparseGPRegressor(inducing=5, prediction="augmented", approximation="sor").fit(
+            da.from_array(X, chunks=(10, 3)), da.from_array(y, chunks=10))
+    with pytest.raises(InputError, match="rows"):
+        SparseGPRegressor(inducing=5).fit(da.from_array(X, chunks=(10, 3)), da.from_array(y[:-1], chunks=10))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_a_worker_killed_mid_fit_gives_a_retried_evaluation_with_the_same_result(client):
+    X, y = problem()
+    common = dict(approximation="vfe", inducing=10, max_iter=8, random_state=0)
+    local = SparseGPRegressor(**common).fit(X, y)
+    killed = []
+
+    def kill_one_worker(iteration, value, params):
+        if iteration == 3 and not killed:
+            worker = sorted(client.scheduler_info()["workers"])[0]
+            try:
+                client.run(os._exit, 1, workers=[worker])  # the process dies; its nanny starts a new one
+            except Exception:  # the call itself loses its connection
+                pass
+            killed.append(worker)
+        return False
+
+    remote = SparseGPRegressor(**common, callback=kill_one_worker).fit(da.from_array(X, chunks=(60, 3)),
+                                                                       da.from_array(y, chunks=60))
+    assert killed
+    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-9)
+    client.wait_for_workers(2, timeout=60)
