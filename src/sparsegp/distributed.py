@@ -23,10 +23,13 @@ Dask is an optional dependency (``pip install sparsegp[dask]``); this module imp
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .errors import DistributedError, InputError
 from .stats import FITCStats, Stats
+from .stats_blas import BlasStats, _tree_add
 
 
 def is_dask_collection(x) -> bool:
@@ -53,8 +56,6 @@ def _client(client=None):
 
 # ---- tasks run on the workers -------------------------------------------------------------
 def _make_part(X, y, chunk):
-    from .stats_blas import BlasStats
-
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if X.ndim != 2 or y.shape != (X.shape[0],):
         raise InputError(f"a partition holds X of shape {X.shape} and y of shape {y.shape}: the row chunks of X "
@@ -68,43 +69,27 @@ def _rows(part):
     return part.n
 
 
-def _forward(part, args):
-    return part.forward(*args)
-
-
-def _fitc_forward(part, args):
-    return part.fitc_forward(*args)
+def _forward(part, method, args):
+    """One partition's ``forward`` / ``fitc_forward``: (sums, residual), the residual kept on the worker."""
+    return getattr(part, method)(*args)
 
 
 def _sums(result):
     return tuple(np.asarray(a) for a in result[0])
 
 
-def _backward(part, fwd, args):
+def _backward(part, method, fwd, args):
+    """One partition's ``backward`` / ``fitc_backward`` with its own sums: the cotangent of L_uu^-1 is
+    linear in the sums, so the partitions' terms add up to the whole data's."""
     Linv, Luu, ct = args
     st, res = fwd
-    return part.backward(Linv, Luu, st, res, ct)
-
-
-def _fitc_backward(part, fwd, args):
-    Linv, Luu, ct = args
-    st, res = fwd
-    return part.fitc_backward(Linv, Luu, st, res, ct)
+    return getattr(part, method)(Linv, Luu, st, res, ct)
 
 
 def _nbytes(tree) -> int:
     import jax
 
     return int(sum(np.asarray(a).nbytes for a in jax.tree_util.tree_leaves(tree)))
-
-
-def _tree_sum(items):
-    import jax
-
-    out = items[0]
-    for item in items[1:]:
-        out = jax.tree_util.tree_map(lambda a, b: np.asarray(a) + np.asarray(b), out, item)
-    return out
 
 
 class DaskStats:
@@ -152,40 +137,40 @@ class DaskStats:
             raise DistributedError(f"{what}: {len(out)} of {self.n_partitions} partitions answered")
         return out
 
-    def _map_forward(self, fn, args, what):
+    def _map_forward(self, method, args, what):
         [scattered] = self.client.scatter([args], broadcast=True, hash=False)
-        fwd = [self.client.submit(fn, p, scattered, pure=False) for p in self.parts]
+        fwd = [self.client.submit(_forward, p, method, scattered, pure=False) for p in self.parts]
         sums = self._gather([self.client.submit(_sums, f, pure=False) for f in fwd], what)
         self.bytes_moved += _nbytes(args) * self.n_partitions + _nbytes(sums)
         self._check([s[-1] for s in sums])
         return [np.sum([s[k] for s in sums], axis=0) for k in range(len(sums[0]))], fwd
 
-    def _map_backward(self, fn, fwd, args, what):
+    def _map_backward(self, method, fwd, args, what):
         [scattered] = self.client.scatter([args], broadcast=True, hash=False)
-        futures = [self.client.submit(fn, p, f, scattered, pure=False) for p, f in zip(self.parts, fwd)]
+        futures = [self.client.submit(_backward, p, method, f, scattered, pure=False) for p, f in zip(self.parts, fwd)]
         out = self._gather(futures, what)
         self.bytes_moved += _nbytes(args) * self.n_partitions + _nbytes(out)
         self.evaluations += 1
-        return _tree_sum(out)
+        return functools.reduce(_tree_add, out, None)
 
     # ---- unit weights: VFE, DTC, SoR ----------------------------------------------------
     def forward(self, kernel, Z, Linv):
-        totals, fwd = self._map_forward(_forward, (kernel, np.asarray(Z), np.asarray(Linv)), "the sums")
+        totals, fwd = self._map_forward("forward", (kernel, np.asarray(Z), np.asarray(Linv)), "the sums")
         return Stats(*totals), fwd
 
     def backward(self, Linv, Luu, st, res, ct):
         ct = Stats(*(np.asarray(a) for a in ct))
-        return self._map_backward(_backward, res, (np.asarray(Linv), np.asarray(Luu), ct), "the gradient")
+        return self._map_backward("backward", res, (np.asarray(Linv), np.asarray(Luu), ct), "the gradient")
 
     # ---- FITC ---------------------------------------------------------------------------
     def fitc_forward(self, kernel, Z, Linv, noise: float):
-        totals, fwd = self._map_forward(_fitc_forward, (kernel, np.asarray(Z), np.asarray(Linv), float(noise)),
+        totals, fwd = self._map_forward("fitc_forward", (kernel, np.asarray(Z), np.asarray(Linv), float(noise)),
                                         "FITC's sums")
         return FITCStats(*totals), fwd
 
     def fitc_backward(self, Linv, Luu, st, res, ct):
         ct = FITCStats(*(np.asarray(a) for a in ct))
-        return self._map_backward(_fitc_backward, res, (np.asarray(Linv), np.asarray(Luu), ct), "FITC's gradient")
+        return self._map_backward("fitc_backward", res, (np.asarray(Linv), np.asarray(Luu), ct), "FITC's gradient")
 
     def close(self):
         """Release the partitions on the workers."""

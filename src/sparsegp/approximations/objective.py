@@ -30,13 +30,17 @@ from .dtc import dtc_from_stats
 from .fitc import fitc_from_stats
 from .vfe import vfe_from_stats
 
+def _marginal_and_terms(g):
+    return g.log_marginal, g
+
+
 # (objective, GaussianTerms for the posterior) of each approximation from its sums.
 TERMS = {
     "vfe": vfe_from_stats,
-    "dtc": lambda st, noise: (dtc_from_stats(st, noise).log_marginal, dtc_from_stats(st, noise)),
-    "sor": lambda st, noise: (dtc_from_stats(st, noise).log_marginal, dtc_from_stats(st, noise)),
-    "fitc": lambda st, noise: (fitc_from_stats(st).log_marginal, fitc_from_stats(st)),
+    "dtc": lambda st, noise: _marginal_and_terms(dtc_from_stats(st, noise)),
+    "fitc": lambda st, noise: _marginal_and_terms(fitc_from_stats(st)),
 }
+TERMS["sor"] = TERMS["dtc"]  # SoR's evidence has DTC's form; only its predictive variance differs
 ALGEBRA = {name: (lambda st, noise, terms=terms: terms(st, noise)[0]) for name, terms in TERMS.items()}
 
 

@@ -46,23 +46,14 @@ def _arrays(model, X, y):
 def _initial_inducing(model, X, y, s, kernel, noise, rng):
     """(Z0 on the scaled inputs, training-row indices or None, the same rows in user units or None)."""
     n, ind = X.shape[0], model.inducing
-    if isinstance(ind, (int, np.integer)) and not isinstance(ind, bool):
-        if int(ind) < 1:
-            raise InputError(f"inducing={int(ind)}: at least one inducing point is required")
-        idx = np.sort(rng.choice(n, size=min(int(ind), n), replace=False))  # as SparseGPRegressor._initial_inducing
-    elif isinstance(ind, (Selector, KMeans)):
+    if isinstance(ind, (Selector, KMeans)):
         sample = np.sort(rng.choice(n, size=min(n, SAMPLE_ROWS), replace=False))
         Xs, ys = (a.compute() for a in (X[sample], y[sample]))
         Z0, sub = model._initial_inducing(Xs / s, rng, ys, kernel, noise, scale=s)
         return Z0, (None if sub is None else sample[sub]), (None if sub is None else Xs[sub])
-    else:
-        arr = np.asarray(ind)
-        if arr.ndim == 1 and arr.dtype.kind in "iu":
-            if arr.size == 0 or arr.min() < 0 or arr.max() >= n or len(np.unique(arr)) != arr.size:
-                raise InputError(f"inducing indices must be distinct integers in 0..{n - 1} (n_samples={n})")
-            idx = arr.astype(np.int64)
-        else:
-            return as_float_matrix(ind, "inducing", n_features=X.shape[1], owner="the training data") / s, None, None
+    idx = model._inducing_rows(n, rng)  # the same rows as the in-memory fit with the same random_state
+    if idx is None:
+        return as_float_matrix(ind, "inducing", n_features=X.shape[1], owner="the training data") / s, None, None
     rows = X[np.sort(idx)].compute()[np.argsort(np.argsort(idx))]
     return rows / s, idx, rows
 

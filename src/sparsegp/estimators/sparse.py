@@ -208,31 +208,33 @@ class SparseGPRegressor(GPRegressorBase):
             return X[sel.indices], sel.indices.copy()
         if isinstance(ind, KMeans):
             return ind.centres(X, random_state=int(rng.integers(2**31))), None
+        idx = self._inducing_rows(X.shape[0], rng)
+        if idx is not None:
+            return X[idx], idx
+        Z = as_float_matrix(ind, "inducing", n_features=X.shape[1], owner="the training data")
+        return Z / scale, None
+
+    def _inducing_rows(self, n: int, rng):
+        """Training-row indices named by ``inducing`` (an int m: m distinct rows drawn at random;
+        an integer array: those rows, the papers' active set), or None for given inducing inputs."""
+        ind = self.inducing
         if isinstance(ind, (int, np.integer)) and not isinstance(ind, bool):
             m = int(ind)
             if m < 1:
                 raise InputError(f"inducing={m}: at least one inducing point is required")
-            if m > X.shape[0]:
-                warnings.warn(
-                    f"inducing={m} exceeds n_samples={X.shape[0]}; using all {X.shape[0]} training inputs",
-                    UserWarning,
-                    stacklevel=3,
-                )
-                m = X.shape[0]
-            idx = np.sort(rng.choice(X.shape[0], size=m, replace=False))
-            return X[idx], idx
+            if m > n:
+                warnings.warn(f"inducing={m} exceeds n_samples={n}; using all {n} training inputs", UserWarning,
+                              stacklevel=4)
+                m = n
+            return np.sort(rng.choice(n, size=m, replace=False))
         if ind is None or isinstance(ind, bool):
             raise InputError("inducing must be a number, training-row indices, or an (m, n_features) array")
         arr = np.asarray(ind)
         if arr.ndim == 1 and arr.dtype.kind in "iu":
-            # Training-row indices: the active set of the papers.
-            if arr.size == 0 or arr.min() < 0 or arr.max() >= X.shape[0] or len(np.unique(arr)) != arr.size:
-                raise InputError(
-                    f"inducing indices must be distinct integers in 0..{X.shape[0] - 1} (n_samples={X.shape[0]})"
-                )
-            return X[arr], arr.astype(np.int64)
-        Z = as_float_matrix(ind, "inducing", n_features=X.shape[1], owner="the training data")
-        return Z / scale, None
+            if arr.size == 0 or arr.min() < 0 or arr.max() >= n or len(np.unique(arr)) != arr.size:
+                raise InputError(f"inducing indices must be distinct integers in 0..{n - 1} (n_samples={n})")
+            return arr.astype(np.int64)
+        return None
 
     # ---- objective -------------------------------------------------------------
     def _objective(self, params, Z_fixed, X, y):
