@@ -78,17 +78,72 @@ def test_fit_and_predict_equal_in_memory(client, approximation):
     remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60))
     np.testing.assert_array_equal(remote.inducing_indices_, local.inducing_indices_)
     assert remote.n_iter_ == local.n_iter_
-    # Fixed parameters agree to rounding (test above); along 15 L-BFGS steps the last-bit differences of
-    # the two routes grow, and Dask's differ from fit to fit (2e-9 relative measured on the objective).
-    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-7)
-    assert remote.noise_ == pytest.approx(local.noise_, rel=1e-6)
+    # Fixed parameters agree to rounding (test above). Along 15 L-BFGS steps the two routes' last-bit
+    # differences grow (the in-memory JAX program and the partition sums associate differently) to
+    # 2.5e-9 relative on VFE's objective and below 1e-11 on the others; in-memory fits with two chunk
+    # sizes differ as much (BENCHMARKS.md).
+    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-8)
+    assert remote.noise_ == pytest.approx(local.noise_, rel=1e-8)
     mean0, std0 = local.predict(Xt, return_std=True)
     mean1, std1 = remote.predict(Xt, return_std=True)
-    assert relative(mean1, mean0) <= 1e-6 and relative(std1, std0) <= 1e-6
+    assert relative(mean1, mean0) <= 1e-8 and relative(std1, std0) <= 1e-8
     lazy_mean, lazy_std = remote.predict(da.from_array(Xt, chunks=(20, 3)), return_std=True)
     assert isinstance(lazy_mean, da.Array)
     np.testing.assert_allclose(lazy_mean.compute(), mean1, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(lazy_std.compute(), std1, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("approximation", APPROXIMATIONS)
+def test_posterior_at_fixed_hyperparameters_equals_in_memory(client, approximation):
+    X, y = problem()
+    Xt = problem(50, seed=1)[0]
+    common = dict(approximation=approximation, inducing=10, optimize=False, random_state=3)
+    local = SparseGPRegressor(**common).fit(X, y)
+    remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60))
+    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-9)
+    mean0, std0 = local.predict(Xt, return_std=True)
+    mean1, std1 = remote.predict(Xt, return_std=True)
+    assert relative(mean1, mean0) <= 1e-9 and relative(std1, std0) <= 1e-9
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_dask_fits_are_reproducible_bit_for_bit(client):
+    X, y = problem()
+    fits = [SparseGPRegressor(inducing=10, max_iter=10, random_state=3).fit(da.from_array(X, chunks=(60, 3)),
+                                                                             da.from_array(y, chunks=60))
+            for _ in range(2)]
+    assert fits[0].objective_ == fits[1].objective_
+    np.testing.assert_array_equal(fits[0].Z_, fits[1].Z_)
+
+
+def misaligned(a, offset=4):
+    """A copy of ``a`` starting ``offset`` bytes past a 64-byte boundary, as a deserialised buffer can."""
+    a = np.asarray(a, dtype=np.float64)
+    buf = np.zeros(a.nbytes + 64 + offset, dtype=np.uint8)
+    start = (-buf.ctypes.data) % 64 + offset
+    out = buf[start:start + a.nbytes].view(np.float64).reshape(a.shape)
+    out[...] = a
+    assert not out.flags.aligned
+    return out
+
+
+def test_partition_results_do_not_depend_on_where_the_arguments_landed():
+    from sparsegp.distributed import _backward, _forward
+    from sparsegp.stats import Stats
+    from sparsegp.stats_blas import BlasStats
+
+    X, y = problem(70)
+    kernel, Z = SquaredExponential([0.9, 1.3, 0.7], 1.2), X[:12] + 0.1
+    L = np.linalg.cholesky(np.asarray(kernel.K(jnp.asarray(Z), jnp.asarray(Z))) + 1e-6 * np.eye(12))
+    Linv = np.linalg.inv(L)
+    part = BlasStats(X, y, 40)
+    fwd = _forward(part, "forward", (kernel, Z, Linv))
+    moved = _forward(part, "forward", (kernel, misaligned(Z), misaligned(Linv)))
+    assert np.array_equal(ravel_pytree(moved[0])[0], ravel_pytree(fwd[0])[0])
+    ct = Stats(*(np.random.default_rng(1).normal(size=np.shape(v)) for v in fwd[0]))
+    here = _backward(part, "backward", fwd, (Linv, L, ct))
+    there = _backward(part, "backward", fwd, (misaligned(Linv), misaligned(L), Stats(*map(misaligned, ct))))
+    assert np.array_equal(ravel_pytree(there)[0], ravel_pytree(here)[0])
 
 
 def test_bad_dask_inputs_get_clear_errors(client):
@@ -124,5 +179,5 @@ def test_a_worker_killed_mid_fit_gives_a_retried_evaluation_with_the_same_result
     remote = SparseGPRegressor(**common, callback=kill_one_worker).fit(da.from_array(X, chunks=(60, 3)),
                                                                        da.from_array(y, chunks=60))
     assert killed
-    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-7)
+    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-8)
     client.wait_for_workers(2, timeout=60)

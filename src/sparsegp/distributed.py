@@ -69,9 +69,21 @@ def _rows(part):
     return part.n
 
 
+def _aligned(args):
+    """The NumPy leaves of ``args`` copied into fresh arrays.
+
+    Arrays deserialised from a message can start at any byte, and NumPy computes a product of
+    misaligned float64 arrays with its own loops instead of BLAS, which rounds differently: without the
+    copy, a partition's result would depend on where its arguments landed on the worker.
+    """
+    import jax
+
+    return jax.tree_util.tree_map(lambda a: np.array(a, order="C") if isinstance(a, np.ndarray) else a, args)
+
+
 def _forward(part, method, args):
     """One partition's ``forward`` / ``fitc_forward``: (sums, residual), the residual kept on the worker."""
-    return getattr(part, method)(*args)
+    return getattr(part, method)(*_aligned(args))
 
 
 def _sums(result):
@@ -81,7 +93,7 @@ def _sums(result):
 def _backward(part, method, fwd, args):
     """One partition's ``backward`` / ``fitc_backward`` with its own sums: the cotangent of L_uu^-1 is
     linear in the sums, so the partitions' terms add up to the whole data's."""
-    Linv, Luu, ct = args
+    Linv, Luu, ct = _aligned(args)
     st, res = fwd
     return getattr(part, method)(Linv, Luu, st, res, ct)
 
