@@ -107,6 +107,20 @@ def test_posterior_at_fixed_hyperparameters_equals_in_memory(client, approximati
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_large_n_strategy_on_dask_equals_in_memory(client):
+    X, y = problem(600)
+    common = dict(inducing=10, max_iter=15, random_state=3, subset=150, refine_iter=3)
+    local = SparseGPRegressor(**common).fit(X, y)
+    remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(150, 3)), da.from_array(y, chunks=150))
+    assert [st["rows"] for st in remote.stages_] == [st["rows"] for st in local.stages_] == [150, 600]
+    assert remote.n_iter_ == local.n_iter_
+    assert remote.stages_[0]["report"].objective == pytest.approx(local.stages_[0]["report"].objective, rel=1e-9)
+    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-8)
+    Xt = problem(50, seed=1)[0]
+    assert relative(remote.predict(Xt), local.predict(Xt)) <= 1e-8
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_dask_fits_are_reproducible_bit_for_bit(client):
     X, y = problem()
     fits = [SparseGPRegressor(inducing=10, max_iter=10, random_state=3).fit(da.from_array(X, chunks=(60, 3)),

@@ -179,14 +179,16 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         lower["raw_noise"] = jnp.asarray(to_raw(float(self.min_noise)))
         return lower, upper
 
-    def _fit_hyperparameters(self, objective, params, mask, args, desc, value_and_grad=None, scale=1.0):
+    def _fit_hyperparameters(self, objective, params, mask, args, desc, value_and_grad=None, scale=1.0, max_iter=None,
+                             planned_cap=False):
         """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'raw_noise').
 
         Kernel hyper-parameters are boxed to [1e-12, 1e12], the noise variance to [min_noise, 1e12];
         any other entry (free inducing inputs) is unbounded. ``params`` are for the inputs divided by
         ``scale``; the user's ``callback`` sees them in the inputs' own units. Sets
         ``optimizer_report_`` and ``n_iter_``; warns (ConvergenceWarning) when the optimiser stopped
-        short of convergence or a hyper-parameter ended at a bound.
+        short of convergence or a hyper-parameter ended at a bound. ``max_iter`` overrides the
+        estimator's (without restarts); ``planned_cap`` means stopping at it is the plan, not a warning.
         """
         check_int(self.n_restarts, "n_restarts")
         check_int(self.max_iter, "max_iter", minimum=1)
@@ -208,8 +210,8 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             mask=mask,
             lower=lower,
             upper=upper,
-            max_iter=self.max_iter,
-            n_restarts=self.n_restarts,
+            max_iter=self.max_iter if max_iter is None else max_iter,
+            n_restarts=self.n_restarts if max_iter is None else 0,
             rng=self.random_state,
             verbose=self.verbose,
             callback=callback,
@@ -217,7 +219,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             value_and_grad=value_and_grad,
         )
         self.optimizer_report_, self.n_iter_ = report, report.n_iter
-        self._warn_unconverged(report, params, mask)
+        self._warn_unconverged(report, params, mask, planned_cap=planned_cap)
         return params
 
     def _few_samples(self, mask, n_samples):
@@ -247,10 +249,11 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             stacklevel=4,
         )
 
-    def _warn_unconverged(self, report, params, mask):
+    def _warn_unconverged(self, report, params, mask, planned_cap=False):
         """ConvergenceWarning (scikit-learn's class) for a stopped optimiser or a parameter at a bound."""
         name = type(self).__name__
-        if not report.success and "callback" not in report.reason.lower():
+        capped = "iterations reached limit" in report.reason.lower()
+        if not report.success and "callback" not in report.reason.lower() and not (planned_cap and capped):
             warnings.warn(
                 f"{name}: L-BFGS-B stopped after {report.n_iter} iterations without converging ({report.reason}); "
                 "raise max_iter, or use n_restarts for another start",

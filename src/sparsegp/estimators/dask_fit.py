@@ -5,7 +5,8 @@ scale and the inputs' spread are dask reductions; the initial inducing inputs ar
 int m draws the same rows as the in-memory fit with the same ``random_state``; a selector or k-means
 runs on a random sample of ``SAMPLE_ROWS`` rows); every objective and gradient is
 :class:`~sparsegp.approximations.objective.HostObjective` over :class:`~sparsegp.distributed.DaskStats`;
-the posterior is one more pass. Not available on dask arrays: re-selection schedules, the augmented and
+the posterior is one more pass. With ``subset`` the first stage fetches that many random rows and fits
+them on the driver, exactly as the in-memory fit does, before the refinement on the workers. Not available on dask arrays: re-selection schedules, the augmented and
 Nyström predictions (they keep the training data), and the removal of repeated rows.
 """
 
@@ -94,11 +95,18 @@ def fit_dask(model, X, y):
             mask["kernel"] = jax.tree_util.tree_map(lambda m: jnp.zeros_like(m, dtype=bool), mask["kernel"])
             mask["raw_noise"] = jnp.asarray(False)
         Z_fixed = None if model.optimize_inducing else Z0
-        objective = HostObjective(model.approximation, data=data, jitter=float(model.jitter), penalty=model._penalty,
-                                  Z_fixed=Z_fixed)
-        model.rounds_ = None
-        params = model._fit_hyperparameters(model._objective, params, mask, (y,), f"SparseGP ({model.approximation}) "
-                                            "fit on dask arrays", value_and_grad=objective, scale=s)
+        def full():
+            return (y,), HostObjective(model.approximation, data=data, jitter=float(model.jitter),
+                                       penalty=model._penalty, Z_fixed=Z_fixed)
+
+        model.rounds_ = model.stages_ = None
+        sub = model._subset_rows(n, rng)
+        if sub is not None:  # the subset stage on the driver, as the in-memory fit runs it
+            Xsub, ysub = (a.compute() for a in (X[sub] / s, (y[sub] - model.y_mean_) / model.y_std_))
+            params = model._fit_subset_then_all(params, mask, Xsub, ysub, Z0, full, s)
+        else:
+            params = model._fit_hyperparameters(model._objective, params, mask, (y,), f"SparseGP ({model.approximation})"
+                                                " fit on dask arrays", value_and_grad=full()[1], scale=s)
         params = dict(params, Z=params.get("Z", jnp.asarray(Z0)))
         value, terms, Luu = _posterior_terms(model, data, params)
         model.data_bytes_per_evaluation_ = data.bytes_moved / max(data.evaluations, 1)

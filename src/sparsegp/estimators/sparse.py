@@ -82,6 +82,14 @@ class SparseGPRegressor(GPRegressorBase):
         fixed during its line search.
     n_rounds : int
         Rounds of "alternate" / "em".
+    subset : int or None
+        The large-n strategy: learn the hyper-parameters and inducing inputs on
+        ``subset`` training rows drawn at random (``max_iter`` iterations at
+        O(subset m^2) each), then refine them on all rows for ``refine_iter``
+        iterations (each one or more passes over the data), and compute the
+        posterior from all rows in one pass. None: every iteration on all rows.
+    refine_iter : int
+        L-BFGS iterations on all rows after the subset stage (0: none).
     optimize : bool or "inducing"
         True: learn the hyper-parameters and noise (and the inducing inputs if
         ``optimize_inducing``); False: keep everything as given; "inducing":
@@ -99,6 +107,7 @@ class SparseGPRegressor(GPRegressorBase):
     kernel_, noise_, Z_ : fitted hyper-parameters and inducing inputs.
     inducing_indices_ : training-row indices of the initial inducing inputs (None if given as inputs).
     selection_ : the last :class:`~sparsegp.selection.Selection` when a selector chose the set.
+    stages_ : with ``subset``, one record per stage: rows used and the optimiser's report.
     rounds_ : with ``reselect`` "alternate" / "em", one record per round (size, objective after the
         selection step and after the hyper-parameter step).
     objective_ : final value of the approximation's objective (log marginal likelihood or bound).
@@ -120,6 +129,8 @@ class SparseGPRegressor(GPRegressorBase):
         "verbose",
         "reselect",
         "n_rounds",
+        "subset",
+        "refine_iter",
     )
 
     def __init__(
@@ -141,6 +152,8 @@ class SparseGPRegressor(GPRegressorBase):
         chunk_size=None,
         reselect=None,
         n_rounds=10,
+        subset=None,
+        refine_iter=3,
         random_state=None,
         verbose=False,
         callback=None,
@@ -161,6 +174,8 @@ class SparseGPRegressor(GPRegressorBase):
         self.chunk_size = chunk_size
         self.reselect = reselect
         self.n_rounds = n_rounds
+        self.subset = subset
+        self.refine_iter = refine_iter
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
@@ -183,6 +198,12 @@ class SparseGPRegressor(GPRegressorBase):
             raise InputError(f"reselect must be one of {RESELECT}, got {self.reselect!r}")
         if not (isinstance(self.optimize, (bool, np.bool_)) or self.optimize == "inducing"):
             raise InputError(f"optimize must be True, False or 'inducing', got {self.optimize!r}")
+        if self.subset is not None:
+            check_int(self.subset, "subset", minimum=2)
+            if self.reselect is not None:
+                raise InputError(f"subset={self.subset} and reselect={self.reselect!r} cannot be combined: the subset "
+                                 "stage learns the inducing inputs by gradient, use reselect=None")
+        check_int(self.refine_iter, "refine_iter")
         if self.optimize == "inducing" and not self.optimize_inducing:
             raise InputError("optimize='inducing' optimises only the inducing inputs: it needs optimize_inducing=True")
 
@@ -287,8 +308,14 @@ class SparseGPRegressor(GPRegressorBase):
         if isinstance(self.optimize, str):  # "inducing": kernel and noise held at their given values (Titsias sec. 5)
             mask["kernel"] = jax.tree_util.tree_map(lambda m: jnp.zeros_like(m, dtype=bool), mask["kernel"])
             mask["raw_noise"] = jnp.asarray(False)
-        self.rounds_ = None
-        if self.reselect is None:
+        self.rounds_ = self.stages_ = None
+        sub = self._subset_rows(X.shape[0], rng)
+        if sub is not None:
+            def full():  # the objective on all rows, as the ordinary fit evaluates it
+                return (Zj, Xj, yj), self._host_objective(Xs, y, None if self.optimize_inducing else Z0)
+
+            params = self._fit_subset_then_all(params, mask, Xs[sub], y[sub], Z0, full, s)
+        elif self.reselect is None:
             params = self._fit_hyperparameters(
                 self._objective, params, mask, (Zj, Xj, yj), f"SparseGP ({self.approximation}) fit",
                 value_and_grad=self._host_objective(Xs, y, None if self.optimize_inducing else Z0), scale=s,
@@ -315,6 +342,42 @@ class SparseGPRegressor(GPRegressorBase):
         if self.prediction != "standard":
             self.train_cache_ = training_cache(self.kernel_, self.posterior_, self.noise_, Xj, yj, self._chunk)
         return self
+
+    # ---- the large-n strategy --------------------------------------------------------------
+    def _subset_rows(self, n, rng):
+        """Sorted rows of the subset stage, or None when every iteration uses all ``n`` rows."""
+        if self.subset is None or self.subset >= n:
+            return None
+        return np.sort(rng.choice(n, size=int(self.subset), replace=False))
+
+    def _fit_subset_then_all(self, params, mask, Xsub, ysub, Z0, full, scale):
+        """``max_iter`` iterations on the subset (Xsub, ysub), then ``refine_iter`` on all rows.
+
+        ``full()`` returns the all-rows objective as ``(args, value_and_grad)`` for
+        :meth:`_fit_hyperparameters`: the JAX program's arguments, or a host evaluation over the rows in
+        memory or on a Dask cluster. Sets ``stages_``.
+        """
+        chunk, self._chunk = self._chunk, chunk_size_for(Xsub.shape[0], Z0.shape[0], self.chunk_size)
+        Z_fixed = None if self.optimize_inducing else Z0
+        try:
+            params = self._fit_hyperparameters(
+                self._objective, params, mask, (jnp.asarray(Z0), jnp.asarray(Xsub), jnp.asarray(ysub)),
+                f"SparseGP ({self.approximation}) fit on {Xsub.shape[0]} rows",
+                value_and_grad=self._host_objective(Xsub, ysub, Z_fixed), scale=scale,
+            )
+        finally:
+            self._chunk = chunk
+        stages = [{"rows": int(Xsub.shape[0]), "report": self.optimizer_report_}]
+        if self.refine_iter > 0 and self.optimize:
+            args, value_and_grad = full()
+            params = self._fit_hyperparameters(
+                self._objective, params, mask, args, f"SparseGP ({self.approximation}) refined on all rows",
+                value_and_grad=value_and_grad, scale=scale, max_iter=int(self.refine_iter), planned_cap=True,
+            )
+            stages.append({"rows": int(np.shape(args[-1])[0]), "report": self.optimizer_report_})
+        self.stages_ = stages
+        self.n_iter_ = sum(st["report"].n_iter for st in stages if st["report"] is not None)
+        return params
 
     # ---- selection combined with hyper-parameter learning ------------------------------
     def _value(self, kernel, noise, Z, Xj, yj) -> float:
