@@ -5,7 +5,7 @@ from seed i (10^6 rows per block), 100,000 test rows from seed 999. Model: Spars
 m inducing inputs started at random training rows (random_state 0), the default kernel (SE, ARD).
 
     python benchmarks/scale_fit.py --n 1000000 10000000 [--m 256] [--subset 20000] [--max-iter 300]
-        [--refine-iter 3] [--dask]
+        [--refine-iter 3] [--dask] [--chunk ROWS]
 
 ``--subset 0`` fits on all rows at every iteration (no subset stage). Each n runs in a fresh process;
 reported: fit seconds (and per stage: iterations, evaluations, seconds), the process's peak RSS
@@ -36,14 +36,14 @@ def rss_MiB():
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
-def child(n, m, subset, max_iter, refine_iter, use_dask):
+def child(n, m, subset, max_iter, refine_iter, use_dask, chunk=None):
     import jax
 
     from sparsegp import SparseGPRegressor
     from sparsegp.metrics import ntl, smse
 
     model = SparseGPRegressor(inducing=m, subset=subset or None, max_iter=max_iter, refine_iter=refine_iter,
-                              random_state=0, verbose=True)
+                              random_state=0, verbose=True, chunk_size=chunk)
     Xt, yt = block(TEST_SEED, TEST_ROWS)
     row = {"n": n, "m": m, "subset": subset, "max_iter": max_iter, "refine_iter": refine_iter,
            "backend": jax.default_backend(), "device": str(jax.devices()[0].device_kind), "dask": use_dask}
@@ -97,15 +97,16 @@ def main():
     p.add_argument("--max-iter", type=int, default=300)
     p.add_argument("--refine-iter", type=int, default=3)
     p.add_argument("--dask", action="store_true")
+    p.add_argument("--chunk", type=int, default=None, help="rows per chunk (default: the library's)")
     p.add_argument("--child", action="store_true")
     a = p.parse_args()
     if a.child:
-        print(json.dumps(child(a.n[0], a.m, a.subset, a.max_iter, a.refine_iter, a.dask)))
+        print(json.dumps(child(a.n[0], a.m, a.subset, a.max_iter, a.refine_iter, a.dask, a.chunk)))
         return
     rows = []
     for n in a.n:
         cmd = [sys.executable, os.path.abspath(__file__), "--child", "--n", str(n), "--m", str(a.m), "--subset",
-               str(a.subset), "--max-iter", str(a.max_iter), "--refine-iter", str(a.refine_iter)] + (["--dask"] if a.dask else [])
+               str(a.subset), "--max-iter", str(a.max_iter), "--refine-iter", str(a.refine_iter)] + (["--dask"] if a.dask else []) + (["--chunk", str(a.chunk)] if a.chunk else [])
         res = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
         if res.returncode:
             sys.exit(f"n = {n} failed")

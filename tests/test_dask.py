@@ -160,6 +160,59 @@ def test_partition_results_do_not_depend_on_where_the_arguments_landed():
     assert np.array_equal(ravel_pytree(there)[0], ravel_pytree(here)[0])
 
 
+@pytest.mark.parametrize("name", ["InfoGain", "ConditionalVariance", "DifferentialEntropy"])
+def test_greedy_selection_on_partitions_equals_in_memory(client, name):
+    from sparsegp import selection
+    from sparsegp.selection.dask_select import select_dask
+
+    X, y = problem(300)
+    kernel, noise = SquaredExponential([0.9, 1.3, 0.7], 1.2), 0.05
+    selector = getattr(selection, name)(25)
+    local = selector.select(kernel, noise, X, y)
+    remote = select_dask(selector, kernel, noise, da.from_array(X, chunks=(70, 3)), da.from_array(y, chunks=70))
+    np.testing.assert_array_equal(remote.indices, local.indices)
+    np.testing.assert_allclose(remote.curve("score"), local.curve("score"), rtol=1e-9, atol=1e-12)
+
+
+def test_a_fit_on_dask_selects_its_inducing_rows_on_the_partitions(client):
+    from sparsegp.selection import InfoGain, SmolaBartlett
+    from sparsegp.selection.dask_select import select_dask
+
+    X, y = problem()
+    common = dict(inducing=InfoGain(12), optimize=False, random_state=0)
+    local = SparseGPRegressor(**common).fit(X, y)
+    remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60))
+    np.testing.assert_array_equal(remote.inducing_indices_, local.inducing_indices_)
+    np.testing.assert_array_equal(remote.Z_, local.Z_)
+    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-9)
+    with pytest.raises(InputError, match="only InfoGain"):
+        select_dask(SmolaBartlett(5), SquaredExponential([1.0, 1.0, 1.0], 1.0), 0.1, da.from_array(X, chunks=(60, 3)),
+                    da.from_array(y, chunks=60))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_cli_fits_a_dask_dataframe_on_a_scheduler(client, tmp_path, capsys):
+    from sparsegp.cli import _read_dask_table, main
+    from sparsegp.errors import SparseGPError
+    from sparsegp.estimators import load_model
+
+    X, y = problem(300)
+    path = tmp_path / "train.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,c,y", comments="")
+    common = ["fit", "--data", str(path), "--target", "y", "--model", "vfe", "--inducing", "10", "--max-iter", "10",
+              "--quiet"]
+    assert main(common + ["--out", str(tmp_path / "mem.npz")]) == 0
+    assert main(common + ["--dask", client.scheduler.address, "--out", str(tmp_path / "dask.npz")]) == 0
+    out = capsys.readouterr().out
+    assert "train.csv" in out and "300" in out
+    mem, remote = load_model(str(tmp_path / "mem.npz")), load_model(str(tmp_path / "dask.npz"))
+    assert list(remote.feature_names_in_) == ["a", "b", "c"]
+    assert remote.objective_ == pytest.approx(mem.objective_, rel=1e-8)
+    assert relative(remote.predict(X[:20]), mem.predict(X[:20])) <= 1e-8
+    with pytest.raises(SparseGPError, match="not a column"):
+        _read_dask_table(str(path), "z", ",")
+
+
 def test_bad_dask_inputs_get_clear_errors(client):
     X, y = problem(40)
     bad = X.copy()

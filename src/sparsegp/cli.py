@@ -24,6 +24,7 @@ def _kernel(name: str, X: np.ndarray):
     from . import kernels as K
 
     spread = np.std(X, axis=0)
+    spread = np.asarray(spread.compute() if hasattr(spread, "compute") else spread)  # a dask array's: computed
     ard = np.where(spread > 0, spread, 1.0)
     iso = float(np.sqrt(np.mean(spread**2))) or 1.0
     return {
@@ -167,8 +168,37 @@ def _build_model(args, X):
         prediction=args.prediction,
         reselect=args.reselect,
         n_rounds=args.rounds,
+        subset=args.subset,
+        refine_iter=args.refine_iter,
         **common,
     )
+
+
+def _read_dask_table(path: str, target: str, delimiter: str):
+    """(X, y, feature names) of CSV files or a Parquet folder as dask arrays with known row chunks."""
+    try:
+        import dask.dataframe as dd
+    except ImportError as exc:
+        raise SparseGPError("--dask needs the optional dependencies: pip install 'sparsegp[dask]'") from exc
+    parquet = path.endswith((".parquet", ".pq")) or os.path.isdir(path)
+    df = dd.read_parquet(path) if parquet else dd.read_csv(path, sep=delimiter)
+    if target not in df.columns:
+        raise SparseGPError(f"--target {target!r} is not a column of {path} (columns: {', '.join(map(str, df.columns))})")
+    features = [c for c in df.columns if c != target]
+    bad = [c for c in features + [target] if df[c].dtype.kind not in "fiu"]
+    if bad:
+        raise SparseGPError(f"columns {bad} of {path} are not numeric")
+    return df[features].to_dask_array(lengths=True), df[target].to_dask_array(lengths=True), features
+
+
+def _dask_client(address: str, workers: int):
+    """A client of the scheduler at ``address``, or of a new LocalCluster of ``workers`` processes ('local')."""
+    from distributed import Client, LocalCluster
+
+    if address != "local":
+        return Client(address), None
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    return Client(cluster), cluster
 
 
 def cmd_datasets(args):
@@ -202,13 +232,27 @@ def cmd_fit(args):
     else:
         if not args.target:
             raise SparseGPError("--target names the target column when fitting on --data")
-        X, y, feature_names = read_table(args.data, args.target, delimiter=args.delimiter)
-        source = os.path.basename(args.data)
+        if args.dask:
+            if args.model == "exact":
+                raise SparseGPError("--dask fits the sparse models: choose --model vfe, dtc, fitc or sor")
+            X, y, feature_names = _read_dask_table(args.data, args.target, args.delimiter)
+        else:
+            X, y, feature_names = read_table(args.data, args.target, delimiter=args.delimiter)
+        source = os.path.basename(args.data.rstrip("/"))
     if args.out:
         _check_writable(args.out, "--out")
-    model = _build_model(args, X)
-    t0 = time.perf_counter()
-    model.fit(X, y)
+    if args.dask and not args.data:
+        raise SparseGPError("--dask reads --data as a dask dataframe: give --data and --target")
+    client, cluster = _dask_client(args.dask, args.workers) if args.dask else (None, None)
+    try:
+        model = _build_model(args, X)
+        t0 = time.perf_counter()
+        model.fit(X, y)
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
     if args.data:  # predict matches the columns of a file by these names
         model._set_feature_names(feature_names)
     fit_s = time.perf_counter() - t0
@@ -300,6 +344,13 @@ def build_parser():
     f.add_argument("--max-iter", type=int, default=500)
     f.add_argument("--restarts", type=int, default=0)
     f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--subset", type=int, default=None,
+                   help="large n: learn on this many random rows first, then refine on all rows")
+    f.add_argument("--refine-iter", type=int, default=3, help="iterations on all rows after --subset (default 3)")
+    f.add_argument("--dask", nargs="?", const="local", default=None, metavar="SCHEDULER",
+                   help="fit on a Dask cluster: --data (CSV files, globs allowed, or a Parquet folder) is read as a "
+                        "dask dataframe; connect to SCHEDULER (tcp://host:8786) or start a LocalCluster")
+    f.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster of --dask (default 2)")
     f.add_argument("--out", help="where to save the model (.npz)")
     f.add_argument("--quiet", action="store_true", help="no progress bar")
     f.set_defaults(func=cmd_fit)

@@ -104,29 +104,50 @@ def _nbytes(tree) -> int:
     return int(sum(np.asarray(a).nbytes for a in jax.tree_util.tree_leaves(tree)))
 
 
+def _partitions(client, X, y, make, extra):
+    """Futures of ``make(X_k, y_k, *extra(k))`` for the row blocks k of X, y, built on the workers
+    that compute the blocks (the rows never pass through the driver). X must have one column chunk."""
+    if len(X.chunks[1]) != 1:
+        X = X.rechunk({1: -1})
+    if X.chunks[0] != y.chunks[0]:
+        y = y.rechunk(X.chunks[0])
+    xs, ys = X.to_delayed().ravel(), y.to_delayed().ravel()
+    blocks = client.compute(list(xs) + list(ys))
+    k = len(xs)
+    return [client.submit(make, a, b, *extra(i), pure=False) for i, (a, b) in enumerate(zip(blocks[:k], blocks[k:]))]
+
+
+def _gather(client, futures, what: str, expected: int | None = None):
+    """Results of one map over all partitions, or a clear error (never a partial sum)."""
+    try:
+        out = client.gather(futures)
+    except InputError:
+        raise
+    except Exception as exc:  # KilledWorker, CancelledError, a worker's own error
+        raise DistributedError(
+            f"the Dask evaluation of {what} failed on the cluster ({type(exc).__name__}: {exc}); no partial "
+            "result was used. If workers were lost, restart them (client.restart()) and fit again."
+        ) from exc
+    if len(out) != (len(futures) if expected is None else expected):  # pragma: no cover - one result per future
+        raise DistributedError(f"{what}: {len(out)} of {expected} partitions answered")
+    return out
+
+
 class DaskStats:
     """(X, y) as dask arrays, split into partitions held by the workers; the two passes as maps.
 
-    ``X`` (n, D) and ``y`` (n,) must have the same row chunks and one chunk across the columns of X.
+    ``X`` (n, D) and ``y`` (n,) are rechunked to one column chunk and the same row chunks if needed.
     """
 
     def __init__(self, X, y, chunk: int, client=None):
         self.client = _client(client)
         if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
             raise InputError(f"X must be 2-D and y 1-D with as many rows, got shapes {X.shape} and {y.shape}")
-        if len(X.chunks[1]) != 1:
-            X = X.rechunk({1: -1})
-        if X.chunks[0] != y.chunks[0]:
-            y = y.rechunk(X.chunks[0])
         self.n = int(X.shape[0])
         self.n_partitions = len(X.chunks[0])
         self.rows = [int(r) for r in X.chunks[0]]
-        xs, ys = X.to_delayed().ravel(), y.to_delayed().ravel()
-        futures = self.client.compute(list(xs) + list(ys))
-        xf, yf = futures[: self.n_partitions], futures[self.n_partitions :]
-        self.parts = [self.client.submit(_make_part, a, b, int(chunk), pure=False) for a, b in zip(xf, yf)]
+        self.parts = _partitions(self.client, X, y, _make_part, lambda k: (int(chunk),))
         self._check(self._gather([self.client.submit(_rows, p, pure=False) for p in self.parts], "the partitions"))
-        del futures, xf, yf
         self.bytes_moved = 0  # sent to and returned from the workers by the evaluations, in bytes
         self.evaluations = 0
 
@@ -135,19 +156,7 @@ class DaskStats:
             raise DistributedError(f"the partitions hold {int(sum(rows))} rows, expected {self.n}")
 
     def _gather(self, futures, what: str):
-        """Results of one map over all partitions, or a clear error (never a partial sum)."""
-        try:
-            out = self.client.gather(futures)
-        except InputError:
-            raise
-        except Exception as exc:  # KilledWorker, CancelledError, a worker's own error
-            raise DistributedError(
-                f"the Dask evaluation of {what} failed on the cluster ({type(exc).__name__}: {exc}); no partial "
-                "result was used. If workers were lost, restart them (client.restart()) and fit again."
-            ) from exc
-        if len(out) != self.n_partitions:  # pragma: no cover - gather returns one result per future
-            raise DistributedError(f"{what}: {len(out)} of {self.n_partitions} partitions answered")
-        return out
+        return _gather(self.client, futures, what, self.n_partitions)
 
     def _map_forward(self, method, args, what):
         [scattered] = self.client.scatter([args], broadcast=True, hash=False)

@@ -34,6 +34,8 @@ import jax.numpy as jnp
 from .linalg import solve_lower, solve_upper
 
 DEFAULT_CHUNK_BYTES = 8 * 2**20  # one m x chunk block of K_uf (smaller blocks stay in cache; BENCHMARKS.md)
+# On a GPU each chunk is a few kernel launches: larger blocks keep it busy (BENCHMARKS.md, SCALE on the GPU).
+ACCELERATOR_CHUNK_BYTES = 2**30
 
 
 class Stats(NamedTuple):
@@ -58,9 +60,11 @@ class FITCStats(NamedTuple):
 
 
 def chunk_size_for(n: int, m: int, chunk_size: int | None = None) -> int:
-    """Rows per chunk: about DEFAULT_CHUNK_BYTES of K_uf, split evenly so padding stays small."""
+    """Rows per chunk: about DEFAULT_CHUNK_BYTES of K_uf (ACCELERATOR_CHUNK_BYTES when JAX runs on a
+    GPU or TPU), split evenly so padding stays small."""
     if chunk_size is None:
-        chunk_size = max(256, DEFAULT_CHUNK_BYTES // (8 * max(m, 1)))
+        block = DEFAULT_CHUNK_BYTES if jax.default_backend() == "cpu" else ACCELERATOR_CHUNK_BYTES
+        chunk_size = max(256, block // (8 * max(m, 1)))
     chunk_size = int(min(max(1, chunk_size), max(n, 1)))
     n_chunks = -(-n // chunk_size)
     return -(-n // n_chunks)

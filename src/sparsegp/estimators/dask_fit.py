@@ -2,8 +2,10 @@
 
 The flow of :meth:`SparseGPRegressor.fit` with the data left on the cluster: the target's mean and
 scale and the inputs' spread are dask reductions; the initial inducing inputs are fetched rows (an
-int m draws the same rows as the in-memory fit with the same ``random_state``; a selector or k-means
-runs on a random sample of ``SAMPLE_ROWS`` rows); every objective and gradient is
+int m draws the same rows as the in-memory fit with the same ``random_state``; info-gain, conditional
+variance and differential entropy over all candidates run on the partitions
+(:mod:`sparsegp.selection.dask_select`); other selectors and k-means on a random sample of
+``SAMPLE_ROWS`` rows); every objective and gradient is
 :class:`~sparsegp.approximations.objective.HostObjective` over :class:`~sparsegp.distributed.DaskStats`;
 the posterior is one more pass. With ``subset`` the first stage fetches that many random rows and fits
 them on the driver, exactly as the in-memory fit does, before the refinement on the workers. Not available on dask arrays: re-selection schedules, the augmented and
@@ -22,6 +24,7 @@ from ..distributed import DaskStats, _client
 from ..errors import InputError, NumericalError
 from ..linalg import MAX_JITTER
 from ..selection import KMeans, Selector
+from ..selection.dask_select import runs_on_partitions, select_dask
 from ..stats import chunk_size_for
 from ..transforms import to_positive, to_raw
 from ..validation import as_float_matrix
@@ -47,6 +50,12 @@ def _arrays(model, X, y):
 def _initial_inducing(model, X, y, s, kernel, noise, rng):
     """(Z0 on the scaled inputs, training-row indices or None, the same rows in user units or None)."""
     n, ind = X.shape[0], model.inducing
+    if isinstance(ind, Selector) and runs_on_partitions(ind):  # the selection as a map over all rows
+        sel = select_dask(ind, kernel, noise, X / s, (y - model.y_mean_) / model.y_std_, verbose=model.verbose)
+        model.selection_ = sel
+        idx = sel.indices
+        rows = X[np.sort(idx)].compute()[np.argsort(np.argsort(idx))]
+        return rows / s, idx, rows
     if isinstance(ind, (Selector, KMeans)):
         sample = np.sort(rng.choice(n, size=min(n, SAMPLE_ROWS), replace=False))
         Xs, ys = (a.compute() for a in (X[sample], y[sample]))
