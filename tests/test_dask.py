@@ -62,6 +62,8 @@ def test_objective_and_gradient_equal_in_memory(client, approximation):
     assert abs(f1 - f0) <= 1e-9 * abs(f0)
     assert relative(ravel_pytree(g1)[0], ravel_pytree(g0)[0]) <= 1e-9
     assert data.n_partitions == 4 and data.evaluations == 1
+    # each partition's chunks run on as many threads as Dask gave its worker (1 here), not one per core
+    assert client.gather([client.submit(lambda part: part.threads, p) for p in data.parts]) == [1, 1, 1, 1]
     m = Z.shape[0]
     # what travels per evaluation: O(m^2 + m D) per partition, nothing of size n
     assert data.bytes_moved < 4 * data.n_partitions * 8 * (3 * m * m + 4 * m * 3 + 64)

@@ -55,6 +55,16 @@ def _client(client=None):
 
 
 # ---- tasks run on the workers -------------------------------------------------------------
+def _worker_threads():
+    """The thread count Dask gave this worker (None outside a worker)."""
+    try:
+        from distributed import get_worker
+
+        return int(get_worker().state.nthreads)
+    except (ImportError, ValueError, AttributeError):
+        return None
+
+
 def _make_part(X, y, chunk):
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if X.ndim != 2 or y.shape != (X.shape[0],):
@@ -62,7 +72,7 @@ def _make_part(X, y, chunk):
                          "and y must agree (rechunk both to the same row chunks)")
     if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
         raise InputError("X or y contains NaN or infinity (found in a partition of the dask arrays)")
-    return BlasStats(X, y, chunk)
+    return BlasStats(X, y, chunk, threads=_worker_threads())
 
 
 def _rows(part):

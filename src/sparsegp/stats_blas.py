@@ -95,10 +95,12 @@ def _tree_add(a, b):
 class BlasStats:
     """The training data cut into equal chunks (the last padded, with a 0/1 row mask) and the two passes.
 
-    ``X`` (n, D) and ``y`` (n,) are copied once into chunks of ``chunk`` rows.
+    ``X`` (n, D) and ``y`` (n,) are copied once into chunks of ``chunk`` rows. ``threads``: worker
+    threads for the chunks (None: one per core, shared by all instances; a Dask worker passes its own
+    thread count, so that worker processes sharing a machine do not oversubscribe its cores).
     """
 
-    def __init__(self, X, y, chunk: int):
+    def __init__(self, X, y, chunk: int, threads: int | None = None):
         n = np.shape(X)[0]
         chunk = int(min(max(1, chunk), max(n, 1)))
         Xs, ys, ms = (np.asarray(a) for a in chunk_rows(jnp.asarray(X, dtype=jnp.float64), jnp.asarray(y, dtype=jnp.float64), chunk))
@@ -106,6 +108,18 @@ class BlasStats:
         self.pad = self.n_chunks * chunk - n
         self.Xs, self.ys, self.ms = list(Xs), list(ys), list(ms)
         self.yy = float(np.sum(ys * ys))  # a constant of the data (padded targets are 0)
+        self.threads = _THREADS if threads is None else max(1, int(threads))
+        self._pool = _POOL if threads is None else ThreadPoolExecutor(self.threads, thread_name_prefix="sparsegp-stats")
+
+    def __getstate__(self):  # a thread pool does not pickle: Dask may move or spill a partition
+        state = dict(self.__dict__)
+        state["_pool"] = state["_pool"] is _POOL
+        return state
+
+    def __setstate__(self, state):
+        shared = state.pop("_pool")
+        self.__dict__.update(state)
+        self._pool = _POOL if shared else ThreadPoolExecutor(self.threads, thread_name_prefix="sparsegp-stats")
 
     def _keep(self, m: int) -> bool:
         return self.n_chunks * self.chunk * m * 8 <= KEEP_BYTES
@@ -123,11 +137,11 @@ class BlasStats:
     def _map(self, fn, indices):
         """``[fn(i) for i in indices]`` on the worker threads, in order (BLAS single-threaded inside)."""
         with _single_threaded_blas():
-            return list(_POOL.map(fn, indices))
+            return list(self._pool.map(fn, indices))
 
     def _batches(self, keep: bool):
         """All chunks at once when their blocks are kept; else one chunk per worker at a time."""
-        step = self.n_chunks if keep else _THREADS
+        step = self.n_chunks if keep else self.threads
         return [range(i, min(i + step, self.n_chunks)) for i in range(0, self.n_chunks, step)]
 
     # ---- unit weights: VFE, DTC, SoR ----------------------------------------------------
