@@ -176,6 +176,15 @@ def test_greedy_selection_on_partitions_equals_in_memory(client, name):
     np.testing.assert_allclose(remote.curve("score"), local.curve("score"), rtol=1e-9, atol=1e-12)
 
 
+def test_a_partition_state_that_was_recomputed_is_detected():
+    from sparsegp.selection.dask_select import PartitionState
+
+    X, y = problem(20)
+    state = PartitionState(X, y, SquaredExponential([1.0, 1.0, 1.0], 1.0), 0.1, d_max=5, offset=0)
+    with pytest.raises(RuntimeError, match="state was lost"):
+        state.new_row(2, X[0], np.zeros(2), 1.0)  # the driver has made 2 inclusions, the partition none
+
+
 def test_a_fit_on_dask_selects_its_inducing_rows_on_the_partitions(client):
     from sparsegp.selection import InfoGain, SmolaBartlett
     from sparsegp.selection.dask_select import select_dask

@@ -22,17 +22,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sl
 
+from ..distributed import _client, _gather, _partitions
 from ..errors import InputError
 from ..progress import progress_bar
 from .active_set import RESIDUAL_RTOL
 from .criteria import ConditionalVarianceRule, DifferentialEntropyRule, InfoGainRule
 from .greedy import Selection
-
-
-def _gather(client, futures, what):
-    from ..distributed import _gather as gather
-
-    return gather(client, futures, what)
 
 RULES = (InfoGainRule, ConditionalVarianceRule, DifferentialEntropyRule)
 
@@ -135,8 +130,6 @@ def select_dask(selector, kernel, noise: float, X, y, *, client=None, verbose=Fa
     """
     import distributed
 
-    from ..distributed import _client, _partitions
-
     rule = selector.rule_class()
     if not runs_on_partitions(selector):
         raise InputError(f"{type(selector).__name__} on dask arrays: only InfoGain, ConditionalVariance and "
@@ -148,7 +141,6 @@ def select_dask(selector, kernel, noise: float, X, y, *, client=None, verbose=Fa
     noise = float(noise)
     offsets = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int)
     parts = _partitions(client, X, y, _make, lambda k: (kernel, noise, size, int(offsets[k])))
-    client.wait_for_workers(1)
     distributed.wait(parts)
     holders = client.who_has(parts)
     where = [sorted(holders[p.key])[0] for p in parts]
