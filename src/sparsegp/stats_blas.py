@@ -157,14 +157,13 @@ class BlasStats:
             S_i = At.T @ At
             return S_i, At.T @ self.ys[i], float(kdiag @ self.ms[i])
 
-        parts, kept = [], []
+        S = v = trK = 0  # running sums in chunk order: no list of per-chunk m x m terms
+        kept = []
         for batch in self._batches(keep):
             items = list(zip(batch, blocks.some(batch)))
-            parts += self._map(chunk_sums, items)
+            for S_i, v_i, t_i in self._map(chunk_sums, items):
+                S, v, trK = S + S_i, v + v_i, trK + t_i
             kept += [Kt if keep else None for _, (Kt, _) in items]
-        S = sum(p[0] for p in parts)
-        v = sum(p[1] for p in parts)
-        trK = sum(p[2] for p in parts)
         st = Stats(S, v, np.float64(self.yy), np.float64(trK), np.float64(np.trace(S)), np.float64(self.n))
         return st, (blocks, kept)
 
@@ -217,14 +216,15 @@ class BlasStats:
             sums = (S_i, At.T @ (w * yc), float(w @ (yc * yc)), float(mc @ np.log(lam)))
             return sums, (w, lam), ((Kt, At) if keep else None)
 
-        parts = []
+        S = v = yy = logdet = 0  # running sums in chunk order, as in forward
+        kept, weights = [], []
         for batch in self._batches(keep):
-            parts += self._map(chunk_sums, list(zip(batch, blocks.some(batch))))
-        S = sum(p[0][0] for p in parts)
-        v = sum(p[0][1] for p in parts)
-        yy, logdet = sum(p[0][2] for p in parts), sum(p[0][3] for p in parts)
+            for (S_i, v_i, yy_i, ld_i), wl, kt in self._map(chunk_sums, list(zip(batch, blocks.some(batch)))):
+                S, v, yy, logdet = S + S_i, v + v_i, yy + yy_i, logdet + ld_i
+                weights.append(wl)
+                kept.append(kt)
         st = FITCStats(S, v, np.float64(yy), np.float64(logdet), np.float64(self.n))
-        return st, (blocks, [p[2] for p in parts], [p[1] for p in parts])
+        return st, (blocks, kept, weights)
 
     def fitc_backward(self, Linv, Luu, st: FITCStats, res, ct: FITCStats):
         """Cotangents (kernel, Z, L_uu^-1, sigma^2) of FITC's sums.
