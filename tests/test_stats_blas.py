@@ -86,3 +86,23 @@ def test_unfactorisable_kuu_reports_nan():
     host = HostObjective("vfe", X, y, chunk=16, jitter=1e-300, penalty=lambda p: 0.0)
     f, _ = host({"kernel": SquaredExponential(1.0, 1.0), "raw_noise": jnp.asarray(to_raw(0.1)), "Z": jnp.asarray(Z)})
     assert np.isnan(f)
+
+
+@pytest.mark.parametrize("method", ["forward", "fitc_forward"])
+def test_the_sums_do_not_keep_one_m_by_m_term_per_chunk(method, monkeypatch):
+    """Beyond KEEP_BYTES (large n) the chunks run a few at a time and only running sums are kept."""
+    import tracemalloc
+
+    monkeypatch.setattr(stats_blas, "KEEP_BYTES", 0)
+    X, y, Z = problem(n=8000, m=64)
+    kernel = SquaredExponential([1.0, 1.0, 1.0], 1.0)
+    Kuu = np.asarray(kernel.K(jnp.asarray(Z), jnp.asarray(Z))) + 1e-6 * np.eye(64)
+    Linv = np.linalg.inv(np.linalg.cholesky(Kuu))
+    data = stats_blas.BlasStats(X, y, chunk=20)  # 400 chunks: their 64 x 64 terms would hold 13 MB
+    args = (kernel, Z, Linv) + ((0.1,) if method == "fitc_forward" else ())
+    getattr(data, method)(*args)  # compile outside the measurement
+    tracemalloc.start()
+    getattr(data, method)(*args)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 6e6
