@@ -40,7 +40,14 @@ KEEP_BYTES = 512 * 2**20
 
 # One worker thread per core, each calling single-threaded BLAS (see the module docstring).
 _THREADS = max(1, os.cpu_count() or 1)
-_POOL = ThreadPoolExecutor(_THREADS, thread_name_prefix="sparsegp-stats")
+_POOLS = {_THREADS: ThreadPoolExecutor(_THREADS, thread_name_prefix="sparsegp-stats")}
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    """The process's pool of ``threads`` worker threads, shared by every BlasStats that asks for it."""
+    if threads not in _POOLS:
+        _POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix=f"sparsegp-stats-{threads}")
+    return _POOLS[threads]
 _CONTROLLER = ThreadpoolController()
 
 
@@ -96,8 +103,9 @@ class BlasStats:
     """The training data cut into equal chunks (the last padded, with a 0/1 row mask) and the two passes.
 
     ``X`` (n, D) and ``y`` (n,) are copied once into chunks of ``chunk`` rows. ``threads``: worker
-    threads for the chunks (None: one per core, shared by all instances; a Dask worker passes its own
-    thread count, so that worker processes sharing a machine do not oversubscribe its cores).
+    threads for the chunks (None: one per core; a Dask worker passes its own thread count, so that
+    worker processes sharing a machine do not oversubscribe its cores). Instances share one pool per
+    thread count.
     """
 
     def __init__(self, X, y, chunk: int, threads: int | None = None):
@@ -109,17 +117,6 @@ class BlasStats:
         self.Xs, self.ys, self.ms = list(Xs), list(ys), list(ms)
         self.yy = float(np.sum(ys * ys))  # a constant of the data (padded targets are 0)
         self.threads = _THREADS if threads is None else max(1, int(threads))
-        self._pool = _POOL if threads is None else ThreadPoolExecutor(self.threads, thread_name_prefix="sparsegp-stats")
-
-    def __getstate__(self):  # a thread pool does not pickle: Dask may move or spill a partition
-        state = dict(self.__dict__)
-        state["_pool"] = state["_pool"] is _POOL
-        return state
-
-    def __setstate__(self, state):
-        shared = state.pop("_pool")
-        self.__dict__.update(state)
-        self._pool = _POOL if shared else ThreadPoolExecutor(self.threads, thread_name_prefix="sparsegp-stats")
 
     def _keep(self, m: int) -> bool:
         return self.n_chunks * self.chunk * m * 8 <= KEEP_BYTES
@@ -137,7 +134,7 @@ class BlasStats:
     def _map(self, fn, indices):
         """``[fn(i) for i in indices]`` on the worker threads, in order (BLAS single-threaded inside)."""
         with _single_threaded_blas():
-            return list(self._pool.map(fn, indices))
+            return list(_pool(self.threads).map(fn, indices))
 
     def _batches(self, keep: bool):
         """All chunks at once when their blocks are kept; else one chunk per worker at a time."""
