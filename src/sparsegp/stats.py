@@ -11,8 +11,8 @@ over rows of the *whitened* cross-covariances a_i = L_uu^-1 k_u(x_i):
     trQ = sum_i |a_i|^2              (= tr Q_ff, the Nyström diagonal)
 
 They are accumulated over row chunks with ``lax.scan``, so peak memory is
-O(m^2 + chunk * m) whatever n is, and the same sums can be reduced across Dask
-partitions. Whitening each chunk (rather than forming K_uf K_fu and whitening
+O(m^2 + chunk * m) whatever n is, and the same sums add up across the partitions
+of a Dask cluster (:class:`sparsegp.distributed.DaskStats`). Whitening each chunk (rather than forming K_uf K_fu and whitening
 afterwards) keeps the conditioning of K_uu, not its square (measured: relative
 error 4e-10 vs 1e-5 on a 200-point problem with cond(K_uu) = 3e11).
 
