@@ -13,10 +13,8 @@ import os
 import sys
 import time
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scale_dask import block, params_for, sizes  # noqa: E402
+from scale_dask import in_memory, params_for  # noqa: E402
 
 
 def main():
@@ -32,9 +30,7 @@ def main():
     from sparsegp.stats import chunk_size_for
     from sparsegp.transforms import to_positive
 
-    parts = [block(i, r) for i, r in enumerate(sizes(a.n, 1_000_000))]
-    X = jnp.asarray(np.concatenate([q[0] for q in parts]))
-    y = jnp.asarray(np.concatenate([q[1] for q in parts]))
+    X, y = (jnp.asarray(v) for v in in_memory(a.n, 1_000_000))
     params = params_for(a.m)
     print(f"backend {jax.default_backend()} ({jax.devices()[0].device_kind}), n = {a.n:,}, m = {a.m}")
     for c in a.chunk:

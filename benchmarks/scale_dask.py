@@ -47,6 +47,39 @@ def sizes(n, b):
     return [min(b, n - s) for s in range(0, n, b)]
 
 
+def in_memory(n, b):
+    """The n rows of blocks of b rows as NumPy arrays."""
+    parts = [block(i, r) for i, r in enumerate(sizes(n, b))]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def local_cluster():
+    """(cluster, client): 2 worker processes of 1 thread each, as every Dask row of these benchmarks."""
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                           memory_limit="8GiB")
+    return cluster, Client(cluster)
+
+
+def on_workers(n, b):
+    """The same rows as dask arrays whose blocks are generated on the workers (nothing sent from here)."""
+    import dask
+    import dask.array as da
+
+    rows = sizes(n, b)
+    X = da.concatenate([da.from_delayed(dask.delayed(block_X)(i, r), (r, 8), np.float64) for i, r in enumerate(rows)])
+    y = da.concatenate([da.from_delayed(dask.delayed(block_y)(i, r), (r,), np.float64) for i, r in enumerate(rows)])
+    return X, y
+
+
+def peak_rss_MiB(client=None):
+    """Peak RSS of this process, or sorted over the client's workers."""
+    if client is None:
+        return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    return sorted(round(v) for v in client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024).values())
+
+
 def params_for(m):
     import jax.numpy as jnp
 
@@ -75,34 +108,23 @@ def child(mode, n, m, b, out):
     params = params_for(m)
     row = {"mode": mode, "n": n, "m": m, "partition_rows": b, "chunk": chunk}
     if mode == "inprocess":
-        parts = [block(i, r) for i, r in enumerate(sizes(n, b))]
-        X = np.concatenate([p[0] for p in parts])
-        y = np.concatenate([p[1] for p in parts])
-        del parts
+        X, y = in_memory(n, b)
         objective = HostObjective("vfe", X, y, chunk=chunk, jitter=1e-8, penalty=lambda p: 0.0)
         del X, y
         f, g, secs = evaluate(objective, params)
-        row.update(seconds=round(secs, 2), peak_rss_MiB=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+        row.update(seconds=round(secs, 2), peak_rss_MiB=peak_rss_MiB())
     else:
-        import dask
-        import dask.array as da
-        from distributed import Client, LocalCluster
-
         from sparsegp.distributed import DaskStats
 
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                          memory_limit="8GiB") as cluster, Client(cluster) as client:
-            rows = sizes(n, b)
-            X = da.concatenate([da.from_delayed(dask.delayed(block_X)(i, r), (r, 8), np.float64) for i, r in enumerate(rows)])
-            y = da.concatenate([da.from_delayed(dask.delayed(block_y)(i, r), (r,), np.float64) for i, r in enumerate(rows)])
+        cluster, client = local_cluster()
+        with cluster, client:
+            X, y = on_workers(n, b)
             t0 = time.perf_counter()
             data = DaskStats(X, y, chunk, client)
             row["setup_seconds"] = round(time.perf_counter() - t0, 2)
             objective = HostObjective("vfe", data=data, jitter=1e-8, penalty=lambda p: 0.0)
             f, g, secs = evaluate(objective, params)
-            rss = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-            row.update(seconds=round(secs, 2), worker_peak_rss_MiB=sorted(round(v) for v in rss.values()),
-                       driver_peak_rss_MiB=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+            row.update(seconds=round(secs, 2), worker_peak_rss_MiB=peak_rss_MiB(client), driver_peak_rss_MiB=peak_rss_MiB(),
                        bytes_per_evaluation=int(data.bytes_moved / data.evaluations), partitions=data.n_partitions)
             data.close()
     row["objective"] = f

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -26,14 +25,10 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scale_dask import block, block_X, block_y, sizes  # noqa: E402
+from scale_dask import block, in_memory, local_cluster, on_workers, peak_rss_MiB  # noqa: E402
 
 BLOCK = 1_000_000
 TEST_SEED, TEST_ROWS = 999, 100_000
-
-
-def rss_MiB():
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 def child(n, m, subset, max_iter, refine_iter, use_dask, chunk=None):
@@ -49,31 +44,24 @@ def child(n, m, subset, max_iter, refine_iter, use_dask, chunk=None):
            "backend": jax.default_backend(), "device": str(jax.devices()[0].device_kind), "dask": use_dask}
     if use_dask:
         import dask
-        import dask.array as da
-        from distributed import Client, LocalCluster
 
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                          memory_limit="8GiB") as cluster, Client(cluster) as client:
-            rows = sizes(n, BLOCK)
-            X = da.concatenate([da.from_delayed(dask.delayed(block_X)(i, r), (r, 8), np.float64) for i, r in enumerate(rows)])
-            y = da.concatenate([da.from_delayed(dask.delayed(block_y)(i, r), (r,), np.float64) for i, r in enumerate(rows)])
+        cluster, client = local_cluster()
+        with cluster, client:
+            X, y = on_workers(n, BLOCK)
             t0 = time.perf_counter()
             model.fit(X, y)
             row["fit_seconds"] = round(time.perf_counter() - t0, 1)
-            rss = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-            row["worker_peak_rss_MiB"] = sorted(round(v) for v in rss.values())
+            row["worker_peak_rss_MiB"] = peak_rss_MiB(client)
             row["bytes_per_evaluation"] = int(model.data_bytes_per_evaluation_)
             ytrain_mean, ytrain_var = (float(v) for v in dask.compute(y.mean(), y.var()))
     else:
-        parts = [block(i, r) for i, r in enumerate(sizes(n, BLOCK))]
-        X, y = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-        del parts
+        X, y = in_memory(n, BLOCK)
         t0 = time.perf_counter()
         model.fit(X, y)
         row["fit_seconds"] = round(time.perf_counter() - t0, 1)
         ytrain_mean, ytrain_var = float(np.mean(y)), float(np.var(y))
         del X, y
-    row["peak_rss_MiB"] = rss_MiB()
+    row["peak_rss_MiB"] = peak_rss_MiB()
     row["stages"] = [{"rows": st["rows"], "iterations": st["report"].n_iter, "evaluations": st["report"].n_evals,
                       "seconds": round(st["report"].seconds, 1)} for st in (model.stages_ or [])]
     if model.stages_ is None and model.optimizer_report_ is not None:

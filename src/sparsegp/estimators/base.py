@@ -179,8 +179,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         lower["raw_noise"] = jnp.asarray(to_raw(float(self.min_noise)))
         return lower, upper
 
-    def _fit_hyperparameters(self, objective, params, mask, args, desc, value_and_grad=None, scale=1.0, max_iter=None,
-                             planned_cap=False):
+    def _fit_hyperparameters(self, objective, params, mask, args, desc, value_and_grad=None, scale=1.0, max_iter=None):
         """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'raw_noise').
 
         Kernel hyper-parameters are boxed to [1e-12, 1e12], the noise variance to [min_noise, 1e12];
@@ -188,7 +187,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         ``scale``; the user's ``callback`` sees them in the inputs' own units. Sets
         ``optimizer_report_`` and ``n_iter_``; warns (ConvergenceWarning) when the optimiser stopped
         short of convergence or a hyper-parameter ended at a bound. ``max_iter`` overrides the
-        estimator's (without restarts); ``planned_cap`` means stopping at it is the plan, not a warning.
+        estimator's for a stage of a planned length (no restarts, and stopping at it is no warning).
         """
         check_int(self.n_restarts, "n_restarts")
         check_int(self.max_iter, "max_iter", minimum=1)
@@ -219,7 +218,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             value_and_grad=value_and_grad,
         )
         self.optimizer_report_, self.n_iter_ = report, report.n_iter
-        self._warn_unconverged(report, params, mask, planned_cap=planned_cap)
+        self._warn_unconverged(report, params, mask, planned_cap=max_iter is not None)
         return params
 
     def _few_samples(self, mask, n_samples):

@@ -372,7 +372,7 @@ class SparseGPRegressor(GPRegressorBase):
             args, value_and_grad = full()
             params = self._fit_hyperparameters(
                 self._objective, params, mask, args, f"SparseGP ({self.approximation}) refined on all rows",
-                value_and_grad=value_and_grad, scale=scale, max_iter=int(self.refine_iter), planned_cap=True,
+                value_and_grad=value_and_grad, scale=scale, max_iter=int(self.refine_iter),
             )
             stages.append({"rows": int(np.shape(args[-1])[0]), "report": self.optimizer_report_})
         self.stages_ = stages
