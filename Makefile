@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
 
-.PHONY: demo test install dev clean bench anchors
+.PHONY: demo test lint install dev clean bench anchors data-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,8 +28,14 @@ demo: $(STAMP_RUN)
 	$(BIN)/sparsegp fit --dataset kin40k --split 0 --n-train 10000 --model vfe --inducing 512 --max-iter 80 --out demo-output/kin40k-vfe512.npz
 	@echo "Side by side with GPflow and GPyTorch on the same protocol: make dev anchors && $(BIN)/python benchmarks/sparse_suite.py K10 --m 128 512"
 
-test: $(STAMP_DEV)
+test: $(STAMP_DEV) lint
 	$(BIN)/python -m pytest
+
+# ruff (lint + format) and mypy on the package, as CI runs them through make test
+lint: $(STAMP_DEV)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy
 
 bench: $(STAMP_DEV)
 	$(BIN)/python benchmarks/run.py exact-vs-sklearn
@@ -45,6 +51,11 @@ anchors: .venv-anchors/.installed
 		"tensorflow==2.21.0" "tensorflow-probability==0.25.0" "tf_keras==2.21.0" "torch==2.13.0" "gpytorch==1.15.2" \
 		"linear_operator==0.6.1"
 	touch $@
+
+# The shipped data against the manifest of the sources in ../shared/data (provenance; the package and
+# its tests never read ../shared).
+data-check:
+	cd src/sparsegp/datasets/data && sha256sum --quiet -c ../../../../../shared/data/MANIFEST.sha256 && echo "shipped data match ../shared/data"
 
 clean:
 	rm -rf $(VENV) .venv-anchors demo-output bench-output

@@ -36,7 +36,10 @@ def gpflow_case(kind, d, m, max_iter, trajectory):
 
     trajectory.start()
     res = gpflow.optimizers.Scipy().minimize(
-        model.training_loss, model.trainable_variables, options=options, compile=True,
+        model.training_loss,
+        model.trainable_variables,
+        options=options,
+        compile=True,
         step_callback=step_callback if trajectory.every else None,
     )
     fit_s = trajectory.fit_seconds()
@@ -90,7 +93,9 @@ def gpytorch_case(d, m, max_iter, trajectory):
     model.train()
     lik.train()
     mll = gpytorch.mlls.ExactMarginalLogLikelihood(lik, model)
-    opt = torch.optim.LBFGS(model.parameters(), lr=1.0, max_iter=max_iter, line_search_fn="strong_wolfe", tolerance_change=1e-9)
+    opt = torch.optim.LBFGS(
+        model.parameters(), lr=1.0, max_iter=max_iter, line_search_fn="strong_wolfe", tolerance_change=1e-9
+    )
     n_evals = [0]
 
     def closure():

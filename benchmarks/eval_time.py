@@ -35,8 +35,13 @@ def main():
     print(f"backend {jax.default_backend()} ({jax.devices()[0].device_kind}), n = {a.n:,}, m = {a.m}")
     for c in a.chunk:
         chunk = chunk_size_for(a.n, a.m, c or None)
-        f = jax.jit(jax.value_and_grad(lambda p, X, y: -vfe_bound(p["kernel"], p["Z"], to_positive(p["raw_noise"]), X, y,
-                                                                  chunk=chunk, jitter=1e-8)))
+        f = jax.jit(
+            jax.value_and_grad(
+                lambda p, X, y, chunk=chunk: (
+                    -vfe_bound(p["kernel"], p["Z"], to_positive(p["raw_noise"]), X, y, chunk=chunk, jitter=1e-8)
+                )
+            )
+        )
         jax.block_until_ready(f(params, X, y))
         times = []
         for _ in range(3):

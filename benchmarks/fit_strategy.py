@@ -95,16 +95,31 @@ def main():
     else:
         Z = KMeans(sizes[0]).centres(X, random_state=a.seed)
     if a.vfe_noise:
-        gap = float(np.mean(kernel.variance - np.sum(
-            np.linalg.solve(np.linalg.cholesky(np.asarray(kernel.K(jnp.asarray(Z))) + 1e-8 * np.eye(len(Z))),
-                            np.asarray(kernel.K(jnp.asarray(Z), jnp.asarray(X)))) ** 2, axis=0)))
+        gap = float(
+            np.mean(
+                kernel.variance
+                - np.sum(
+                    np.linalg.solve(
+                        np.linalg.cholesky(np.asarray(kernel.K(jnp.asarray(Z))) + 1e-8 * np.eye(len(Z))),
+                        np.asarray(kernel.K(jnp.asarray(Z), jnp.asarray(X))),
+                    )
+                    ** 2,
+                    axis=0,
+                )
+            )
+        )
         noise += gap
         print(f"noise start {noise:.4g} (mean Nystrom gap {gap:.4g})")
     state = {"offset": 0, "final": False}
 
     def predict_at(params):
-        at = SparseGPRegressor(params["kernel"], inducing=np.asarray(params.get("Z", Z)),
-                               noise=float(to_positive(params["raw_noise"])), optimize=False, normalize_y=False)
+        at = SparseGPRegressor(
+            params["kernel"],
+            inducing=np.asarray(params.get("Z", Z)),
+            noise=float(to_positive(params["raw_noise"])),
+            optimize=False,
+            normalize_y=False,
+        )
         return at.fit(X, y).predict_var(Xs)
 
     def callback(it, value, params):
@@ -113,8 +128,11 @@ def main():
         tr.record(it, lambda: predict_at(params))
         if len(tr.points) > n_before:
             _, t, smse, snlp = tr.points[-1]
-            print(f"m {len(params.get('Z', Z))} it {it} t {t:.1f} s SMSE {smse:.5f} SNLP {snlp:.5f} "
-                  f"objective {value:.2f}", flush=True)
+            print(
+                f"m {len(params.get('Z', Z))} it {it} t {t:.1f} s SMSE {smse:.5f} SNLP {snlp:.5f} "
+                f"objective {value:.2f}",
+                flush=True,
+            )
             if state["final"] and smse <= a.target[0] and snlp <= a.target[1]:
                 print(f"TTQ reached: it {it}, {t:.1f} s")
                 return True
@@ -126,12 +144,22 @@ def main():
             Z = conditional_variance_extend(kernel, Z, X, m - len(Z))
             print(f"extended to m = {m} at t {tr.fit_seconds():.1f} s")
         state["final"] = s == len(stages) - 1
-        model = SparseGPRegressor(kernel, inducing=Z, noise=noise, max_iter=its, normalize_y=False,
-                                  optimize_inducing=not fixed, callback=callback).fit(X, y)
+        model = SparseGPRegressor(
+            kernel,
+            inducing=Z,
+            noise=noise,
+            max_iter=its,
+            normalize_y=False,
+            optimize_inducing=not fixed,
+            callback=callback,
+        ).fit(X, y)
         state["offset"] += model.n_iter_
         kernel, noise, Z = model.kernel_, model.noise_, model.Z_
-        print(f"stage m = {m}: {model.n_iter_} it., {model.optimizer_report_.reason}, t {tr.fit_seconds():.1f} s, "
-              f"objective {-model.objective_:.2f}", flush=True)
+        print(
+            f"stage m = {m}: {model.n_iter_} it., {model.optimizer_report_.reason}, t {tr.fit_seconds():.1f} s, "
+            f"objective {-model.objective_:.2f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -70,33 +70,42 @@ def main():
     vg_best, vg_med = best_of(lambda: jax.block_until_ready(vg(k, Zj, 0.1)), a.repeats)
     v_best, v_med = best_of(lambda: jax.block_until_ready(val(k, Zj, 0.1)), a.repeats)
 
+    from sparsegp.approximations.fitc import fitc_log_marginal
     from sparsegp.approximations.objective import HostObjective
     from sparsegp.transforms import to_raw
 
-    from sparsegp.approximations.fitc import fitc_log_marginal
-
     params = {"kernel": k, "raw_noise": jnp.asarray(to_raw(0.1)), "Z": Zj}
-    fitc_vg = jax.jit(jax.value_and_grad(lambda k, Z, s: fitc_log_marginal(k, Z, s, Xj, yj, chunk=chunk), argnums=(0, 1, 2)))
+    fitc_vg = jax.jit(
+        jax.value_and_grad(lambda k, Z, s: fitc_log_marginal(k, Z, s, Xj, yj, chunk=chunk), argnums=(0, 1, 2))
+    )
     fitc_jax_best, _ = best_of(lambda: jax.block_until_ready(fitc_vg(k, Zj, 0.1)), a.repeats)
     host = {}
     for approx in ("vfe", "fitc"):
         objective = HostObjective(approx, X, y, chunk=chunk, jitter=1e-8, penalty=lambda p: 0.0)
-        host[approx] = best_of(lambda: objective(params), a.repeats)
+        host[approx] = best_of(lambda objective=objective: objective(params), a.repeats)
 
     floor_flops = 2.0 * a.n * a.m**2
     rate = max(rate_np, rate_jax)
     floor_s = floor_flops / (rate * 1e9)
     print(f"# VFE bound+gradient vs flop floor, n={a.n}, m={a.m}, chunk={chunk}")
-    print(f"matmul rate: numpy {rate_np:.1f} GFLOP/s, jax {rate_jax:.1f} GFLOP/s (float64 general product (m x n)(n x m)); "
-          f"numpy A @ A.T (syrk, m^2 n flops) {syrk_best:.3f} s")
+    print(
+        f"matmul rate: numpy {rate_np:.1f} GFLOP/s, jax {rate_jax:.1f} GFLOP/s (float64 general product (m x n)(n x m)); "
+        f"numpy A @ A.T (syrk, m^2 n flops) {syrk_best:.3f} s"
+    )
     print(f"floor: 2 n m^2 = {floor_flops / 1e9:.2f} GFLOP -> {floor_s:.3f} s at {rate:.1f} GFLOP/s")
     print(f"bound only:       best {v_best:.3f} s, median {v_med:.3f} s  -> {v_best / floor_s:.2f} x floor")
-    print(f"bound + gradient (JAX path): best {vg_best:.3f} s, median {vg_med:.3f} s  -> {vg_best / floor_s:.2f} x floor "
-          f"(median {vg_med / floor_s:.2f} x)")
+    print(
+        f"bound + gradient (JAX path): best {vg_best:.3f} s, median {vg_med:.3f} s  -> {vg_best / floor_s:.2f} x floor "
+        f"(median {vg_med / floor_s:.2f} x)"
+    )
     for approx, (b, med) in host.items():
-        print(f"{approx.upper()} bound + gradient (host path): best {b:.3f} s, median {med:.3f} s  -> "
-              f"{b / floor_s:.2f} x floor (median {med / floor_s:.2f} x)")
-    print(f"FITC bound + gradient (JAX path, autodiff): best {fitc_jax_best:.3f} s -> {fitc_jax_best / floor_s:.2f} x floor")
+        print(
+            f"{approx.upper()} bound + gradient (host path): best {b:.3f} s, median {med:.3f} s  -> "
+            f"{b / floor_s:.2f} x floor (median {med / floor_s:.2f} x)"
+        )
+    print(
+        f"FITC bound + gradient (JAX path, autodiff): best {fitc_jax_best:.3f} s -> {fitc_jax_best / floor_s:.2f} x floor"
+    )
     print(f"FITC (host) / VFE (JAX), best: {host['fitc'][0] / vg_best:.2f}")
 
 

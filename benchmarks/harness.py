@@ -1,7 +1,7 @@
 """Benchmark harness: run each case in its own process (so peak RSS is its own) and print a table.
 
-A case is a function returning a dict with the PROTOCOLS.md columns; the
-runner adds the peak RSS of the process that ran it.
+A case is a function returning a dict, one row of the results table (protocol name, method, sizes,
+seconds and quality columns); the runner adds the peak RSS of the process that ran it.
 """
 
 from __future__ import annotations

@@ -40,30 +40,50 @@ def main(argv=None):
 
     from sparsegp.experiments.lawrence2003 import PAPER, PAPER_COMBINED, plot_reject, run_tasks
 
-    out = run_tasks(tasks=a.tasks, n_train=a.n_train, n_select=a.n_select, index_size=a.index_size, tau=a.tau,
-                    seed=a.seed, verbose=a.verbose, log=lambda m: print(m, file=sys.stderr, flush=True))
+    out = run_tasks(
+        tasks=a.tasks,
+        n_train=a.n_train,
+        n_select=a.n_select,
+        index_size=a.index_size,
+        tau=a.tau,
+        seed=a.seed,
+        verbose=a.verbose,
+        log=lambda m: print(m, file=sys.stderr, flush=True),
+    )
     rows, summary = out["rows"], out["summary"]
-    print(f"# MNIST 13x13, {summary['n_train']} training images, test 10,000; IVM selection index {a.index_size}, "
-          f"tau {a.tau}; one run (paper: means of 10 runs, 2003 hardware)")
-    print("| c | SVM gen % | SVs | SVM s | IVM gen % | d | IVM s | IVM/SVM time | paper SVM gen % / SVs / s | "
-          "paper IVM gen % / d / s |")
+    print(
+        f"# MNIST 13x13, {summary['n_train']} training images, test 10,000; IVM selection index {a.index_size}, "
+        f"tau {a.tau}; one run (paper: means of 10 runs, 2003 hardware)"
+    )
+    print(
+        "| c | SVM gen % | SVs | SVM s | IVM gen % | d | IVM s | IVM/SVM time | paper SVM gen % / SVs / s | "
+        "paper IVM gen % / d / s |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         ps = PAPER[r["c"]]
-        print(f"| {r['c']} | {r['svm_error']:.2f} | {r['n_sv']} | {r['svm_s']:.1f} | {r['ivm_error']:.2f} | {r['d']} | "
-              f"{r['ivm_s']:.1f} | {r['ivm_s'] / r['svm_s']:.2f} | {ps[0]:.2f} / {ps[1]} / {ps[2]} | "
-              f"{ps[3]:.2f} / {ps[4]} / {ps[5]} |")
-    print(f"median IVM/SVM training-time ratio {summary['median_time_ratio']:.2f}; IVM faster on "
-          f"{summary['ivm_faster_tasks']} of {len(rows)} tasks; |IVM - SVM| test error <= 0.2 points on "
-          f"{summary['within_0.2pp_tasks']} of {len(rows)} (largest {summary['max_abs_error_difference_pp']:.2f})")
+        print(
+            f"| {r['c']} | {r['svm_error']:.2f} | {r['n_sv']} | {r['svm_s']:.1f} | {r['ivm_error']:.2f} | {r['d']} | "
+            f"{r['ivm_s']:.1f} | {r['ivm_s'] / r['svm_s']:.2f} | {ps[0]:.2f} / {ps[1]} / {ps[2]} | "
+            f"{ps[3]:.2f} / {ps[4]} / {ps[5]} |"
+        )
+    print(
+        f"median IVM/SVM training-time ratio {summary['median_time_ratio']:.2f}; IVM faster on "
+        f"{summary['ivm_faster_tasks']} of {len(rows)} tasks; |IVM - SVM| test error <= 0.2 points on "
+        f"{summary['within_0.2pp_tasks']} of {len(rows)} (largest {summary['max_abs_error_difference_pp']:.2f})"
+    )
     if "combined_ivm_error" in summary:
-        print(f"combined ten-class test error: IVM {summary['combined_ivm_error']:.2f} %, SVM "
-              f"{summary['combined_svm_error']:.2f} % (paper: IVM {PAPER_COMBINED['IVM']} %, SVM {PAPER_COMBINED['SVM']} %)")
+        print(
+            f"combined ten-class test error: IVM {summary['combined_ivm_error']:.2f} %, SVM "
+            f"{summary['combined_svm_error']:.2f} % (paper: IVM {PAPER_COMBINED['IVM']} %, SVM {PAPER_COMBINED['SVM']} %)"
+        )
     if "reject_ivm" in summary:
         for f in (0.0, 0.05, 0.1, 0.2):
             k = int(round(f / 0.005))
-            print(f"c=9, reject {f:.2f}: IVM error {100 * summary['reject_ivm'][k]:.3f} %, "
-                  f"SVM {100 * summary['reject_svm'][k]:.3f} %")
+            print(
+                f"c=9, reject {f:.2f}: IVM error {100 * summary['reject_ivm'][k]:.3f} %, "
+                f"SVM {100 * summary['reject_svm'][k]:.3f} %"
+            )
     if a.out:
         os.makedirs(a.out, exist_ok=True)
         with open(os.path.join(a.out, "results.json"), "w") as f:

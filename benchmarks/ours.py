@@ -1,6 +1,6 @@
 """sparsegp on a prepared protocol (same file format as anchors.py).
 
-    python ours.py CASE DATA.npz OUT.npz --m 512 --max-iter 300
+python ours.py CASE DATA.npz OUT.npz --m 512 --max-iter 300
 """
 
 from __future__ import annotations
@@ -17,15 +17,20 @@ def sparse_case(approximation, d, m, max_iter, trajectory):
     import sparsegp
     from sparsegp import SparseGPRegressor
     from sparsegp.kernels import SquaredExponential
-
     from sparsegp.transforms import to_positive
 
     X, y, Xs, Z = d["X"], d["y"], d["X_test"], d["Z"][:m]
 
     def predict_at(params):
         # The posterior at the current iterate; the trajectory stops the fit clock meanwhile.
-        at = SparseGPRegressor(params["kernel"], approximation=approximation, inducing=np.asarray(params["Z"]),
-                               noise=float(to_positive(params["raw_noise"])), optimize=False, normalize_y=False)
+        at = SparseGPRegressor(
+            params["kernel"],
+            approximation=approximation,
+            inducing=np.asarray(params["Z"]),
+            noise=float(to_positive(params["raw_noise"])),
+            optimize=False,
+            normalize_y=False,
+        )
         return at.fit(X, y).predict_var(Xs)
 
     def callback(iteration, value, params):
@@ -71,7 +76,9 @@ def sparse_case(approximation, d, m, max_iter, trajectory):
     }
 
 
-CASES = {name: (lambda a: lambda d, m, it, tr: sparse_case(a, d, m, it, tr))(name) for name in ("vfe", "dtc", "fitc", "sor")}
+CASES = {
+    name: (lambda a: lambda d, m, it, tr: sparse_case(a, d, m, it, tr))(name) for name in ("vfe", "dtc", "fitc", "sor")
+}
 
 
 if __name__ == "__main__":

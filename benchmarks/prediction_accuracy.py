@@ -27,7 +27,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from mp_reference import PROBLEMS, problem  # noqa: E402
 from mp_reference import predictions as reference  # noqa: E402
-
 from sparsegp.approximations.augmented import full_data_predict, training_cache  # noqa: E402
 from sparsegp.approximations.common import sparse_predict  # noqa: E402
 from sparsegp.approximations.dtc import dtc_posterior  # noqa: E402
@@ -73,9 +72,11 @@ def rel(a, ref):
 
 
 def main():
-    lines = ["| problem | sigma^2 | method | mean: ours | variance: ours | variance: ours, worst point | mean: dense float64 "
-             "| variance: dense float64 | smallest reference variance | reference 40 vs 60 digits |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| problem | sigma^2 | method | mean: ours | variance: ours | variance: ours, worst point | mean: dense float64 "
+        "| variance: dense float64 | smallest reference variance | reference 40 vs 60 digits |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     worst = 0.0
     for name, (D, n, m, ell) in PROBLEMS.items():
         X, y, Z, Xs = problem(D, n, m)
@@ -89,9 +90,11 @@ def main():
                 dm, dv = dense(kernel, X, y, Z, Xs, noise, method)
                 if method != "standard":
                     worst = max(worst, rel(om, rm), rel(ov, rv))
-                lines.append(f"| {name} | {noise:g} | {method} | {rel(om, rm):.1e} | {rel(ov, rv):.1e} | {np.max(np.abs(ov - rv) / np.abs(rv)):.1e} "
-                             f"| {rel(dm, rm):.1e} "
-                             f"| {rel(dv, rv):.1e} | {rv.min():.2e} | {max(rel(rm, hm), rel(rv, hv)):.0e} |")
+                lines.append(
+                    f"| {name} | {noise:g} | {method} | {rel(om, rm):.1e} | {rel(ov, rv):.1e} | {np.max(np.abs(ov - rv) / np.abs(rv)):.1e} "
+                    f"| {rel(dm, rm):.1e} "
+                    f"| {rel(dv, rv):.1e} | {rv.min():.2e} | {max(rel(rm, hm), rel(rv, hv)):.0e} |"
+                )
                 print(lines[-1], file=sys.stderr)
     print("\n".join(lines))
     print(f"\nLargest error of the augmented and Nyström predictions: {worst:.1e}")

@@ -29,10 +29,22 @@ def main(argv=None):
         sizes, methods, folds = dict(n_train=2000, n_test=2000), t1.METHODS_UPPER, False
     else:
         sizes, methods, folds = dict(n_train=36000, n_test=4000), t1.METHODS_LOWER, True
-    sub = t1.run_subtable(X_all, y_all, repeats=a.repeats, methods=methods, m=a.m, rounds=a.rounds,
-                          max_iter=a.max_iter, folds=folds, verbose=True, **sizes)
-    print(f"# QC&R Table 1 ({a.subtable}), {sub['n_train']}/{sub['n_test']}, m={a.m}, {a.repeats} repeats, "
-          f"{sub['seconds']:.0f} s")
+    sub = t1.run_subtable(
+        X_all,
+        y_all,
+        repeats=a.repeats,
+        methods=methods,
+        m=a.m,
+        rounds=a.rounds,
+        max_iter=a.max_iter,
+        folds=folds,
+        verbose=True,
+        **sizes,
+    )
+    print(
+        f"# QC&R Table 1 ({a.subtable}), {sub['n_train']}/{sub['n_test']}, m={a.m}, {a.repeats} repeats, "
+        f"{sub['seconds']:.0f} s"
+    )
     print("| method | train NLL/case | non-aug MAE | MSE | NTL | aug MAE | MSE | NTL | fit s |")
     for name, row in t1.summary_rows(sub).items():
         print("| " + " | ".join([name] + [fmt(v) for v in row]) + " |")

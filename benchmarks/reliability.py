@@ -32,9 +32,12 @@ def data(n, seed):
 ESTIMATORS = {
     "exact": lambda: ExactGPRegressor(),
     "vfe, free Z (m=15)": lambda: SparseGPRegressor(approximation="vfe", inducing=15, random_state=0),
-    **{f"{a}, fixed rows (m=15)": (lambda a=a: SparseGPRegressor(approximation=a, inducing=15, random_state=0,
-                                                                 optimize_inducing=False))
-       for a in ("vfe", "dtc", "sor", "fitc")},
+    **{
+        f"{a}, fixed rows (m=15)": (
+            lambda a=a: SparseGPRegressor(approximation=a, inducing=15, random_state=0, optimize_inducing=False)
+        )
+        for a in ("vfe", "dtc", "sor", "fitc")
+    },
     "fitc, free Z (m=15, 500 its)": lambda: SparseGPRegressor(approximation="fitc", inducing=15, random_state=0),
 }
 SCALES = [(1e-6, 1e6), (1.0, 1.0), (1e6, 1e-6)]
@@ -43,8 +46,10 @@ SCALES = [(1e-6, 1e6), (1.0, 1.0), (1e6, 1e-6)]
 def units_table():
     X, y, Xt, _ = data(150, 0)
     ft = truth(Xt)
-    lines = ["| estimator | " + " | ".join(f"x{sx:g}, y{sy:g}" for sx, sy in SCALES) + " | largest relative difference |",
-             "|---|" + "---|" * (len(SCALES) + 1)]
+    lines = [
+        "| estimator | " + " | ".join(f"x{sx:g}, y{sy:g}" for sx, sy in SCALES) + " | largest relative difference |",
+        "|---|" + "---|" * (len(SCALES) + 1),
+    ]
     for name, make in ESTIMATORS.items():
         rmse = []
         for sx, sy in SCALES:

@@ -57,8 +57,9 @@ def local_cluster():
     """(cluster, client): 2 worker processes of 1 thread each, as every Dask row of these benchmarks."""
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                           memory_limit="8GiB")
+    cluster = LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit="8GiB"
+    )
     return cluster, Client(cluster)
 
 
@@ -77,7 +78,9 @@ def peak_rss_MiB(client=None):
     """Peak RSS of this process, or sorted over the client's workers."""
     if client is None:
         return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-    return sorted(round(v) for v in client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024).values())
+    return sorted(
+        round(v) for v in client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024).values()
+    )
 
 
 def params_for(m):
@@ -87,7 +90,11 @@ def params_for(m):
     from sparsegp.transforms import to_raw
 
     Z = np.random.default_rng(12345).standard_normal((m, 8))
-    return {"kernel": SquaredExponential(np.full(8, 1.5), 1.0), "raw_noise": jnp.asarray(to_raw(0.1)), "Z": jnp.asarray(Z)}
+    return {
+        "kernel": SquaredExponential(np.full(8, 1.5), 1.0),
+        "raw_noise": jnp.asarray(to_raw(0.1)),
+        "Z": jnp.asarray(Z),
+    }
 
 
 def evaluate(objective, params):
@@ -124,8 +131,13 @@ def child(mode, n, m, b, out):
             row["setup_seconds"] = round(time.perf_counter() - t0, 2)
             objective = HostObjective("vfe", data=data, jitter=1e-8, penalty=lambda p: 0.0)
             f, g, secs = evaluate(objective, params)
-            row.update(seconds=round(secs, 2), worker_peak_rss_MiB=peak_rss_MiB(client), driver_peak_rss_MiB=peak_rss_MiB(),
-                       bytes_per_evaluation=int(data.bytes_moved / data.evaluations), partitions=data.n_partitions)
+            row.update(
+                seconds=round(secs, 2),
+                worker_peak_rss_MiB=peak_rss_MiB(client),
+                driver_peak_rss_MiB=peak_rss_MiB(),
+                bytes_per_evaluation=int(data.bytes_moved / data.evaluations),
+                partitions=data.n_partitions,
+            )
             data.close()
     row["objective"] = f
     np.save(out, g)
@@ -147,8 +159,20 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for mode in ("inprocess", "dask"):
             path = os.path.join(tmp, f"{mode}.npy")
-            cmd = [sys.executable, os.path.abspath(__file__), "--n", str(a.n), "--m", str(a.m), "--block", str(a.block),
-                   "--child", mode, "--out", path]
+            cmd = [
+                sys.executable,
+                os.path.abspath(__file__),
+                "--n",
+                str(a.n),
+                "--m",
+                str(a.m),
+                "--block",
+                str(a.block),
+                "--child",
+                mode,
+                "--out",
+                path,
+            ]
             res = subprocess.run(cmd, capture_output=True, text=True)
             if res.returncode:
                 sys.exit(f"{mode} failed:\n{res.stderr[-3000:]}")
@@ -160,16 +184,22 @@ def main():
     print("| mode | n | m | seconds per bound + gradient | peak RSS (MiB) | bytes per evaluation |")
     print("|---|---|---|---|---|---|")
     print(f"| in-process | {a.n:,} | {a.m} | {rows[0]['seconds']} | {rows[0]['peak_rss_MiB']} | - |")
-    print(f"| Dask, 2 workers, {rows[1]['partitions']} partitions | {a.n:,} | {a.m} | {rows[1]['seconds']} | workers "
-          f"{rows[1]['worker_peak_rss_MiB']}, driver {rows[1]['driver_peak_rss_MiB']} | {rows[1]['bytes_per_evaluation']:,} |")
-    print(f"\nDask against in-process: objective {abs(f1 - f0) / abs(f0):.1e} relative, gradient "
-          f"{np.max(np.abs(g1 - g0)) / np.max(np.abs(g0)):.1e} (largest entry difference over largest entry).")
+    print(
+        f"| Dask, 2 workers, {rows[1]['partitions']} partitions | {a.n:,} | {a.m} | {rows[1]['seconds']} | workers "
+        f"{rows[1]['worker_peak_rss_MiB']}, driver {rows[1]['driver_peak_rss_MiB']} | {rows[1]['bytes_per_evaluation']:,} |"
+    )
+    print(
+        f"\nDask against in-process: objective {abs(f1 - f0) / abs(f0):.1e} relative, gradient "
+        f"{np.max(np.abs(g1 - g0)) / np.max(np.abs(g0)):.1e} (largest entry difference over largest entry)."
+    )
     per_row = rows[1]["seconds"] * 2 / a.n  # worker-seconds per row (2 workers busy)
     traffic = rows[1]["bytes_per_evaluation"] / rows[1]["partitions"]
-    print("\nProjection (not a measurement): one bound + gradient at 10^8 rows on 100 workers, 10^6 rows each, "
-          f"from {per_row * 1e6:.2f} worker-seconds per 10^6 rows and {traffic / 1e6:.2f} MB per partition per "
-          f"evaluation measured above: about {per_row * 1e6:.1f} s per evaluation (the workers in parallel) plus "
-          f"{100 * traffic / 1e9:.2f} GB through the scheduler and driver (at 1 GB/s: {100 * traffic / 1e9:.1f} s).")
+    print(
+        "\nProjection (not a measurement): one bound + gradient at 10^8 rows on 100 workers, 10^6 rows each, "
+        f"from {per_row * 1e6:.2f} worker-seconds per 10^6 rows and {traffic / 1e6:.2f} MB per partition per "
+        f"evaluation measured above: about {per_row * 1e6:.1f} s per evaluation (the workers in parallel) plus "
+        f"{100 * traffic / 1e9:.2f} GB through the scheduler and driver (at 1 GB/s: {100 * traffic / 1e9:.1f} s)."
+    )
 
 
 if __name__ == "__main__":

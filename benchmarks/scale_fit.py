@@ -37,11 +37,26 @@ def child(n, m, subset, max_iter, refine_iter, use_dask, chunk=None):
     from sparsegp import SparseGPRegressor
     from sparsegp.metrics import ntl, smse
 
-    model = SparseGPRegressor(inducing=m, subset=subset or None, max_iter=max_iter, refine_iter=refine_iter,
-                              random_state=0, verbose=True, chunk_size=chunk)
+    model = SparseGPRegressor(
+        inducing=m,
+        subset=subset or None,
+        max_iter=max_iter,
+        refine_iter=refine_iter,
+        random_state=0,
+        verbose=True,
+        chunk_size=chunk,
+    )
     Xt, yt = block(TEST_SEED, TEST_ROWS)
-    row = {"n": n, "m": m, "subset": subset, "max_iter": max_iter, "refine_iter": refine_iter,
-           "backend": jax.default_backend(), "device": str(jax.devices()[0].device_kind), "dask": use_dask}
+    row = {
+        "n": n,
+        "m": m,
+        "subset": subset,
+        "max_iter": max_iter,
+        "refine_iter": refine_iter,
+        "backend": jax.default_backend(),
+        "device": str(jax.devices()[0].device_kind),
+        "dask": use_dask,
+    }
     if use_dask:
         import dask
 
@@ -62,11 +77,20 @@ def child(n, m, subset, max_iter, refine_iter, use_dask, chunk=None):
         ytrain_mean, ytrain_var = float(np.mean(y)), float(np.var(y))
         del X, y
     row["peak_rss_MiB"] = peak_rss_MiB()
-    row["stages"] = [{"rows": st["rows"], "iterations": st["report"].n_iter, "evaluations": st["report"].n_evals,
-                      "seconds": round(st["report"].seconds, 1)} for st in (model.stages_ or [])]
+    row["stages"] = [
+        {
+            "rows": st["rows"],
+            "iterations": st["report"].n_iter,
+            "evaluations": st["report"].n_evals,
+            "seconds": round(st["report"].seconds, 1),
+        }
+        for st in (model.stages_ or [])
+    ]
     if model.stages_ is None and model.optimizer_report_ is not None:
         rep = model.optimizer_report_
-        row["stages"] = [{"rows": n, "iterations": rep.n_iter, "evaluations": rep.n_evals, "seconds": round(rep.seconds, 1)}]
+        row["stages"] = [
+            {"rows": n, "iterations": rep.n_iter, "evaluations": rep.n_evals, "seconds": round(rep.seconds, 1)}
+        ]
     mean, std = model.predict(Xt, return_std=True)
     row["smse"] = round(smse(yt, mean), 5)
     # SNLP against the trivial N(mean, var) of the training targets (metrics.snlp without the 10^7 targets)
@@ -93,22 +117,47 @@ def main():
         return
     rows = []
     for n in a.n:
-        cmd = [sys.executable, os.path.abspath(__file__), "--child", "--n", str(n), "--m", str(a.m), "--subset",
-               str(a.subset), "--max-iter", str(a.max_iter), "--refine-iter", str(a.refine_iter)] + (["--dask"] if a.dask else []) + (["--chunk", str(a.chunk)] if a.chunk else [])
+        cmd = (
+            [
+                sys.executable,
+                os.path.abspath(__file__),
+                "--child",
+                "--n",
+                str(n),
+                "--m",
+                str(a.m),
+                "--subset",
+                str(a.subset),
+                "--max-iter",
+                str(a.max_iter),
+                "--refine-iter",
+                str(a.refine_iter),
+            ]
+            + (["--dask"] if a.dask else [])
+            + (["--chunk", str(a.chunk)] if a.chunk else [])
+        )
         res = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
         if res.returncode:
             sys.exit(f"n = {n} failed")
         rows.append(json.loads(res.stdout.strip().splitlines()[-1]))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    print("| n | backend | subset | stages (rows: iterations / evaluations / s) | fit s | peak RSS MiB | test SMSE | test SNLP |")
+    print(
+        "| n | backend | subset | stages (rows: iterations / evaluations / s) | fit s | peak RSS MiB | test SMSE | test SNLP |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        stages = "; ".join(f"{s['rows']:,}: {s['iterations']} / {s['evaluations']} / {s['seconds']}" for s in r["stages"])
+        stages = "; ".join(
+            f"{s['rows']:,}: {s['iterations']} / {s['evaluations']} / {s['seconds']}" for s in r["stages"]
+        )
         rss = r["peak_rss_MiB"] if not r["dask"] else f"driver {r['peak_rss_MiB']}, workers {r['worker_peak_rss_MiB']}"
-        print(f"| {r['n']:,} | {r['backend']}{' (Dask)' if r['dask'] else ''} | {r['subset'] or '-'} | {stages} | "
-              f"{r['fit_seconds']} | {rss} | {r['smse']} | {r['snlp']} |")
+        print(
+            f"| {r['n']:,} | {r['backend']}{' (Dask)' if r['dask'] else ''} | {r['subset'] or '-'} | {stages} | "
+            f"{r['fit_seconds']} | {rss} | {r['smse']} | {r['snlp']} |"
+        )
     if len(rows) > 1:
-        print(f"\nSMSE at n = {rows[-1]['n']:,} relative to n = {rows[0]['n']:,}: {rows[-1]['smse'] / rows[0]['smse']:.4f}")
+        print(
+            f"\nSMSE at n = {rows[-1]['n']:,} relative to n = {rows[0]['n']:,}: {rows[-1]['smse'] / rows[0]['smse']:.4f}"
+        )
 
 
 if __name__ == "__main__":

@@ -42,7 +42,12 @@ def child(n, m, grad):
     secs = time.perf_counter() - t0
     value = float(out[0] if grad else out)
     return {
-        "n": n, "m": m, "chunk": chunk, "gradient": grad, "bound": value, "seconds": round(secs, 3),
+        "n": n,
+        "m": m,
+        "chunk": chunk,
+        "gradient": grad,
+        "bound": value,
+        "seconds": round(secs, 3),
         "peak_rss_MiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
 
@@ -58,8 +63,12 @@ def main():
         return
     rows = []
     for mode in ("value", "grad"):
-        out = subprocess.run([sys.executable, os.path.abspath(__file__), "--n", str(a.n), "--m", str(a.m), "--child", mode],
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "--n", str(a.n), "--m", str(a.m), "--child", mode],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         rows.append(json.loads(out.strip().splitlines()[-1]))
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from harness import format_table

@@ -40,13 +40,19 @@ def main(argv=None):
     sys.path.insert(0, HERE)
     from harness import format_table
 
-    out = run_table1(n=a.n, d=a.d, kappa=a.kappa, n_ms=a.n_ms, methods=a.methods,
-                     log=lambda m: print(m, file=sys.stderr, flush=True))
+    out = run_table1(
+        n=a.n, d=a.d, kappa=a.kappa, n_ms=a.n_ms, methods=a.methods, log=lambda m: print(m, file=sys.stderr, flush=True)
+    )
     rows = [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()} for r in out["rows"]]
-    print(f"# Seeger et al. 2003 Table 1 on kin40k; exact GP n_MS={a.n_ms}: avg squared error "
-          f"{out['full_gp']['avg_sq_error']:.4f}")
-    print(format_table(rows, ["n", "method", "d", "time_s", "paper_time_s", "ratio_to_info_gain", "paper_ratio",
-                              "avg_sq_error"]))
+    print(
+        f"# Seeger et al. 2003 Table 1 on kin40k; exact GP n_MS={a.n_ms}: avg squared error "
+        f"{out['full_gp']['avg_sq_error']:.4f}"
+    )
+    print(
+        format_table(
+            rows, ["n", "method", "d", "time_s", "paper_time_s", "ratio_to_info_gain", "paper_ratio", "avg_sq_error"]
+        )
+    )
     if a.out:
         os.makedirs(a.out, exist_ok=True)
         plot_learning_curves(os.path.join(a.out, "learning_curves_kin40k.png"), out, a.n, a.methods)

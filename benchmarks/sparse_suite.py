@@ -48,8 +48,9 @@ def prepare(protocol: str, path: str, m_max: int, seed: int = 0):
         ell0, var0, noise0 = np.ones(D), 1.0, 1.0
     else:
         ell0, var0, noise0 = exact_subset_init(X, y)
-    np.savez(path, X=X, y=y, X_test=Xs, y_test=ys, Z=X[perm[:m_max]], ell0=ell0, var0=np.array(var0),
-             noise0=np.array(noise0))
+    np.savez(
+        path, X=X, y=y, X_test=Xs, y_test=ys, Z=X[perm[:m_max]], ell0=ell0, var0=np.array(var0), noise0=np.array(noise0)
+    )
     return y, ys
 
 
@@ -66,11 +67,15 @@ def exact_subset_init(X, y, n_ms: int = 1024):
 
     D = X.shape[1]
     idx = np.random.default_rng(1).permutation(len(X))[:n_ms]
-    gp = ExactGPRegressor(SquaredExponential(np.full(D, np.sqrt(D)), 1.0), noise=0.1, normalize_y=False,
-                          max_iter=300).fit(X[idx], y[idx])
+    gp = ExactGPRegressor(
+        SquaredExponential(np.full(D, np.sqrt(D)), 1.0), noise=0.1, normalize_y=False, max_iter=300
+    ).fit(X[idx], y[idx])
     ell = np.asarray(gp.kernel_.lengthscale, dtype=float)
-    print(f"P32 init from an exact GP on {n_ms} rows: relevant inputs {np.argsort(ell)[:4].tolist()}, "
-          f"variance {float(gp.kernel_.variance):.3g}, noise {float(gp.noise_):.3g}", file=sys.stderr)
+    print(
+        f"P32 init from an exact GP on {n_ms} rows: relevant inputs {np.argsort(ell)[:4].tolist()}, "
+        f"variance {float(gp.kernel_.variance):.3g}, noise {float(gp.noise_):.3g}",
+        file=sys.stderr,
+    )
     return ell, float(gp.kernel_.variance), float(gp.noise_)
 
 
@@ -84,8 +89,19 @@ def anchors_python():
 
 def run_case(python, script, case, data, m, max_iter, workdir, every=0):
     out = os.path.join(workdir, f"{case}-{m}.npz")
-    cmd = [python, os.path.join(HERE, script), case, data, out, "--m", str(m), "--max-iter", str(max_iter),
-           "--every", str(every)]
+    cmd = [
+        python,
+        os.path.join(HERE, script),
+        case,
+        data,
+        out,
+        "--m",
+        str(m),
+        "--max-iter",
+        str(max_iter),
+        "--every",
+        str(every),
+    ]
     # Peak RSS of the child, measured by wait4 on it alone.
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -109,16 +125,29 @@ def main(argv=None):
     p.add_argument("--max-iter", type=int, default=300)
     p.add_argument("--cases", nargs="+", default=list(OURS + ANCHORS))
     p.add_argument("--seed", type=int, nargs="+", default=[0], help="seeds of the inducing-input initialisation")
-    p.add_argument("--every", type=int, default=0,
-                   help="record test SMSE / SNLP every K iterations, fit clock stopped (protocol TTQ)")
-    p.add_argument("--ttq", type=float, nargs=2, metavar=("SMSE", "SNLP"), default=None,
-                   help="time to quality: the fit seconds until both test metrics first reach these values")
-    p.add_argument("--gpflow-maxcor", type=int, default=None,
-                   help="L-BFGS memory for GPflow's Scipy optimiser (default: GPflow's own, SciPy's 10)")
+    p.add_argument(
+        "--every",
+        type=int,
+        default=0,
+        help="record test SMSE / SNLP every K iterations, fit clock stopped (protocol TTQ)",
+    )
+    p.add_argument(
+        "--ttq",
+        type=float,
+        nargs=2,
+        metavar=("SMSE", "SNLP"),
+        default=None,
+        help="time to quality: the fit seconds until both test metrics first reach these values",
+    )
+    p.add_argument(
+        "--gpflow-maxcor",
+        type=int,
+        default=None,
+        help="L-BFGS memory for GPflow's Scipy optimiser (default: GPflow's own, SciPy's 10)",
+    )
     a = p.parse_args(argv)
     sys.path.insert(0, HERE)
     from harness import format_table
-
     from sparsegp import metrics
 
     apy = anchors_python()
@@ -140,7 +169,12 @@ def main(argv=None):
                         python, script = apy, "anchors.py"
                     print(f"running {case} m={m} ...", file=sys.stderr, flush=True)
                     r = run_case(python, script, case, data, m, a.max_iter, tmp, a.every)
-                    row = {"protocol": a.protocol, "seed": seed, "m": m, **{k: v for k, v in r.items() if k not in ("mean", "var")}}
+                    row = {
+                        "protocol": a.protocol,
+                        "seed": seed,
+                        "m": m,
+                        **{k: v for k, v in r.items() if k not in ("mean", "var")},
+                    }
                     if "error" not in r:
                         var = np.asarray(r["var"])
                         row["SMSE"] = round(metrics.smse(ys, r["mean"]), 4)
@@ -157,16 +191,40 @@ def main(argv=None):
                     print(json.dumps(row), file=sys.stderr, flush=True)
     # Ratios against GPflow's SGPR at the same m, measured in this run.
     for row in rows:
-        ref = [r for r in rows if r["m"] == row["m"] and r["seed"] == row["seed"] and r.get("method") == "SGPR (VFE)" and "fit_s" in r]
+        ref = [
+            r
+            for r in rows
+            if r["m"] == row["m"] and r["seed"] == row["seed"] and r.get("method") == "SGPR (VFE)" and "fit_s" in r
+        ]
         if ref and "fit_s" in row:
             row["fit_ratio_vs_gpflow_sgpr"] = round(row["fit_s"] / ref[0]["fit_s"], 3)
             row["eval_ratio_vs_gpflow_sgpr"] = round(row["s_per_eval"] / ref[0]["s_per_eval"], 3)
             if row.get("ttq_s") is not None and ref[0].get("ttq_s"):
                 row["ttq_ratio_vs_gpflow_sgpr"] = round(row["ttq_s"] / ref[0]["ttq_s"], 3)
-    cols = ["protocol", "seed", "library", "method", "m", "fit_s", "predict_s", "s_per_eval", "iterations", "SMSE", "SNLP",
-            "objective", "peak_rss_MiB", "ttq_s", "ttq_iter", "fit_ratio_vs_gpflow_sgpr", "eval_ratio_vs_gpflow_sgpr",
-            "ttq_ratio_vs_gpflow_sgpr", "error"]
-    print(f"# sparse suite {a.protocol}, max_iter={a.max_iter}, {os.cpu_count()} cores; self peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MiB")
+    cols = [
+        "protocol",
+        "seed",
+        "library",
+        "method",
+        "m",
+        "fit_s",
+        "predict_s",
+        "s_per_eval",
+        "iterations",
+        "SMSE",
+        "SNLP",
+        "objective",
+        "peak_rss_MiB",
+        "ttq_s",
+        "ttq_iter",
+        "fit_ratio_vs_gpflow_sgpr",
+        "eval_ratio_vs_gpflow_sgpr",
+        "ttq_ratio_vs_gpflow_sgpr",
+        "error",
+    ]
+    print(
+        f"# sparse suite {a.protocol}, max_iter={a.max_iter}, {os.cpu_count()} cores; self peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MiB"
+    )
     print(format_table(rows, cols))
     if len(a.seed) > 1:
         summary = []
@@ -174,9 +232,20 @@ def main(argv=None):
             for method in dict.fromkeys(r["method"] for r in rows if "fit_s" in r):
                 rs = [r for r in rows if r["m"] == m and r["method"] == method and "fit_s" in r]
                 if rs:
-                    summary.append({"m": m, "library": rs[0]["library"], "method": method, "seeds": len(rs),
-                                    **{f"mean {k}": round(float(np.mean([r[k] for r in rs])), 4 if k in ("SMSE", "SNLP") else 2)
-                                       for k in ("fit_s", "SMSE", "SNLP", "objective")}})
+                    summary.append(
+                        {
+                            "m": m,
+                            "library": rs[0]["library"],
+                            "method": method,
+                            "seeds": len(rs),
+                            **{
+                                f"mean {k}": round(
+                                    float(np.mean([r[k] for r in rs])), 4 if k in ("SMSE", "SNLP") else 2
+                                )
+                                for k in ("fit_s", "SMSE", "SNLP", "objective")
+                            },
+                        }
+                    )
         print(format_table(summary, list(summary[0])))
     return 0
 

@@ -56,22 +56,39 @@ def _diagnose(a, m_opt, X, y, D):
     diag = [("random training subset, fixed", dict(inducing=a.m, optimize_inducing=False, max_iter=a.opt_iter), None)]
     for cand in ("full", 59):
         sel = VFEGreedy(a.m, candidates=cand).select(m_opt.kernel_, m_opt.noise_, X, y, random_state=a.seed)
-        diag.append((f"greedy VFE subset ({cand} candidates) at the optimised theta", dict(
-            inducing=sel.indices, optimize_inducing=False, max_iter=a.opt_iter), -sel.state.vfe_neg_bound()))
+        diag.append(
+            (
+                f"greedy VFE subset ({cand} candidates) at the optimised theta",
+                dict(inducing=sel.indices, optimize_inducing=False, max_iter=a.opt_iter),
+                -sel.state.vfe_neg_bound(),
+            )
+        )
     # the optimised pseudo-inputs moved to their nearest training rows (ARD metric), topped up
     # greedily to m, then improved by exchange moves
     Z = np.asarray(m_opt.Z_)
     ls = np.asarray(m_opt.kernel_.lengthscale)
     near = np.unique(np.argmin((((Z[:, None, :] - X[None]) / ls) ** 2).sum(-1), axis=1))
     snap = greedy_select(VFERule(), m_opt.kernel_, m_opt.noise_, X, y, size=a.m, initial=near)
-    print(f"diagnose: pseudo-inputs snapped to {near.size} training rows and topped up: bound "
-          f"{-snap.state.vfe_neg_bound():.2f} at the optimised theta")
-    S, at_swap = _swap_search(m_opt.kernel_, m_opt.noise_, X, y, snap.indices, a.swap_sweeps, np.random.default_rng(a.seed))
-    diag.append(("snapped pseudo-inputs after exchange moves", dict(inducing=S, optimize_inducing=False, max_iter=a.opt_iter),
-                 at_swap))
+    print(
+        f"diagnose: pseudo-inputs snapped to {near.size} training rows and topped up: bound "
+        f"{-snap.state.vfe_neg_bound():.2f} at the optimised theta"
+    )
+    S, at_swap = _swap_search(
+        m_opt.kernel_, m_opt.noise_, X, y, snap.indices, a.swap_sweeps, np.random.default_rng(a.seed)
+    )
+    diag.append(
+        (
+            "snapped pseudo-inputs after exchange moves",
+            dict(inducing=S, optimize_inducing=False, max_iter=a.opt_iter),
+            at_swap,
+        )
+    )
     for name, kw, at_select in diag:
-        start = dict(kernel=m_opt.kernel_, noise=m_opt.noise_) if at_select is not None else \
-            dict(kernel=SquaredExponential(np.ones(D), 1.0), noise=1.0)
+        start = (
+            dict(kernel=m_opt.kernel_, noise=m_opt.noise_)
+            if at_select is not None
+            else dict(kernel=SquaredExponential(np.ones(D), 1.0), noise=1.0)
+        )
         fit = SparseGPRegressor(approximation="vfe", normalize_y=False, random_state=a.seed, **start, **kw).fit(X, y)
         extra = "" if at_select is None else f" (bound at selection {at_select:.2f})"
         print(f"diagnose: {name}: bound after optimising theta {fit.objective_:.2f}{extra}")
@@ -86,10 +103,13 @@ def main(argv=None):
     p.add_argument("--max-iter", type=int, default=100)
     p.add_argument("--opt-iter", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--diagnose", action="store_true",
-                   help="also: a random fixed subset, and greedy subsets chosen at the optimised-pseudo-input "
-                        "hyper-parameters, and the optimised pseudo-inputs snapped to training rows and improved by "
-                        "exchange moves, each with the hyper-parameters then optimised at the fixed set")
+    p.add_argument(
+        "--diagnose",
+        action="store_true",
+        help="also: a random fixed subset, and greedy subsets chosen at the optimised-pseudo-input "
+        "hyper-parameters, and the optimised pseudo-inputs snapped to training rows and improved by "
+        "exchange moves, each with the hyper-parameters then optimised at the fixed set",
+    )
     p.add_argument("--swap-sweeps", type=int, default=3, help="exchange sweeps of --diagnose")
     a = p.parse_args(argv)
 
@@ -103,16 +123,32 @@ def main(argv=None):
     common = dict(approximation="vfe", noise=1.0, normalize_y=False, random_state=a.seed)
     rows = []
     for name, kw in (
-        ("variational EM (greedy VFE selection)", dict(inducing=VFEGreedy(a.m, candidates=cand), optimize_inducing=False, reselect="em",
-                                                        n_rounds=a.rounds, max_iter=a.max_iter)),
+        (
+            "variational EM (greedy VFE selection)",
+            dict(
+                inducing=VFEGreedy(a.m, candidates=cand),
+                optimize_inducing=False,
+                reselect="em",
+                n_rounds=a.rounds,
+                max_iter=a.max_iter,
+            ),
+        ),
         ("optimised pseudo-inputs", dict(inducing=a.m, optimize_inducing=True, max_iter=a.opt_iter)),
     ):
         t0 = time.perf_counter()
         model = SparseGPRegressor(SquaredExponential(np.ones(D), 1.0), **common, **kw).fit(X, y)
         fit_s = time.perf_counter() - t0
         mean, std = model.predict(Xt, return_std=True, include_noise=True)
-        rows.append({"method": name, "bound": model.objective_, "fit_s": fit_s, "iterations": model.n_iter_,
-                     "SMSE": metrics.smse(yt, mean), "SNLP": metrics.snlp(yt, mean, std**2, y)})
+        rows.append(
+            {
+                "method": name,
+                "bound": model.objective_,
+                "fit_s": fit_s,
+                "iterations": model.n_iter_,
+                "SMSE": metrics.smse(yt, mean),
+                "SNLP": metrics.snlp(yt, mean, std**2, y),
+            }
+        )
         if getattr(model, "rounds_", None):
             seq = [v for r in model.rounds_ for v in (r["after_selection"], r["after_hyperparameters"])]
             rows[-1]["monotone"] = bool(np.all(np.diff(seq) >= -1e-8 * np.abs(np.asarray(seq[1:]))))
@@ -121,12 +157,18 @@ def main(argv=None):
     if a.diagnose:
         _diagnose(a, model, X, y, D)
     rel = (opt["bound"] - em["bound"]) / abs(opt["bound"])
-    print(f"# kin40k fixed split, n={a.n}, m={a.m}, test rows {len(yt)}; EM rounds={a.rounds}, M-step max_iter={a.max_iter}")
+    print(
+        f"# kin40k fixed split, n={a.n}, m={a.m}, test rows {len(yt)}; EM rounds={a.rounds}, M-step max_iter={a.max_iter}"
+    )
     print("| method | final bound F | fit s | L-BFGS iterations | SMSE | SNLP |")
     print("|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['method']} | {r['bound']:.2f} | {r['fit_s']:.1f} | {r['iterations']} | {r['SMSE']:.4f} | {r['SNLP']:.4f} |")
-    print(f"relative gap of the EM bound below the optimised one: {100 * rel:.2f} %  (EM bound never decreased: {em.get('monotone')})")
+        print(
+            f"| {r['method']} | {r['bound']:.2f} | {r['fit_s']:.1f} | {r['iterations']} | {r['SMSE']:.4f} | {r['SNLP']:.4f} |"
+        )
+    print(
+        f"relative gap of the EM bound below the optimised one: {100 * rel:.2f} %  (EM bound never decreased: {em.get('monotone')})"
+    )
     return 0
 
 

@@ -1,11 +1,17 @@
 import os
 
-import numpy as np
-import pytest
+# Compiled XLA programs are shared through a cache on disk by every process of the run (xdist workers,
+# the CLI's subprocesses): the suite fits hundreds of small models whose programs repeat, and compiling
+# is most of a test's time. The same programs, so the same numbers; set before JAX is imported.
+_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".jax-test-cache")
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", _CACHE)
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 
-import sparsegp  # noqa: F401  (enables float64 in JAX before tests build arrays)
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
-SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared")
+import sparsegp  # noqa: E402, F401  (enables float64 in JAX before tests build arrays)
 
 
 @pytest.fixture
@@ -13,8 +19,14 @@ def rng():
     return np.random.default_rng(0)
 
 
-def toy_regression(n=40, D=2, seed=0, noise=0.1):
+def _toy_regression(n=40, D=2, seed=0, noise=0.1):
     r = np.random.default_rng(seed)
     X = r.normal(size=(n, D))
     y = np.sin(2 * X[:, 0]) + (0.5 * X[:, 1] if D > 1 else 0) + noise * r.normal(size=n)
     return X, y
+
+
+@pytest.fixture(scope="session")
+def toy_regression():
+    """``toy_regression(n=40, D=2, seed=0, noise=0.1) -> (X, y)``: y = sin(2 x1) + x2 / 2 + noise."""
+    return _toy_regression

@@ -15,7 +15,6 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-
 # Problems of reliability items 8-9: (D, n, m, length-scale); cond(K_mm) = 2.6e4 and 1.4e11.
 PROBLEMS = {"well conditioned": (2, 120, 10, 3.4), "ill conditioned": (1, 200, 15, 0.215)}
 
@@ -27,7 +26,7 @@ def problem(D, n, m, seed=0):
     X = r.uniform(-1, 1, size=(n, 1)) if D == 1 else r.uniform(-3, 3, size=(n, D))
     y = np.sin(3 * X[:, 0]) + (X[:, 1] ** 2 / 2 if D > 1 else 0.0)
     Z = X[:m]
-    Xs = np.vstack([r.uniform(X.min(0) - 0.2, X.max(0) + 0.2, size=(12, D)), X[m:m + 2], Z[:2]])
+    Xs = np.vstack([r.uniform(X.min(0) - 0.2, X.max(0) + 0.2, size=(12, D)), X[m : m + 2], Z[:2]])
     return X, y, Z, Xs
 
 
@@ -36,8 +35,9 @@ def _kernel(lengthscale, variance):
     var = mpmath.mpf(float(variance))
 
     def k(a, b):
-        return var * mpmath.exp(-sum(((mpmath.mpf(float(p)) - mpmath.mpf(float(q))) / e) ** 2
-                                     for p, q, e in zip(a, b, ell)) / 2)
+        return var * mpmath.exp(
+            -sum(((mpmath.mpf(float(p)) - mpmath.mpf(float(q))) / e) ** 2 for p, q, e in zip(a, b, ell)) / 2
+        )
 
     return k
 

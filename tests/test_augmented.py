@@ -7,7 +7,6 @@ import pytest
 from mp_reference import PROBLEMS
 from mp_reference import predictions as mp_predictions
 from mp_reference import problem as accuracy_problem
-
 from sparsegp.approximations.augmented import full_data_predict, training_cache
 from sparsegp.approximations.dtc import dtc_posterior
 from sparsegp.approximations.exact import exact_posterior, exact_predict
@@ -95,7 +94,9 @@ def test_nystrom_gives_negative_variances_on_a_known_case():
 
 
 @pytest.mark.parametrize("method", ["augmented", "nystrom"])
-@pytest.mark.parametrize("name,noise", [("well conditioned", 1e-6), ("ill conditioned", 1e-4), ("ill conditioned", 1e-6)])
+@pytest.mark.parametrize(
+    "name,noise", [("well conditioned", 1e-6), ("ill conditioned", 1e-4), ("ill conditioned", 1e-6)]
+)
 def test_within_1e6_of_a_40_digit_reference_at_small_noise(name, noise, method):
     """Reliability items 8-9: sigma^2 down to 1e-6, cond(K_mm) = 2.6e4 and 1.4e11 (mpmath, 40 digits)."""
     D, n, m, ell = PROBLEMS[name]
@@ -103,8 +104,10 @@ def test_within_1e6_of_a_40_digit_reference_at_small_noise(name, noise, method):
     k = SquaredExponential([ell] * D, 1.0)
     Xj, yj = jnp.asarray(X), jnp.asarray(y)
     post = dtc_posterior(k, jnp.asarray(Z), noise, Xj, yj, chunk=64, jitter=1e-10)
-    mean, var = map(np.asarray, full_data_predict(k, post, noise, training_cache(k, post, noise, Xj, yj, 64),
-                                                  jnp.asarray(Xs), method=method))
+    mean, var = map(
+        np.asarray,
+        full_data_predict(k, post, noise, training_cache(k, post, noise, Xj, yj, 64), jnp.asarray(Xs), method=method),
+    )
     ref_mean, ref_var = mp_predictions(X, Z, Xs, y, [ell] * D, 1.0, noise, 1e-10, method)
     assert np.linalg.norm(mean - ref_mean) <= 1e-6 * np.linalg.norm(ref_mean)
     assert np.linalg.norm(var - ref_var) <= 1e-6 * np.linalg.norm(ref_var)

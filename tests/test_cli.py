@@ -5,7 +5,6 @@ import pickle
 import numpy as np
 import pytest
 
-from conftest import toy_regression
 from sparsegp.cli import main
 
 
@@ -38,12 +37,15 @@ def test_fit_on_shipped_dataset_prints_metrics_and_saves(tmp_path, capsys):
     assert out.exists()
 
 
-def test_fit_and_predict_on_csv(tmp_path, capsys):
+def test_fit_and_predict_on_csv(toy_regression, tmp_path, capsys):
     X, y = toy_regression(40, 2)
     data = tmp_path / "train.csv"
     write_csv(data, X, y)
     model = tmp_path / "m.npz"
-    assert main(["fit", "--data", str(data), "--target", "target", "--max-iter", "30", "--quiet", "--out", str(model)]) == 0
+    assert (
+        main(["fit", "--data", str(data), "--target", "target", "--max-iter", "30", "--quiet", "--out", str(model)])
+        == 0
+    )
     capsys.readouterr()
     preds = tmp_path / "preds.csv"
     assert main(["predict", "--model", str(model), "--data", str(data), "--target", "target", "--out", str(preds)]) == 0
@@ -54,7 +56,7 @@ def test_fit_and_predict_on_csv(tmp_path, capsys):
     assert all(float(r["std"]) > 0 for r in rows)
 
 
-def test_errors_are_reported_not_raised(tmp_path, capsys):
+def test_errors_are_reported_not_raised(toy_regression, tmp_path, capsys):
     X, y = toy_regression(10, 2)
     data = tmp_path / "d.csv"
     write_csv(data, X, y)
@@ -79,7 +81,20 @@ def test_help(cmd, capsys):
 @pytest.mark.parametrize("model", ["vfe", "fitc"])
 def test_fit_sparse_models(model, tmp_path, capsys):
     out = tmp_path / "m.npz"
-    args = ["fit", "--dataset", "housing", "--model", model, "--inducing", "16", "--max-iter", "30", "--quiet", "--out", str(out)]
+    args = [
+        "fit",
+        "--dataset",
+        "housing",
+        "--model",
+        model,
+        "--inducing",
+        "16",
+        "--max-iter",
+        "30",
+        "--quiet",
+        "--out",
+        str(out),
+    ]
     assert main(args) == 0
     text = capsys.readouterr().out
     header, _, row = text.splitlines()[:3]
@@ -91,8 +106,25 @@ def test_fit_sparse_models(model, tmp_path, capsys):
 
 
 def test_fit_with_greedy_selection_and_em(capsys):
-    argv = ["fit", "--dataset", "housing", "--model", "vfe", "--inducing", "12", "--select", "vfe",
-            "--fixed-inducing", "--reselect", "em", "--rounds", "2", "--max-iter", "20", "--quiet"]
+    argv = [
+        "fit",
+        "--dataset",
+        "housing",
+        "--model",
+        "vfe",
+        "--inducing",
+        "12",
+        "--select",
+        "vfe",
+        "--fixed-inducing",
+        "--reselect",
+        "em",
+        "--rounds",
+        "2",
+        "--max-iter",
+        "20",
+        "--quiet",
+    ]
     assert main(argv) == 0
     header, _, row = capsys.readouterr().out.splitlines()[:3]
     cells = dict(zip([h.strip() for h in header.split("|")], [c.strip() for c in row.split("|")]))
@@ -107,14 +139,33 @@ def _write_columns(path, names, columns):
 
 
 @pytest.mark.parametrize("model_name", ["exact", "vfe"])
-def test_predict_matches_columns_by_name(model_name, tmp_path, capsys):
+def test_predict_matches_columns_by_name(toy_regression, model_name, tmp_path, capsys):
     X, y = toy_regression(60, 3)
     X[:, 2] *= 3.0  # columns that differ, so a positional mix-up changes the predictions
     train = tmp_path / "train.csv"
     _write_columns(train, ["a", "b", "c", "target"], [X[:, 0], X[:, 1], X[:, 2], y])
     model = tmp_path / "m.npz"
-    assert main(["fit", "--data", str(train), "--target", "target", "--model", model_name, "--inducing", "10",
-                 "--max-iter", "20", "--quiet", "--out", str(model)]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                "--data",
+                str(train),
+                "--target",
+                "target",
+                "--model",
+                model_name,
+                "--inducing",
+                "10",
+                "--max-iter",
+                "20",
+                "--quiet",
+                "--out",
+                str(model),
+            ]
+        )
+        == 0
+    )
 
     def predict(names, columns, *extra):
         data, out = tmp_path / "test.csv", tmp_path / "preds.csv"

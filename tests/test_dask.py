@@ -23,13 +23,17 @@ from sparsegp.transforms import to_raw  # noqa: E402
 
 APPROXIMATIONS = ["vfe", "dtc", "sor", "fitc"]
 
+# one xdist worker runs this module: one LocalCluster for all of it, not one per worker
+pytestmark = pytest.mark.xdist_group("dask")
+
 
 @pytest.fixture(scope="module")
 def client():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                           memory_limit="2GiB")
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit="2GiB"
+        )
         client = distributed.Client(cluster, timeout=60)
     yield client
     client.close(timeout=30)
@@ -51,8 +55,11 @@ def relative(a, b):
 def test_objective_and_gradient_equal_in_memory(client, approximation):
     X, y = problem()
     Z = X[:12] + 0.1
-    params = {"kernel": SquaredExponential([0.9, 1.3, 0.7], 1.2), "raw_noise": jnp.asarray(to_raw(0.07)),
-              "Z": jnp.asarray(Z)}
+    params = {
+        "kernel": SquaredExponential([0.9, 1.3, 0.7], 1.2),
+        "raw_noise": jnp.asarray(to_raw(0.07)),
+        "Z": jnp.asarray(Z),
+    }
     penalty = lambda p: 0.0  # noqa: E731
     local = HostObjective(approximation, X, y, chunk=40, jitter=1e-8, penalty=penalty)
     data = DaskStats(da.from_array(X, chunks=(70, 3)), da.from_array(y, chunks=70), 40, client)
@@ -125,9 +132,12 @@ def test_large_n_strategy_on_dask_equals_in_memory(client):
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_dask_fits_are_reproducible_bit_for_bit(client):
     X, y = problem()
-    fits = [SparseGPRegressor(inducing=10, max_iter=10, random_state=3).fit(da.from_array(X, chunks=(60, 3)),
-                                                                             da.from_array(y, chunks=60))
-            for _ in range(2)]
+    fits = [
+        SparseGPRegressor(inducing=10, max_iter=10, random_state=3).fit(
+            da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60)
+        )
+        for _ in range(2)
+    ]
     assert fits[0].objective_ == fits[1].objective_
     np.testing.assert_array_equal(fits[0].Z_, fits[1].Z_)
 
@@ -137,7 +147,7 @@ def misaligned(a, offset=4):
     a = np.asarray(a, dtype=np.float64)
     buf = np.zeros(a.nbytes + 64 + offset, dtype=np.uint8)
     start = (-buf.ctypes.data) % 64 + offset
-    out = buf[start:start + a.nbytes].view(np.float64).reshape(a.shape)
+    out = buf[start : start + a.nbytes].view(np.float64).reshape(a.shape)
     out[...] = a
     assert not out.flags.aligned
     return out
@@ -197,8 +207,13 @@ def test_a_fit_on_dask_selects_its_inducing_rows_on_the_partitions(client):
     np.testing.assert_array_equal(remote.Z_, local.Z_)
     assert remote.objective_ == pytest.approx(local.objective_, rel=1e-9)
     with pytest.raises(InputError, match="only InfoGain"):
-        select_dask(SmolaBartlett(5), SquaredExponential([1.0, 1.0, 1.0], 1.0), 0.1, da.from_array(X, chunks=(60, 3)),
-                    da.from_array(y, chunks=60))
+        select_dask(
+            SmolaBartlett(5),
+            SquaredExponential([1.0, 1.0, 1.0], 1.0),
+            0.1,
+            da.from_array(X, chunks=(60, 3)),
+            da.from_array(y, chunks=60),
+        )
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -210,8 +225,20 @@ def test_cli_fits_a_dask_dataframe_on_a_scheduler(client, tmp_path, capsys):
     X, y = problem(300)
     path = tmp_path / "train.csv"
     np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,c,y", comments="")
-    common = ["fit", "--data", str(path), "--target", "y", "--model", "vfe", "--inducing", "10", "--max-iter", "10",
-              "--quiet"]
+    common = [
+        "fit",
+        "--data",
+        str(path),
+        "--target",
+        "y",
+        "--model",
+        "vfe",
+        "--inducing",
+        "10",
+        "--max-iter",
+        "10",
+        "--quiet",
+    ]
     assert main(common + ["--out", str(tmp_path / "mem.npz")]) == 0
     assert main(common + ["--dask", client.scheduler.address, "--out", str(tmp_path / "dask.npz")]) == 0
     out = capsys.readouterr().out
@@ -232,7 +259,8 @@ def test_bad_dask_inputs_get_clear_errors(client):
         SparseGPRegressor(inducing=5).fit(da.from_array(bad, chunks=(10, 3)), da.from_array(y, chunks=10))
     with pytest.raises(InputError, match="prediction='standard'"):
         SparseGPRegressor(inducing=5, prediction="augmented", approximation="sor").fit(
-            da.from_array(X, chunks=(10, 3)), da.from_array(y, chunks=10))
+            da.from_array(X, chunks=(10, 3)), da.from_array(y, chunks=10)
+        )
     with pytest.raises(InputError, match="rows"):
         SparseGPRegressor(inducing=5).fit(da.from_array(X, chunks=(10, 3)), da.from_array(y[:-1], chunks=10))
 
@@ -254,8 +282,9 @@ def test_a_worker_killed_mid_fit_gives_a_retried_evaluation_with_the_same_result
             killed.append(worker)
         return False
 
-    remote = SparseGPRegressor(**common, callback=kill_one_worker).fit(da.from_array(X, chunks=(60, 3)),
-                                                                       da.from_array(y, chunks=60))
+    remote = SparseGPRegressor(**common, callback=kill_one_worker).fit(
+        da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60)
+    )
     assert killed
     assert remote.objective_ == pytest.approx(local.objective_, rel=1e-8)
     client.wait_for_workers(2, timeout=60)

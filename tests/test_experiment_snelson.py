@@ -6,6 +6,9 @@ import pytest
 
 from sparsegp.experiments.titsias2009 import snelson
 
+# one xdist worker runs this module, so its module-scoped fixture is computed once
+pytestmark = pytest.mark.xdist_group("snelson")
+
 
 @pytest.fixture(scope="module")
 def result(tmp_path_factory):

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy.linalg import solve_triangular
 from scipy.special import log_ndtr
 from scipy.stats import multivariate_normal, norm
 
@@ -9,8 +10,8 @@ from sparsegp import IVMClassifier, OneVsRestIVMClassifier
 from sparsegp.classification import IVMState, ivm_select, predict_latent, site_update
 from sparsegp.classification.probit import entropy_score, info_gain_score, probit_bias
 from sparsegp.errors import InputError, NotFittedError
-from sparsegp.kernels import Constant, SquaredExponential
-from sparsegp.selection.oracle import KernelOracle
+from sparsegp.kernels import Constant, Matern52, SquaredExponential
+from sparsegp.kernels.gram import HostGram, JaxGram, gram
 
 B = 0.2
 
@@ -52,9 +53,15 @@ def _dense_A_h(K, p, m):
 
 def _state(X, y, kernel, d_max):
     # the generic (jitted) kernel path; ivm_select itself takes the SE fast path of Gram
-    oracle = KernelOracle(kernel, X)
-    return IVMState(oracle.diag(), y, B, d_max, lambda r, c, disjoint=False: oracle.block_at(r, c),
-                    lambda i: oracle.columns([i])[:, 0])
+    oracle = JaxGram(kernel, X)
+    return IVMState(
+        oracle.diag(),
+        y,
+        B,
+        d_max,
+        lambda r, c, disjoint=False: oracle.block_at(r, c),
+        lambda i: oracle.columns([i])[:, 0],
+    )
 
 
 def test_probit_site_update_matches_quadrature_moments():
@@ -132,8 +139,10 @@ def test_entropy_and_info_gain_scores_equal_dense_differences():
     st = _state(X, y, kernel, 25)
     st.kdiag = st.kdiag + 1e-6
     st.a = st.a + 1e-6
-    oracle = KernelOracle(kernel, X)
-    st.block = lambda r, c, disjoint=False: oracle.block_at(r, c) + 1e-6 * (np.asarray(r)[:, None] == np.asarray(c)[None, :])
+    oracle = JaxGram(kernel, X)
+    st.block = lambda r, c, disjoint=False: (
+        oracle.block_at(r, c) + 1e-6 * (np.asarray(r)[:, None] == np.asarray(c)[None, :])
+    )
     st.column = lambda i: st.block(np.arange(25), [i])[:, 0]
     for i in (4, 11, 17):
         st.include(i)
@@ -185,6 +194,27 @@ def test_prediction_equals_dense_eq5():
     np.testing.assert_allclose(var, kss - np.einsum("ij,ij->j", Kxs, np.linalg.solve(C, Kxs)), atol=1e-10)
 
 
+def test_latent_variance_is_clamped_only_where_rounding_makes_it_negative():
+    # Site precisions of 1e17 pin the latent at the active points: the exact variance there is about
+    # 1e-17, below the rounding of k** - ||L^-1 Pi^1/2 k||^2 (about 1e-16 k**), which then falls below 0.
+    r = np.random.default_rng(0)
+    XI = 0.5 * r.normal(size=(30, 2))
+    K = np.exp(-0.5 * ((XI[:, None] - XI[None]) ** 2).sum(-1))
+    sqrtp = np.full(30, np.sqrt(1e17))
+    L = np.linalg.cholesky(np.eye(30) + sqrtp[:, None] * K * sqrtp[None, :])
+    Xs = np.vstack([XI, XI + 4.0])
+    Kxs = np.exp(-0.5 * ((XI[:, None] - Xs[None]) ** 2).sum(-1))
+    kss = np.ones(len(Xs))
+    V = solve_triangular(L, sqrtp[:, None] * Kxs, lower=True)
+    raw = kss - np.einsum("ij,ij->j", V, V)
+    assert np.any(raw < 0)  # the case the clamp exists for
+    _, var = predict_latent(Kxs, kss, L, sqrtp, np.zeros(30))
+    assert np.all(var >= 0.0)
+    np.testing.assert_array_equal(var[raw >= 0], raw[raw >= 0])  # nothing but the negative entries is touched
+    assert np.all(raw[:30] > -1e-14)  # and those are rounding, not a wrong variance
+    assert np.all(var[30:] > 0.5)  # far from the active set the prior variance is left
+
+
 def test_prefix_predictor_equals_a_shorter_run():
     X, y, kernel, _ = _problem(n=80, seed=6)
     long = ivm_select(kernel, X, y, B, size=30, index_size=None, random_state=2)
@@ -197,7 +227,9 @@ def test_prefix_predictor_equals_a_shorter_run():
 
 def test_stopping_on_the_monitored_error_keeps_the_best_prefix():
     X, y, kernel, _ = _problem(n=300, seed=7)
-    sel = ivm_select(kernel, X, y, B, size=300, stop="error", check_every=10, patience=2, monitor_size=150, random_state=0)
+    sel = ivm_select(
+        kernel, X, y, B, size=300, stop="error", check_every=10, patience=2, monitor_size=150, random_state=0
+    )
     assert sel.d < 300 and sel.reason.startswith("the monitored error")
     errs = {h["d"]: h["error"] for h in sel.history}
     assert errs[sel.d] == min(errs.values())
@@ -234,7 +266,11 @@ def test_one_vs_rest_combines_log_probabilities():
 @pytest.mark.parametrize(
     "X, y, match",
     [
-        (np.zeros((6, 2)), np.array([0, 1, 2, 0, 1, 2]), "Only binary classification is supported by IVMClassifier, but y has 3 class"),
+        (
+            np.zeros((6, 2)),
+            np.array([0, 1, 2, 0, 1, 2]),
+            "Only binary classification is supported by IVMClassifier, but y has 3 class",
+        ),
         (np.zeros((6, 2)), np.array([0, 0, 0, 0, 0, 1]), "class 1 has 1 example"),
         (np.array([[0.0, 1.0], [np.nan, 2.0], [1.0, 1.0], [2.0, 0.0]]), np.array([0, 1, 0, 1]), "NaN"),
         (np.zeros((4, 2)), np.array([0.5, 1.0, 0.0, 1.5]), "non-integer"),
@@ -265,20 +301,31 @@ def test_predict_before_fit_and_bad_options():
         clf.predict(np.zeros((3, 5)))
 
 
-def test_gram_fast_path_equals_the_kernel():
-    from sparsegp.classification.gram import Gram
-
+def test_host_gram_equals_the_kernel_and_the_jax_engine():
     rng = np.random.default_rng(10)
     X = rng.normal(size=(30, 4)) + 50.0  # an offset the centring must absorb
-    for kernel in (SquaredExponential(np.array([0.5, 1, 2, 3.0]), 2.0) + Constant(0.1),
-                   SquaredExponential(1.5, 0.7, bias=0.2)):
-        g = Gram(kernel, X)
-        assert g._oracle is None
+    A = rng.normal(size=(6, 4)) + 50.0
+    for kernel in (
+        SquaredExponential(np.array([0.5, 1, 2, 3.0]), 2.0) + Constant(0.1),
+        SquaredExponential(1.5, 0.7, bias=0.2),
+    ):
+        g, j = gram(kernel, X), JaxGram(kernel, X)
+        assert isinstance(g, HostGram)  # the kernel chose the host engine
         K = np.asarray(kernel.K(X))
         np.testing.assert_allclose(g.block(np.arange(30), np.arange(30)), K, atol=1e-12)
         np.testing.assert_allclose(g.column(7), K[:, 7], atol=1e-12)
         np.testing.assert_allclose(g.diag(), np.diag(K), atol=1e-12)
         assert g.block([3, 5], [5, 9])[1, 0] == K[5, 5]
+        np.testing.assert_allclose(g.columns([2, 4]), j.columns([2, 4]), atol=1e-12)
+        np.testing.assert_allclose(g.cross(A, [1, 3, 8]), j.cross(A, [1, 3, 8]), atol=1e-12)
+        np.testing.assert_allclose(g.block_at([0, 2], [4, 6], disjoint=True), j.block_at([0, 2], [4, 6]), atol=1e-12)
+    # any other kernel goes through the JAX engine; the host engine refuses it by name
+    other = Matern52(1.0, 1.0) + Constant(0.1)
+    assert isinstance(gram(other, X), JaxGram)
+    with pytest.raises(InputError, match="Sum has no host form"):
+        gram(other, X, engine="host")
+    with pytest.raises(InputError, match="engine must be one of"):
+        gram(other, X, engine="gpu")
 
 
 def test_mnist_downsampling_averages_2x2_blocks():

@@ -173,7 +173,9 @@ def test_kernel_from_dict_rejects_garbage():
 def test_priors_match_scipy_and_enter_log_prior():
     ln, ga = LogNormal(0.3, 0.7), Gamma(2.0, 3.0)
     for v in [0.1, 1.0, 4.0]:
-        assert float(ln.log_prob(v)) == pytest.approx(scipy.stats.lognorm(s=0.7, scale=np.exp(0.3)).logpdf(v), rel=1e-12)
+        assert float(ln.log_prob(v)) == pytest.approx(
+            scipy.stats.lognorm(s=0.7, scale=np.exp(0.3)).logpdf(v), rel=1e-12
+        )
         assert float(ga.log_prob(v)) == pytest.approx(scipy.stats.gamma(a=2.0, scale=1 / 3.0).logpdf(v), rel=1e-12)
     k = SquaredExponential(lengthscale=[0.5, 2.0], variance=1.5, priors={"lengthscale": ln, "variance": ga})
     from sparsegp.transforms import log_jacobian, to_raw

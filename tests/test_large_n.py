@@ -9,6 +9,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sparsegp import InputError, SparseGPRegressor
 from sparsegp.selection import InfoGain
 
+# one xdist worker runs this module, so its module-scoped fixture is computed once
+pytestmark = pytest.mark.xdist_group("large-n")
+
 
 def problem(n=1500, seed=0):
     r = np.random.default_rng(seed)
@@ -67,8 +70,9 @@ def test_the_refinement_stops_at_its_iterations_without_a_warning(fits):
     X, y = problem()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = SparseGPRegressor(inducing=15, optimize_inducing=False, random_state=0, subset=300,
-                                  refine_iter=2).fit(X, y)
+        model = SparseGPRegressor(inducing=15, optimize_inducing=False, random_state=0, subset=300, refine_iter=2).fit(
+            X, y
+        )
     assert model.stages_[0]["report"].success and not model.stages_[1]["report"].success
     assert not [w for w in caught if issubclass(w.category, ConvergenceWarning)]
 

@@ -3,7 +3,17 @@ import numpy as np
 import pytest
 
 from sparsegp.errors import NumericalError
-from sparsegp.linalg import cho_solve, chol_append, cholesky, cholesky_fixed, logdet_from_chol, solve_lower, solve_upper
+from sparsegp.linalg import (
+    cho_solve,
+    chol_append,
+    chol_extension,
+    cholesky,
+    cholesky_fixed,
+    forward_row,
+    logdet_from_chol,
+    solve_lower,
+    solve_upper,
+)
 
 
 def spd(n, r, cond=10.0):
@@ -51,15 +61,36 @@ def test_solves_and_logdet(rng):
 
 def test_chol_append_matches_dense_factor_at_every_step(rng):
     A = spd(12, rng, cond=1e3)
-    L = np.zeros((0, 0))
+    L = np.zeros((12, 12))
     for k in range(12):
-        L = chol_append(L, A[:k, k], A[k, k])
-        np.testing.assert_allclose(L, np.linalg.cholesky(A[: k + 1, : k + 1]), rtol=1e-10, atol=1e-12)
+        l, l_kk = chol_extension(L[:k, :k], A[:k, k], A[k, k])
+        chol_append(L, k, l, l_kk)
+        np.testing.assert_allclose(L[: k + 1, : k + 1], np.linalg.cholesky(A[: k + 1, : k + 1]), rtol=1e-10, atol=1e-12)
 
 
-def test_chol_append_rejects_dependent_point(rng):
+def test_chol_extension_of_a_batch_equals_each_column_and_forward_row_extends_the_solve(rng):
+    A = spd(9, rng, cond=1e2)
+    B = rng.normal(size=(9, 5))
+    L = np.linalg.cholesky(A[:6, :6])
+    l, l_kk = chol_extension(L, A[:6, 6:], np.diag(A)[6:])
+    for j in range(3):
+        lj, ljj = chol_extension(L, A[:6, 6 + j], A[6 + j, 6 + j])
+        np.testing.assert_allclose(l[:, j], lj, rtol=1e-14)
+        assert ljj == pytest.approx(l_kk[j], rel=1e-14)
+        full = np.linalg.cholesky(A[np.ix_(list(range(6)) + [6 + j], list(range(6)) + [6 + j])])
+        np.testing.assert_allclose(np.append(lj, ljj), full[-1], rtol=1e-10, atol=1e-12)
+    # the new row of L^-1 B when B gains row 6, from the old rows alone
+    V = np.linalg.solve(L, B[:6])
+    new = forward_row(V, l[:, 0], l_kk[0], B[6])
+    L7 = np.linalg.cholesky(A[:7, :7])
+    np.testing.assert_allclose(new, np.linalg.solve(L7, B[:7])[6], rtol=1e-10, atol=1e-12)
+
+
+def test_chol_extension_rejects_a_dependent_point_or_clamps_at_the_floor(rng):
     A = spd(3, rng)
     L = np.linalg.cholesky(A)
     # Appending a copy of column 0 makes the extended matrix singular.
     with pytest.raises(NumericalError, match="numerically dependent"):
-        chol_append(L, A[:, 0], A[0, 0], name="K_II")
+        chol_extension(L, A[:, 0], A[0, 0], name="K_II")
+    _, l_kk = chol_extension(L, A[:, 0], A[0, 0], floor=1e-6)
+    assert l_kk == pytest.approx(1e-3)

@@ -31,7 +31,9 @@ def test_ntl_and_snlp(data, rng):
     trivial = -np.mean(scipy.stats.norm(y_train.mean(), y_train.std()).logpdf(y))
     assert metrics.snlp(y, mu, var, y_train) == pytest.approx(expected - trivial, rel=1e-12)
     # Predicting with the trivial model itself scores exactly 0.
-    assert metrics.snlp(y, np.full_like(y, y_train.mean()), np.full_like(y, y_train.var()), y_train) == pytest.approx(0.0, abs=1e-12)
+    assert metrics.snlp(y, np.full_like(y, y_train.mean()), np.full_like(y, y_train.var()), y_train) == pytest.approx(
+        0.0, abs=1e-12
+    )
     with pytest.raises(InputError, match="strictly positive"):
         metrics.ntl(y, mu, -var)
 

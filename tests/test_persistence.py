@@ -5,13 +5,15 @@ import zipfile
 import numpy as np
 import pytest
 
-from conftest import toy_regression
 from sparsegp import ExactGPRegressor, ModelFileError, load_model
 from sparsegp.kernels import Matern32, SquaredExponential
 
+# one xdist worker runs this module, so its module-scoped fixture is computed once
+pytestmark = pytest.mark.xdist_group("persistence")
+
 
 @pytest.fixture(scope="module")
-def fitted():
+def fitted(toy_regression):
     X, y = toy_regression(30, 2)
     k = SquaredExponential([1.0, 1.0], 1.0, bias=0.1) + Matern32(1.0)
     return ExactGPRegressor(k, max_iter=30).fit(X, 3.0 * y + 5.0)
@@ -62,7 +64,11 @@ def test_file_is_readable_without_sparsegp(fitted, tmp_path):
         ("noise", lambda m: m.update(noise="big"), "'noise' has type str"),
         ("noise", lambda m: m.update(noise=-1.0), "'noise' must be positive"),
         ("kernel", lambda m: m.update(kernel={"type": "Nope"}), "'kernel' is invalid"),
-        ("kernel", lambda m: m["kernel"]["kernels"][0]["params"].update(lengthscale=[-1.0, 1.0]), "'kernel' is invalid"),
+        (
+            "kernel",
+            lambda m: m["kernel"]["kernels"][0]["params"].update(lengthscale=[-1.0, 1.0]),
+            "'kernel' is invalid",
+        ),
         ("n_features_in", lambda m: m.update(n_features_in=3), "2 ARD length-scales but the inputs have 3"),
         ("params", lambda m: m["params"].update(evil=1), "unknown entries"),
         ("y_std", lambda m: m.update(y_std=0.0), "y_std"),

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from conftest import toy_regression
 from sparsegp import DataWarning, ExactGPRegressor, InputError, ModelFileError, SparseGPRegressor, load_model
 from sparsegp.kernels import Linear, Matern32, SquaredExponential
 from sparsegp.priors import Gamma, LogNormal
@@ -38,7 +37,7 @@ ESTIMATORS = [
 
 
 @pytest.mark.parametrize("make", ESTIMATORS)
-def test_feature_names_are_kept_checked_and_saved(make, tmp_path):
+def test_feature_names_are_kept_checked_and_saved(toy_regression, make, tmp_path):
     X, y = toy_regression(40, 3)
     model = make().fit(Table(X, ["a", "b", "c"]), y)
     assert model.feature_names_in_.dtype == object and list(model.feature_names_in_) == ["a", "b", "c"]
@@ -63,7 +62,10 @@ def test_classifiers_keep_and_check_feature_names(tmp_path):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
     y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
-    for model in (IVMClassifier(size=20, random_state=0), OneVsRestIVMClassifier(IVMClassifier(size=20, random_state=0))):
+    for model in (
+        IVMClassifier(size=20, random_state=0),
+        OneVsRestIVMClassifier(IVMClassifier(size=20, random_state=0)),
+    ):
         model.fit(Table(X, ["a", "b", "c"]), y)
         assert list(model.feature_names_in_) == ["a", "b", "c"]
         np.testing.assert_array_equal(model.predict_proba(Table(X[:5], ["a", "b", "c"])), model.predict_proba(X[:5]))
@@ -71,14 +73,16 @@ def test_classifiers_keep_and_check_feature_names(tmp_path):
             model.predict(Table(X[:5, [2, 0, 1]], ["c", "a", "b"]))
         with pytest.raises(InputError, match="same order"):
             model.decision_function(Table(X[:5, [2, 0, 1]], ["c", "a", "b"]))
-    loaded = load_model(IVMClassifier(size=20, random_state=0).fit(Table(X, ["a", "b", "c"]), y).save(tmp_path / "c.npz"))
+    loaded = load_model(
+        IVMClassifier(size=20, random_state=0).fit(Table(X, ["a", "b", "c"]), y).save(tmp_path / "c.npz")
+    )
     assert list(loaded.feature_names_in_) == ["a", "b", "c"]
     with pytest.raises(InputError, match="same order"):
         loaded.predict(Table(X[:5, [1, 0, 2]], ["b", "a", "c"]))
 
 
 @pytest.mark.parametrize("names", [["a", "b"], ["a", "a", "b"], [1, 2, 3], "abc"])
-def test_malformed_feature_names_in_a_model_file_are_rejected(names, tmp_path):
+def test_malformed_feature_names_in_a_model_file_are_rejected(toy_regression, names, tmp_path):
     X, y = toy_regression(30, 3)
     path = ExactGPRegressor(max_iter=5).fit(Table(X, ["a", "b", "c"]), y).save(tmp_path / "m.npz")
     with np.load(path, allow_pickle=False) as f:
@@ -92,18 +96,23 @@ def test_malformed_feature_names_in_a_model_file_are_rejected(names, tmp_path):
         load_model(bad)
 
 
-def _fitted_models():
+@pytest.fixture(scope="module")
+def fitted_models(toy_regression):
+    """One fitted model of each kind and its training inputs, by name."""
     from sparsegp import IVMClassifier
 
     X, y = toy_regression(40, 2)
-    yield "exact", ExactGPRegressor(max_iter=10).fit(X, y), X
-    yield "sparse", SparseGPRegressor(inducing=6, max_iter=10, random_state=0).fit(X, y), X
-    yield "ivm", IVMClassifier(size=10).fit(X, np.where(y > np.median(y), 1, -1)), X
+    return {
+        "exact": (ExactGPRegressor(max_iter=10).fit(X, y), X),
+        "sparse": (SparseGPRegressor(inducing=6, max_iter=10, random_state=0).fit(X, y), X),
+        "ivm": (IVMClassifier(size=10).fit(X, np.where(y > np.median(y), 1, -1)), X),
+    }
 
 
+@pytest.mark.xdist_group("reliability-fitted-models")
 @pytest.mark.parametrize("which", ["exact", "sparse", "ivm"])
-def test_single_byte_corruptions_give_model_file_error_or_the_same_model(which, tmp_path):
-    name, model, X = next(m for m in _fitted_models() if m[0] == which)
+def test_single_byte_corruptions_give_model_file_error_or_the_same_model(which, tmp_path, fitted_models):
+    model, X = fitted_models[which]
     path = model.save(tmp_path / "m.npz")
     original = open(path, "rb").read()
     expected = load_model(path).predict(X[:5])  # the intact file's model
@@ -124,12 +133,15 @@ def test_single_byte_corruptions_give_model_file_error_or_the_same_model(which, 
     assert outcomes["error"] >= len(positions) // 2  # most bytes matter; the rest are unused zip fields
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"x,y\n1,2\n", "not a sparsegp model file"),
-    (b"just some text", "not a sparsegp model file"),
-    (b"\x93NUMPY\x01\x00garbage", "single .npy array"),
-    (b"\x80\x04K\x01.", "pickled data"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"x,y\n1,2\n", "not a sparsegp model file"),
+        (b"just some text", "not a sparsegp model file"),
+        (b"\x93NUMPY\x01\x00garbage", "single .npy array"),
+        (b"\x80\x04K\x01.", "pickled data"),
+    ],
+)
 def test_files_that_are_not_archives_are_named_for_what_they_are(content, message, tmp_path):
     path = tmp_path / "m.npz"
     path.write_bytes(content)
@@ -149,7 +161,7 @@ def _zip_with_member_flag(src, dst, *, compress_type=None, flag_bits=None):
 
 
 @pytest.mark.parametrize("edit", [dict(compress_type=99), dict(flag_bits=1)])
-def test_unsupported_or_encrypted_members_give_model_file_error(edit, tmp_path):
+def test_unsupported_or_encrypted_members_give_model_file_error(toy_regression, edit, tmp_path):
     X, y = toy_regression(20, 2)
     path = ExactGPRegressor(max_iter=5).fit(X, y).save(tmp_path / "m.npz")
     bad = tmp_path / "bad.npz"
@@ -158,7 +170,7 @@ def test_unsupported_or_encrypted_members_give_model_file_error(edit, tmp_path):
         load_model(bad)
 
 
-def test_a_member_that_is_not_an_npy_array_gives_model_file_error(tmp_path):
+def test_a_member_that_is_not_an_npy_array_gives_model_file_error(toy_regression, tmp_path):
     X, y = toy_regression(20, 2)
     path = ExactGPRegressor(max_iter=5).fit(X, y).save(tmp_path / "m.npz")
     with zipfile.ZipFile(path, "a") as z:
@@ -186,8 +198,12 @@ SCALE_CASES = {
     # Free inducing inputs: a converged fit (a capped FITC / DTC run with free Z amplifies rounding
     # differences into different stopping points, so those are checked at fixed inducing rows).
     "vfe-free-Z": lambda: SparseGPRegressor(approximation="vfe", inducing=15, random_state=0),
-    **{f"{a}-rows": (lambda a=a: SparseGPRegressor(approximation=a, inducing=15, random_state=0, optimize_inducing=False))
-       for a in ("vfe", "dtc", "sor", "fitc")},
+    **{
+        f"{a}-rows": (
+            lambda a=a: SparseGPRegressor(approximation=a, inducing=15, random_state=0, optimize_inducing=False)
+        )
+        for a in ("vfe", "dtc", "sor", "fitc")
+    },
 }
 
 
@@ -212,17 +228,25 @@ def test_default_length_scales_start_at_the_column_spread():
     np.testing.assert_allclose(model.kernel_.lengthscale, np.std(X, axis=0), rtol=1e-12)
 
 
-@pytest.mark.parametrize("kernel", [
-    SquaredExponential(lengthscale=np.array([0.5, 2.0]), variance=1.5, bias=0.1,
-                       priors={"lengthscale": LogNormal(0.3, 1.0), "variance": Gamma(2.0, 1.0)}),
-    Matern32(0.7) + Linear(np.array([0.2, 3.0]), priors={"variance": Gamma(3.0, 2.0)}),
-])
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        SquaredExponential(
+            lengthscale=np.array([0.5, 2.0]),
+            variance=1.5,
+            bias=0.1,
+            priors={"lengthscale": LogNormal(0.3, 1.0), "variance": Gamma(2.0, 1.0)},
+        ),
+        Matern32(0.7) + Linear(np.array([0.2, 3.0]), priors={"variance": Gamma(3.0, 2.0)}),
+    ],
+)
 def test_a_kernel_rewritten_for_scaled_inputs_is_the_same_covariance_and_prior(kernel):
     rng = np.random.default_rng(1)
     X, Z, s = rng.normal(size=(7, 2)), rng.normal(size=(5, 2)), 3.7e-4
     scaled = kernel.for_scaled_inputs(s)
     np.testing.assert_allclose(scaled.K(X / s, Z / s), kernel.K(X, Z), rtol=1e-12)
     np.testing.assert_allclose(scaled.diag(X / s), kernel.diag(X), rtol=1e-12)
+
     # Each prior moves with its parameter: the prior of c * value evaluated at c * value differs from the
     # original at value by the constant -log c, whatever the value.
     def priors_only(k):
@@ -260,8 +284,9 @@ def test_repeated_inputs_with_different_targets_are_kept():
     assert model.X_train_.shape[0] == 80
 
 
-@pytest.mark.parametrize("make", [lambda: ExactGPRegressor(max_iter=2),
-                                  lambda: SparseGPRegressor(inducing=8, max_iter=2, random_state=0)])
+@pytest.mark.parametrize(
+    "make", [lambda: ExactGPRegressor(max_iter=2), lambda: SparseGPRegressor(inducing=8, max_iter=2, random_state=0)]
+)
 def test_an_optimiser_stopped_short_warns(make):
     X, y, _ = _sine_data(50)
     with pytest.warns(ConvergenceWarning, match="without converging"):
@@ -289,19 +314,22 @@ def _csv(path, text):
     return str(path)
 
 
-@pytest.mark.parametrize("content, message", [
-    ("a,b,y\n", "has a header but no data rows"),
-    ("a,b,y\n1,2,3\n4,5\n", "line 3: 2 values, but the header has 3 columns"),
-    ("a,b,y\n1,2,3\n4,x,6\n", "line 3: 'x' is not a number"),
-    ("a;b;y\n1;2;3\n4;5;6\n", "looks ';'-delimited: pass --delimiter ';'"),
-    ("", "is empty"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("a,b,y\n", "has a header but no data rows"),
+        ("a,b,y\n1,2,3\n4,5\n", "line 3: 2 values, but the header has 3 columns"),
+        ("a,b,y\n1,2,3\n4,x,6\n", "line 3: 'x' is not a number"),
+        ("a;b;y\n1;2;3\n4;5;6\n", "looks ';'-delimited: pass --delimiter ';'"),
+        ("", "is empty"),
+    ],
+)
 def test_cli_names_what_is_wrong_with_a_csv(content, message, tmp_path, capsys):
     data = _csv(tmp_path / "d.csv", content)
     assert message in _cli_error(["fit", "--data", data, "--target", "y", "--quiet"], capsys)
 
 
-def test_cli_reads_another_delimiter_when_told(tmp_path, capsys):
+def test_cli_reads_another_delimiter_when_told(toy_regression, tmp_path, capsys):
     from sparsegp.cli import main
 
     X, y = toy_regression(20, 2)
@@ -319,22 +347,27 @@ def test_cli_data_that_is_a_directory_or_an_npz_without_the_target(tmp_path, cap
     assert "not a readable NPZ" in _cli_error(["fit", "--data", str(tmp_path / "bad.npz"), "--target", "y"], capsys)
 
 
-def test_cli_checks_the_output_before_fitting(tmp_path, capsys, monkeypatch):
+def test_cli_checks_the_output_before_fitting(toy_regression, tmp_path, capsys, monkeypatch):
     import sparsegp.cli as cli
 
     X, y = toy_regression(20, 2)
-    data = _csv(tmp_path / "d.csv", "a,b,y\n" + "\n".join(",".join(str(float(v)) for v in [*x, t]) for x, t in zip(X, y)) + "\n")
+    data = _csv(
+        tmp_path / "d.csv", "a,b,y\n" + "\n".join(",".join(str(float(v)) for v in [*x, t]) for x, t in zip(X, y)) + "\n"
+    )
     monkeypatch.setattr(cli, "_build_model", lambda *a: pytest.fail("the fit ran before the output was checked"))
     blocker = tmp_path / "file"
     blocker.write_text("")
-    err = _cli_error(["fit", "--data", data, "--target", "y", "--quiet", "--out", str(blocker / "sub" / "m.npz")], capsys)
+    err = _cli_error(
+        ["fit", "--data", data, "--target", "y", "--quiet", "--out", str(blocker / "sub" / "m.npz")], capsys
+    )
     assert "cannot create the folder" in err
     assert "is a directory" in _cli_error(["fit", "--data", data, "--target", "y", "--out", str(tmp_path)], capsys)
 
 
+@pytest.mark.xdist_group("reliability-fitted-models")
 @pytest.mark.parametrize("which", ["exact", "sparse", "ivm"])
-def test_unknown_metadata_fields_and_arrays_are_rejected(which, tmp_path):
-    model = {name: m for name, m, _ in _fitted_models()}[which]
+def test_unknown_metadata_fields_and_arrays_are_rejected(which, tmp_path, fitted_models):
+    model = fitted_models[which][0]
     path = model.save(tmp_path / "m.npz")
     with np.load(path, allow_pickle=False) as f:
         arrays = {k: f[k] for k in f.files}
@@ -365,9 +398,14 @@ def test_the_ivm_default_kernel_follows_the_units_of_the_inputs():
 
 # ---- the objective at given hyper-parameters ---------------------------------------------------
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize("make", [lambda: ExactGPRegressor(max_iter=30),
-                                  lambda: SparseGPRegressor(approximation="fitc", inducing=8, max_iter=30, random_state=0),
-                                  lambda: SparseGPRegressor(approximation="vfe", inducing=8, max_iter=30, random_state=0)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ExactGPRegressor(max_iter=30),
+        lambda: SparseGPRegressor(approximation="fitc", inducing=8, max_iter=30, random_state=0),
+        lambda: SparseGPRegressor(approximation="vfe", inducing=8, max_iter=30, random_state=0),
+    ],
+)
 def test_log_marginal_likelihood_and_its_gradient_at_given_theta(make):
     X, y, _ = _sine_data(40)
     model = make().fit(X * 1e3, y)
@@ -382,7 +420,9 @@ def test_log_marginal_likelihood_and_its_gradient_at_given_theta(make):
     for i in range(theta.size):
         step = np.zeros_like(theta)
         step[i] = 1e-5
-        fd = (model.log_marginal_likelihood(theta + step, **data) - model.log_marginal_likelihood(theta - step, **data)) / 2e-5
+        fd = (
+            model.log_marginal_likelihood(theta + step, **data) - model.log_marginal_likelihood(theta - step, **data)
+        ) / 2e-5
         assert grad[i] == pytest.approx(fd, rel=1e-5, abs=1e-6)
     with pytest.raises(InputError, match="theta"):
         model.log_marginal_likelihood(theta[:2], **data)
@@ -393,7 +433,7 @@ def test_log_marginal_likelihood_and_its_gradient_at_given_theta(make):
 
 # ---- pandas (an optional dependency; part of the dev install) ----------------------------------
 @pytest.mark.parametrize("make", ESTIMATORS)
-def test_pandas_dataframes_and_series_in(make):
+def test_pandas_dataframes_and_series_in(toy_regression, make):
     pd = pytest.importorskip("pandas")
     X, y = toy_regression(40, 3)
     frame = pd.DataFrame(X, columns=["a", "b", "c"])
@@ -450,8 +490,10 @@ def test_tiny_training_sets_get_weak_priors_and_error_bars_that_do_not_collapse(
 def test_lognormal_prior_with_one_location_per_element():
     prior = LogNormal([0.0, np.log(2.0)], 0.5)
     value = np.array([1.5, 3.0])
-    expected = sum(-0.5 * ((np.log(v) - m) / 0.5) ** 2 - np.log(v) - np.log(0.5) - 0.5 * np.log(2 * np.pi)
-                   for v, m in zip(value, [0.0, np.log(2.0)]))
+    expected = sum(
+        -0.5 * ((np.log(v) - m) / 0.5) ** 2 - np.log(v) - np.log(0.5) - 0.5 * np.log(2 * np.pi)
+        for v, m in zip(value, [0.0, np.log(2.0)])
+    )
     assert float(prior.log_prob(value)) == pytest.approx(expected, rel=1e-12)
     assert prior.scaled(3.0).mu == pytest.approx((np.log(3.0), np.log(6.0)))
     from sparsegp.priors import prior_from_dict
@@ -465,11 +507,13 @@ def test_lognormal_prior_with_one_location_per_element():
         prior_from_dict({"type": "LogNormal", "mu": ["a"], "sigma": 1.0})
 
 
-def test_cli_warnings_are_one_line_naming_the_command(tmp_path, capsys):
+def test_cli_warnings_are_one_line_naming_the_command(toy_regression, tmp_path, capsys):
     from sparsegp.cli import main
 
     X, y = toy_regression(30, 2)
-    data = _csv(tmp_path / "d.csv", "a,b,y\n" + "\n".join(",".join(str(float(v)) for v in [*x, t]) for x, t in zip(X, y)) + "\n")
+    data = _csv(
+        tmp_path / "d.csv", "a,b,y\n" + "\n".join(",".join(str(float(v)) for v in [*x, t]) for x, t in zip(X, y)) + "\n"
+    )
     assert main(["fit", "--data", data, "--target", "y", "--max-iter", "2", "--quiet"]) == 0
     err = capsys.readouterr().err
     assert err.startswith("sparsegp fit: ConvergenceWarning: ExactGPRegressor: L-BFGS-B stopped after 2 iterations")
@@ -490,7 +534,9 @@ def test_ivm_site_parameters_are_fitted_attributes(tmp_path):
     np.testing.assert_allclose(model.site_precision_, state.sqrtp[:25] ** 2, rtol=1e-12)
     # And densely: eq. 5's weights are (K_I + Pi^-1)^-1 m_I.
     K = np.asarray(model.kernel_.K(model.X_active_))
-    np.testing.assert_allclose((K + np.diag(1 / model.site_precision_)) @ model.beta_, model.site_mean_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(
+        (K + np.diag(1 / model.site_precision_)) @ model.beta_, model.site_mean_, rtol=1e-8, atol=1e-10
+    )
     loaded = load_model(model.save(tmp_path / "ivm.npz"))
     np.testing.assert_allclose(loaded.site_mean_, model.site_mean_, rtol=1e-12)
 

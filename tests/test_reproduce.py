@@ -21,16 +21,20 @@ def _numbers(x):
         yield x
 
 
-@pytest.fixture(scope="module")
-def out(tmp_path_factory):
+# one reproduction per paper, each in its own xdist group, so the papers run side by side
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param(p, marks=pytest.mark.xdist_group(f"reproduce-{p}")) for p in papers()],
+)
+def quick(request, tmp_path_factory):
+    """(paper, its output folder) after ``sparsegp reproduce <paper> --quick``."""
     d = tmp_path_factory.mktemp("reproduce")
-    assert main(["reproduce", "all", "--quick", "--out", str(d), "--quiet"]) == 0
-    return d
+    assert main(["reproduce", request.param, "--quick", "--out", str(d), "--quiet"]) == 0
+    return request.param, d / request.param
 
 
-@pytest.mark.parametrize("paper", papers())
-def test_quick_report_exists_with_figures_and_finite_numbers(out, paper):
-    folder = out / paper
+def test_quick_report_exists_with_figures_and_finite_numbers(quick):
+    paper, folder = quick
     report = (folder / "report.md").read_text()
     assert report.startswith("# ") and "Command: `sparsegp reproduce" in report and "Date: " in report
     assert "| paper" in report or " paper |" in report  # a column of published values beside ours
@@ -42,6 +46,24 @@ def test_quick_report_exists_with_figures_and_finite_numbers(out, paper):
     assert res["figures"], "every paper draws at least one figure"
     for fig in res["figures"]:
         assert os.path.getsize(folder / fig) > 5000 and f"({fig})" in report
+
+
+def test_all_runs_every_paper_in_order(tmp_path, monkeypatch):
+    from sparsegp.experiments import registry
+
+    ran, names = [], papers()
+
+    def entry(name):
+        def run(out, mode, verbose):
+            ran.append((name, mode))
+            return os.path.join(out, "report.md")
+
+        return run
+
+    monkeypatch.setattr(registry, "_entries", lambda: {p: entry(p) for p in names})
+    written = reproduce("all", mode="quick", out=str(tmp_path), log=None)
+    assert ran == [(p, "quick") for p in names] and len(names) == 5
+    assert written == [os.path.join(str(tmp_path), p, "report.md") for p in names]
 
 
 def test_unknown_paper_and_mode_are_clear_errors(tmp_path):
@@ -62,8 +84,8 @@ SECTIONS = {
 }
 
 
-@pytest.mark.parametrize("paper", papers())
-def test_quick_report_covers_every_experiment_of_the_issue(out, paper):
-    report = (out / paper / "report.md").read_text()
+def test_quick_report_covers_every_experiment_of_the_issue(quick):
+    paper, folder = quick
+    report = (folder / "report.md").read_text()
     missing = [s for s in SECTIONS[paper] if s not in report]
     assert not missing, f"{paper}: no section for {missing}"

@@ -1,10 +1,14 @@
 """Greedy selection: incremental state vs dense recomputation, criteria vs their definitions, SB bounds."""
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
-import scipy.linalg as sl
 
+from sparsegp._reference import dense_state
+from sparsegp.approximations.dtc import dtc_log_marginal
+from sparsegp.approximations.vfe import vfe_bound
 from sparsegp.kernels import Matern52, SquaredExponential
+from sparsegp.kernels.gram import JaxGram
 from sparsegp.selection import (
     SELECTORS,
     ActiveSetState,
@@ -22,7 +26,6 @@ from sparsegp.selection import (
     SmolaBartlett,
     TimeBudget,
     VFEGreedy,
-    dense_state,
     greedy_select,
     sparse_error_bars,
 )
@@ -33,7 +36,6 @@ from sparsegp.selection.criteria import (
     SmolaBartlettRule,
     VFERule,
 )
-from sparsegp.selection.oracle import KernelOracle
 
 NOISE = 0.05
 
@@ -88,6 +90,18 @@ def test_state_with_matern_and_tau_selection_index():
     K = np.asarray(kernel.K(X, X))
     out = greedy_select(VFERule(), kernel, NOISE, X, y, size=40, candidates=30, tau=0.5, random_state=0)
     assert _state_error(out.state, dense_state(K, y, NOISE, out.indices)) < 1e-8
+
+
+def test_state_evidence_and_bound_equal_the_jax_objectives_at_the_active_inputs():
+    # the NumPy phi of the active-set state (Seeger et al. App. A.2) and the chunked JAX DTC evidence /
+    # VFE bound of sparsegp.approximations, with the active inputs as inducing inputs, are one quantity
+    X, y, kernel, _ = _problem()
+    out = greedy_select(InfoGainRule(), kernel, NOISE, X, y, size=30, candidates="full", random_state=0)
+    Z = jnp.asarray(X[out.indices])
+    dtc = dtc_log_marginal(kernel, Z, NOISE, jnp.asarray(X), jnp.asarray(y), chunk=64, jitter=0.0)
+    vfe = vfe_bound(kernel, Z, NOISE, jnp.asarray(X), jnp.asarray(y), chunk=64, jitter=0.0)
+    assert -out.state.neg_log_evidence() == pytest.approx(float(dtc), rel=1e-10)
+    assert -out.state.vfe_neg_bound() == pytest.approx(float(vfe), rel=1e-10)
 
 
 def _kl(m1, S1, m0, S0):
@@ -171,7 +185,11 @@ def test_vfe_greedy_bound_never_decreases_and_stays_below_exact():
     bounds = -sel.curve("vfe_neg_bound")
     assert np.all(np.diff(bounds) >= -1e-9)
     n = len(y)
-    exact = -0.5 * (np.linalg.slogdet(K + NOISE * np.eye(n))[1] + y @ np.linalg.solve(K + NOISE * np.eye(n), y) + n * np.log(2 * np.pi))
+    exact = -0.5 * (
+        np.linalg.slogdet(K + NOISE * np.eye(n))[1]
+        + y @ np.linalg.solve(K + NOISE * np.eye(n), y)
+        + n * np.log(2 * np.pi)
+    )
     assert bounds[-1] <= exact + 1e-9
 
 
@@ -199,8 +217,19 @@ def test_quadratic_form_gap_brackets_the_dense_error_bar_term():
     k = np.asarray(kernel.K(X, xt))[:, 0]
     exact = k @ np.linalg.solve(K + NOISE * np.eye(len(k)), k)
     rule = QuadraticFormGap(0.01)
-    sel = greedy_select(SmolaBartlettRule(), kernel, NOISE, X, k, size=250, candidates=30, track_gap=True,
-                        dual_kappa=30, stop=[rule], random_state=1)
+    sel = greedy_select(
+        SmolaBartlettRule(),
+        kernel,
+        NOISE,
+        X,
+        k,
+        size=250,
+        candidates=30,
+        track_gap=True,
+        dual_kappa=30,
+        stop=[rule],
+        random_state=1,
+    )
     lower, upper = np.array(rule.bounds).T
     assert np.all(lower <= exact * (1 + 1e-9)) and np.all(upper >= exact * (1 - 1e-9))
     assert 2 * (upper[-1] - lower[-1]) / (upper[-1] + lower[-1]) < 0.01 and "quadratic-form gap" in sel.reason
@@ -214,14 +243,14 @@ def test_sparse_error_bars_bracket_the_exact_variance():
     n = len(y)
     sel = InfoGain(40).select(kernel, NOISE, X, y)
     Xt = np.random.default_rng(5).normal(size=(12, 3))
-    eb = sparse_error_bars(KernelOracle(kernel, X), sel.state, Xt, kappa=20, eps=0.02, max_basis=150, random_state=0)
+    eb = sparse_error_bars(JaxGram(kernel, X), sel.state, Xt, kappa=20, eps=0.02, max_basis=150, random_state=0)
     Ks = np.asarray(kernel.K(X, Xt))
     exact = np.asarray(kernel.diag(Xt)) + NOISE - np.einsum("ij,ij->j", Ks, np.linalg.solve(K + NOISE * np.eye(n), Ks))
     assert np.all(eb.upper >= exact - 1e-10)
     assert np.all(eb.lower <= exact + 1e-10)
     assert np.all((eb.gap < 0.02) | (eb.basis == 150))
     # With every training point as basis the upper bound is exact.
-    full = sparse_error_bars(KernelOracle(kernel, X), sel.state, Xt[:2], kappa=n, eps=0.0, max_basis=n)
+    full = sparse_error_bars(JaxGram(kernel, X), sel.state, Xt[:2], kappa=n, eps=0.0, max_basis=n)
     np.testing.assert_allclose(full.upper, exact[:2], rtol=1e-8)
 
 

@@ -25,7 +25,9 @@ def _kernel():
 
 def test_selector_as_inducing_fixes_the_training_rows():
     X, y = _data()
-    m = SparseGPRegressor(_kernel(), approximation="dtc", inducing=InfoGain(30), optimize_inducing=False, max_iter=30).fit(X, y)
+    m = SparseGPRegressor(
+        _kernel(), approximation="dtc", inducing=InfoGain(30), optimize_inducing=False, max_iter=30
+    ).fit(X, y)
     np.testing.assert_array_equal(m.Z_, X[m.inducing_indices_])
     assert len(m.inducing_indices_) == 30 and m.selection_.state.d == 30
     assert np.isfinite(m.objective_)
@@ -40,8 +42,14 @@ def test_kmeans_initialises_free_inducing_inputs():
 def test_variational_em_never_decreases_the_bound():
     X, y = _data()
     m = SparseGPRegressor(
-        _kernel(), approximation="vfe", inducing=VFEGreedy(40, random_state=0), optimize_inducing=False,
-        reselect="em", n_rounds=4, max_iter=40, random_state=0,
+        _kernel(),
+        approximation="vfe",
+        inducing=VFEGreedy(40, random_state=0),
+        optimize_inducing=False,
+        reselect="em",
+        n_rounds=4,
+        max_iter=40,
+        random_state=0,
     ).fit(X, y)
     seq = []
     for r in m.rounds_:
@@ -54,8 +62,13 @@ def test_variational_em_never_decreases_the_bound():
 def test_alternation_rounds_and_objective_bookkeeping():
     X, y = _data()
     m = SparseGPRegressor(
-        _kernel(), approximation="sor", inducing=Evidence(25, random_state=1), optimize_inducing=False,
-        reselect="alternate", n_rounds=3, max_iter=30,
+        _kernel(),
+        approximation="sor",
+        inducing=Evidence(25, random_state=1),
+        optimize_inducing=False,
+        reselect="alternate",
+        n_rounds=3,
+        max_iter=30,
     ).fit(X, y)
     assert len(m.rounds_) == 3
     for r in m.rounds_:  # the hyper-parameter step never lowers the evidence at its fixed set
@@ -65,8 +78,12 @@ def test_alternation_rounds_and_objective_bookkeeping():
 def test_interleaved_selection_improves_on_the_start():
     X, y = _data()
     m = SparseGPRegressor(
-        _kernel(), approximation="dtc", inducing=InfoGain(30), optimize_inducing=False,
-        reselect="interleaved", max_iter=25,
+        _kernel(),
+        approximation="dtc",
+        inducing=InfoGain(30),
+        optimize_inducing=False,
+        reselect="interleaved",
+        max_iter=25,
     ).fit(X, y)
     h = m.optimizer_report_.history
     assert h[-1] < h[0] - 10.0  # negative objective: from the all-ones start it must improve a lot
@@ -95,7 +112,9 @@ def test_minimize_reselecting_reaches_the_minimum_of_a_fixed_function():
         x = p["x"]
         return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2) + 0.0 * jnp.sum(Z)
 
-    p, rep = minimize_reselecting(f, {"x": jnp.array([-1.2, 1.0, 0.5])}, lambda p: jnp.zeros(2), max_iter=500, gtol=1e-8)
+    p, rep = minimize_reselecting(
+        f, {"x": jnp.array([-1.2, 1.0, 0.5])}, lambda p: jnp.zeros(2), max_iter=500, gtol=1e-8
+    )
     np.testing.assert_allclose(np.asarray(p["x"]), 1.0, atol=1e-4)
     assert rep.history[-1] < 1e-8
 
@@ -104,8 +123,9 @@ def test_models_fitted_with_selection_save_and_load(tmp_path):
     from sparsegp import load_model
 
     X, y = _data(150)
-    m = SparseGPRegressor(_kernel(), inducing=VFEGreedy(12), optimize_inducing=False, reselect="em", n_rounds=2,
-                          max_iter=10).fit(X, y)
+    m = SparseGPRegressor(
+        _kernel(), inducing=VFEGreedy(12), optimize_inducing=False, reselect="em", n_rounds=2, max_iter=10
+    ).fit(X, y)
     path = tmp_path / "m.npz"
     m.save(path)
     m2 = load_model(path)

@@ -1,16 +1,15 @@
 import numpy as np
 import pytest
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from conftest import toy_regression
 from sparsegp import ExactGPRegressor, InputError, ModelFileError, SparseGPRegressor, load_model
 from sparsegp.kernels import SquaredExponential
 
 
 @pytest.mark.parametrize("approximation", ["vfe", "dtc", "fitc", "sor"])
-def test_all_data_inducing_estimator_equals_exact(approximation, rng):
+def test_all_data_inducing_estimator_equals_exact(toy_regression, approximation, rng):
     X, y = toy_regression(30, 2)
     k = SquaredExponential([1.0, 1.5], 1.0)
     exact = ExactGPRegressor(k, noise=0.05, optimize=False).fit(X, y)
@@ -26,7 +25,7 @@ def test_all_data_inducing_estimator_equals_exact(approximation, rng):
     np.testing.assert_allclose(s2, s1, rtol=1e-5, atol=1e-7)
 
 
-def test_fit_optimises_inducing_inputs_and_improves_bound():
+def test_fit_optimises_inducing_inputs_and_improves_bound(toy_regression):
     X, y = toy_regression(80, 2)
     fixed = SparseGPRegressor(inducing=8, optimize_inducing=False, random_state=0).fit(X, y)
     free = SparseGPRegressor(inducing=8, optimize_inducing=True, random_state=0).fit(X, y)
@@ -38,7 +37,7 @@ def test_fit_optimises_inducing_inputs_and_improves_bound():
 
 
 @pytest.mark.parametrize("prediction", ["standard", "augmented", "nystrom"])
-def test_save_load_round_trip(prediction, tmp_path, rng):
+def test_save_load_round_trip(toy_regression, prediction, tmp_path, rng):
     X, y = toy_regression(50, 2)
     m = SparseGPRegressor(inducing=6, prediction=prediction, max_iter=30, random_state=0).fit(X, 2 * y + 1)
     path = m.save(tmp_path / "m")
@@ -47,13 +46,13 @@ def test_save_load_round_trip(prediction, tmp_path, rng):
     a, va = m.predict_var(Xs, include_noise=False)
     b, vb = m2.predict_var(Xs, include_noise=False)
     np.testing.assert_allclose(a, b, rtol=1e-10)
-    # Hyper-parameters travel as positive values in JSON: log(exp(raw)) may move raw by one ulp, which
+    # Hyper-parameters travel as positive values in JSON: the softplus and its inverse may move raw by one ulp, which
     # the cancellation k_** - k^T Q~^-1 k of the O(nm) predictions amplifies to about 1e-10.
     np.testing.assert_allclose(va, vb, rtol=1e-8)
     assert m2.objective_ == m.objective_
 
 
-def test_corrupt_sparse_model_is_refused(tmp_path):
+def test_corrupt_sparse_model_is_refused(toy_regression, tmp_path):
     import json
 
     X, y = toy_regression(30, 2)
@@ -78,7 +77,7 @@ def test_corrupt_sparse_model_is_refused(tmp_path):
         load_model(tmp_path / "b3.npz")
 
 
-def test_inducing_given_as_training_indices():
+def test_inducing_given_as_training_indices(toy_regression):
     X, y = toy_regression(40, 2)
     idx = np.array([3, 7, 11, 20])
     m = SparseGPRegressor(inducing=idx, optimize_inducing=False, max_iter=10).fit(X, y)
@@ -90,7 +89,7 @@ def test_inducing_given_as_training_indices():
         SparseGPRegressor(inducing=np.array([0, 40])).fit(X, y)
 
 
-def test_bad_options_are_named():
+def test_bad_options_are_named(toy_regression):
     X, y = toy_regression(20, 2)
     with pytest.raises(InputError, match="approximation must be one of"):
         SparseGPRegressor(approximation="ssgp").fit(X, y)
@@ -118,7 +117,12 @@ def test_nystrom_negative_variances_are_reported_not_hidden():
     X = r.uniform(-1, 1, size=(200, 1))
     y = np.sin(3 * X[:, 0])
     m = SparseGPRegressor(
-        SquaredExponential([0.3], 1.0), inducing=4, noise=1e-4, optimize=False, prediction="nystrom", normalize_y=False,
+        SquaredExponential([0.3], 1.0),
+        inducing=4,
+        noise=1e-4,
+        optimize=False,
+        prediction="nystrom",
+        normalize_y=False,
         random_state=0,
     ).fit(X, y)
     Xs = np.linspace(-1, 1, 101)[:, None]
@@ -128,23 +132,29 @@ def test_nystrom_negative_variances_are_reported_not_hidden():
         m.predict(Xs, return_std=True, include_noise=False)
 
 
-def test_pipeline_and_grid_search():
+def test_pipeline_and_grid_search(toy_regression):
     X, y = toy_regression(60, 2)
     pipe = make_pipeline(StandardScaler(), SparseGPRegressor(inducing=10, max_iter=40, random_state=0)).fit(X, y)
     assert pipe.score(X, y) > 0.8
-    gs = GridSearchCV(SparseGPRegressor(inducing=8, max_iter=20, random_state=0), {"approximation": ["vfe", "fitc"]}, cv=2)
+    gs = GridSearchCV(
+        SparseGPRegressor(inducing=8, max_iter=20, random_state=0), {"approximation": ["vfe", "fitc"]}, cv=2
+    )
     gs.fit(X, y)
-    assert gs.best_params_["approximation"] in ("vfe", "fitc")
+    # the search's scores are those of independently cloned and fitted estimators with each setting
+    for approximation, score in zip(gs.cv_results_["param_approximation"], gs.cv_results_["mean_test_score"]):
+        again = SparseGPRegressor(inducing=8, max_iter=20, random_state=0, approximation=approximation)
+        assert cross_val_score(again, X, y, cv=2).mean() == pytest.approx(score, rel=1e-9)
+    assert gs.best_estimator_.approximation == gs.best_params_["approximation"]
 
 
-def test_chunk_size_does_not_change_the_fit():
+def test_chunk_size_does_not_change_the_fit(toy_regression):
     X, y = toy_regression(70, 2)
     a = SparseGPRegressor(inducing=7, optimize=False, chunk_size=9, random_state=1).fit(X, y)
     b = SparseGPRegressor(inducing=7, optimize=False, chunk_size=None, random_state=1).fit(X, y)
     assert a.objective_ == pytest.approx(b.objective_, rel=1e-10)
 
 
-def test_optimize_inducing_only_keeps_kernel_and_noise():
+def test_optimize_inducing_only_keeps_kernel_and_noise(toy_regression):
     """Titsias's Boston experiment: inducing inputs optimised at fixed hyper-parameters and noise."""
     X, y = toy_regression(80, 2)
     k = SquaredExponential([0.8, 1.2], 1.3)
@@ -160,7 +170,7 @@ def test_optimize_inducing_only_keeps_kernel_and_noise():
         SparseGPRegressor(k, optimize="inducing", optimize_inducing=False, **common).fit(X, y)
 
 
-def test_default_predictive_is_of_the_targets():
+def test_default_predictive_is_of_the_targets(toy_regression):
     """predict(return_std=True) gives the std of y (noise included), as scikit-learn's GPR with a WhiteKernel."""
     X, y = toy_regression(80, 2)
     m = SparseGPRegressor(inducing=10, random_state=0, max_iter=20).fit(X, y)

@@ -6,16 +6,10 @@ import numpy as np
 import pytest
 from jax.flatten_util import ravel_pytree
 
+from sparsegp._reference import dense_stats, fitc_dense_stats, whitened_stats_autodiff
 from sparsegp.approximations.common import kuu_cholesky
 from sparsegp.kernels import Matern32, SquaredExponential
-from sparsegp.stats import (
-    chunk_size_for,
-    dense_stats,
-    fitc_dense_stats,
-    fitc_stats,
-    whitened_stats,
-    whitened_stats_autodiff,
-)
+from sparsegp.stats import chunk_size_for, fitc_stats, whitened_stats
 
 
 def problem(n=57, m=9, D=3, seed=0):
@@ -72,7 +66,10 @@ def test_custom_backward_equals_autodiff_and_finite_differences(kernel_cls):
     np.testing.assert_allclose(g1, g2, rtol=1e-8, atol=1e-10)
     h = 1e-6
     fd = np.array(
-        [(f_custom(theta.at[i].add(h), unravel, X, y) - f_custom(theta.at[i].add(-h), unravel, X, y)) / (2 * h) for i in range(theta.size)]
+        [
+            (f_custom(theta.at[i].add(h), unravel, X, y) - f_custom(theta.at[i].add(-h), unravel, X, y)) / (2 * h)
+            for i in range(theta.size)
+        ]
     )
     np.testing.assert_allclose(g1, fd, rtol=1e-5, atol=1e-6)
 

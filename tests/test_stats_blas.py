@@ -25,7 +25,9 @@ def jax_reference(approximation, params, X, y, chunk):
     fn = APPROXIMATIONS[approximation][0]
 
     def f(p):
-        value = fn(p["kernel"], p["Z"], to_positive(p["raw_noise"]), jnp.asarray(X), jnp.asarray(y), chunk=chunk, jitter=1e-8)
+        value = fn(
+            p["kernel"], p["Z"], to_positive(p["raw_noise"]), jnp.asarray(X), jnp.asarray(y), chunk=chunk, jitter=1e-8
+        )
         return -value - p["kernel"].log_prior()
 
     return jax.value_and_grad(f)(params)

@@ -3,8 +3,13 @@
 Importing the package switches JAX to float64 (see :mod:`sparsegp._config`).
 """
 
-from . import _config  # noqa: F401  (float64 before anything touches JAX)
-from . import kernels, linalg, metrics, priors
+from . import (
+    _config,  # noqa: F401  (float64 before anything touches JAX)
+    kernels,
+    linalg,
+    metrics,
+    priors,
+)
 from .errors import DataWarning, InputError, ModelFileError, NotFittedError, NumericalError, SparseGPError
 from .estimators import (
     ExactGPRegressor,

@@ -56,8 +56,10 @@ def read_table(path: str, target: str | None, features=None, delimiter: str = ",
             X = cols["X"].astype(np.float64)
             names = [f"x{i}" for i in range(X.shape[1])]
             if features is not None and list(features) != names:
-                raise SparseGPError(f"{path!r} holds an unnamed matrix 'X', but the model was fitted on named "
-                                    f"columns {list(features)}: store one array per column")
+                raise SparseGPError(
+                    f"{path!r} holds an unnamed matrix 'X', but the model was fitted on named "
+                    f"columns {list(features)}: store one array per column"
+                )
             if target and target not in cols:
                 raise SparseGPError(f"{path!r} has no array named {target!r}; it has {sorted(cols)}")
             y = cols[target].astype(np.float64) if target else None
@@ -95,8 +97,10 @@ def _read_csv(path: str, delimiter: str):
     if len(names) == 1:
         other = [d for d in (";", "\t", "|", " ") if d in names[0].strip()]
         if other:
-            raise SparseGPError(f"{path!r}: the header {names[0]!r} is one column; the file looks "
-                                f"{other[0]!r}-delimited: pass --delimiter {other[0]!r}")
+            raise SparseGPError(
+                f"{path!r}: the header {names[0]!r} is one column; the file looks "
+                f"{other[0]!r}-delimited: pass --delimiter {other[0]!r}"
+            )
     if not rows:
         raise SparseGPError(f"{path!r} has a header but no data rows")
     for line, row in rows:
@@ -183,7 +187,9 @@ def _read_dask_table(path: str, target: str, delimiter: str):
     parquet = path.endswith((".parquet", ".pq")) or os.path.isdir(path)
     df = dd.read_parquet(path) if parquet else dd.read_csv(path, sep=delimiter)
     if target not in df.columns:
-        raise SparseGPError(f"--target {target!r} is not a column of {path} (columns: {', '.join(map(str, df.columns))})")
+        raise SparseGPError(
+            f"--target {target!r} is not a column of {path} (columns: {', '.join(map(str, df.columns))})"
+        )
     features = [c for c in df.columns if c != target]
     bad = [c for c in features + [target] if df[c].dtype.kind not in "fiu"]
     if bad:
@@ -253,8 +259,8 @@ def cmd_fit(args):
             client.close()
         if cluster is not None:
             cluster.close()
-    if args.data:  # predict matches the columns of a file by these names
-        model._set_feature_names(feature_names)
+    if args.data:  # predict matches the columns of a file by these names (scikit-learn's fitted attribute)
+        model.feature_names_in_ = np.asarray(feature_names, dtype=object)
     fit_s = time.perf_counter() - t0
     row = {"data": source, "model": args.model, "n_train": len(X)}
     if args.model != "exact":
@@ -328,34 +334,69 @@ def build_parser():
     f.add_argument("--split", default=None, help="split of --dataset (integer, 'fixed', ...; default: canonical)")
     f.add_argument("--n-train", type=int, default=None, help="use only the first N training rows")
     f.add_argument("--preprocessing", default=None, choices=["none", "standardize", "center", "linear"])
-    f.add_argument("--model", "--approximation", dest="model", default="exact", choices=MODELS,
-                   help="exact GP, or a sparse approximation: vfe, dtc, fitc, sor")
+    f.add_argument(
+        "--model",
+        "--approximation",
+        dest="model",
+        default="exact",
+        choices=MODELS,
+        help="exact GP, or a sparse approximation: vfe, dtc, fitc, sor",
+    )
     f.add_argument("--inducing", type=int, default=256, help="number of inducing points (sparse models)")
-    f.add_argument("--fixed-inducing", action="store_true", help="keep the inducing inputs at their initial training points")
-    f.add_argument("--select", default="random",
-                   choices=["random", "info-gain", "differential-entropy", "conditional-variance", "smo-bart",
-                            "evidence", "vfe", "kmeans"],
-                   help="how the initial inducing points are chosen (greedy criteria choose training rows)")
-    f.add_argument("--reselect", default=None, choices=["alternate", "em", "interleaved"],
-                   help="combine selection with hyper-parameter learning (needs --select and --fixed-inducing)")
+    f.add_argument(
+        "--fixed-inducing", action="store_true", help="keep the inducing inputs at their initial training points"
+    )
+    f.add_argument(
+        "--select",
+        default="random",
+        choices=[
+            "random",
+            "info-gain",
+            "differential-entropy",
+            "conditional-variance",
+            "smo-bart",
+            "evidence",
+            "vfe",
+            "kmeans",
+        ],
+        help="how the initial inducing points are chosen (greedy criteria choose training rows)",
+    )
+    f.add_argument(
+        "--reselect",
+        default=None,
+        choices=["alternate", "em", "interleaved"],
+        help="combine selection with hyper-parameter learning (needs --select and --fixed-inducing)",
+    )
     f.add_argument("--rounds", type=int, default=10, help="rounds of --reselect alternate / em")
     f.add_argument("--prediction", default="standard", choices=["standard", "augmented", "nystrom"])
     f.add_argument("--kernel", default="se-ard", choices=KERNELS)
     f.add_argument("--max-iter", type=int, default=500)
     f.add_argument("--restarts", type=int, default=0)
     f.add_argument("--seed", type=int, default=0)
-    f.add_argument("--subset", type=int, default=None,
-                   help="large n: learn on this many random rows first, then refine on all rows")
+    f.add_argument(
+        "--subset",
+        type=int,
+        default=None,
+        help="large n: learn on this many random rows first, then refine on all rows",
+    )
     f.add_argument("--refine-iter", type=int, default=3, help="iterations on all rows after --subset (default 3)")
-    f.add_argument("--dask", nargs="?", const="local", default=None, metavar="SCHEDULER",
-                   help="fit on a Dask cluster: --data (CSV files, globs allowed, or a Parquet folder) is read as a "
-                        "dask dataframe; connect to SCHEDULER (tcp://host:8786) or start a LocalCluster")
+    f.add_argument(
+        "--dask",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="SCHEDULER",
+        help="fit on a Dask cluster: --data (CSV files, globs allowed, or a Parquet folder) is read as a "
+        "dask dataframe; connect to SCHEDULER (tcp://host:8786) or start a LocalCluster",
+    )
     f.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster of --dask (default 2)")
     f.add_argument("--out", help="where to save the model (.npz)")
     f.add_argument("--quiet", action="store_true", help="no progress bar")
     f.set_defaults(func=cmd_fit)
 
-    q = sub.add_parser("predict", help="predict with a saved model", description="Write predictive mean and std to CSV.")
+    q = sub.add_parser(
+        "predict", help="predict with a saved model", description="Write predictive mean and std to CSV."
+    )
     q.add_argument("--model", required=True, help="a model saved by 'sparsegp fit'")
     q.add_argument("--data", required=True, help="CSV or NPZ with the same feature columns")
     q.add_argument("--delimiter", default=",", help="field separator of a CSV --data (default ',')")
@@ -367,7 +408,8 @@ def build_parser():
     from .experiments.registry import papers
 
     r = sub.add_parser(
-        "reproduce", help="re-run a paper's experiments",
+        "reproduce",
+        help="re-run a paper's experiments",
         description="Re-run a paper's experiments and write DIR/<paper>/report.md (ours beside the published "
         "numbers), results.json and figures. --quick: subsampled, under a minute per paper; --full: the paper's "
         "protocol as closely as this machine allows.",

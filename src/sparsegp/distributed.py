@@ -68,8 +68,10 @@ def _worker_threads():
 def _make_part(X, y, chunk):
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if X.ndim != 2 or y.shape != (X.shape[0],):
-        raise InputError(f"a partition holds X of shape {X.shape} and y of shape {y.shape}: the row chunks of X "
-                         "and y must agree (rechunk both to the same row chunks)")
+        raise InputError(
+            f"a partition holds X of shape {X.shape} and y of shape {y.shape}: the row chunks of X "
+            "and y must agree (rechunk both to the same row chunks)"
+        )
     if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
         raise InputError("X or y contains NaN or infinity (found in a partition of the dask arrays)")
     return BlasStats(X, y, chunk, threads=_worker_threads())
@@ -195,8 +197,9 @@ class DaskStats:
 
     # ---- FITC ---------------------------------------------------------------------------
     def fitc_forward(self, kernel, Z, Linv, noise: float):
-        totals, fwd = self._map_forward("fitc_forward", (kernel, np.asarray(Z), np.asarray(Linv), float(noise)),
-                                        "FITC's sums")
+        totals, fwd = self._map_forward(
+            "fitc_forward", (kernel, np.asarray(Z), np.asarray(Linv), float(noise)), "FITC's sums"
+        )
         return FITCStats(*totals), fwd
 
     def fitc_backward(self, Linv, Luu, st, res, ct):

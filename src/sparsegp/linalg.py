@@ -6,8 +6,9 @@
 * :func:`cholesky_fixed` - traceable Cholesky with one fixed relative jitter
   for use inside jitted objectives (a failure shows as NaN, which the trainer
   turns into a rejected step).
-* :func:`chol_append` - the rank-one *append* of a Cholesky factor used by
-  every greedy method: O(d^2) instead of O(d^3).
+* :func:`chol_extension`, :func:`chol_append`, :func:`forward_row` - the rank-one
+  append of a Cholesky factor (and of L^-1 B) behind every incremental state: the active
+  set, the Smola-Bartlett dual, the held-out monitor and the IVM. O(d^2) instead of O(d^3).
 * :func:`solve_lower`, :func:`solve_upper`, :func:`cho_solve`, :func:`logdet_from_chol`.
 """
 
@@ -18,10 +19,20 @@ import jax.scipy.linalg as jsl
 import numpy as np
 import scipy.linalg as sl
 
+from ._config import LOG_2PI
 from .errors import NumericalError
 
 DEFAULT_JITTER = 1e-10
 MAX_JITTER = 1e-4
+
+
+def jitter_ladder(start: float, cap: float):
+    """The jitters to try in turn: ``start``, then tenfold steps while they stay within ``cap``."""
+    j = start
+    yield j
+    while j * 10.0 <= cap * (1 + 1e-12):
+        j *= 10.0
+        yield j
 
 
 def cholesky(A, *, name: str = "matrix", jitter: float = DEFAULT_JITTER, max_jitter: float = MAX_JITTER):
@@ -43,12 +54,10 @@ def cholesky(A, *, name: str = "matrix", jitter: float = DEFAULT_JITTER, max_jit
     if bool(jnp.all(jnp.isfinite(L))):
         return L, 0.0
     scale = float(jnp.mean(jnp.abs(jnp.diag(A)))) or 1.0
-    j = jitter
-    while j <= max_jitter * (1 + 1e-12):
+    for j in jitter_ladder(jitter, max_jitter):
         L = jnp.linalg.cholesky(A + (j * scale) * jnp.eye(A.shape[0], dtype=A.dtype))
         if bool(jnp.all(jnp.isfinite(L))):
             return L, j * scale
-        j *= 10.0
     raise NumericalError(
         f"cholesky of {name} ({A.shape[0]}x{A.shape[0]}) failed even with jitter {max_jitter:g} x mean diagonal: "
         "the matrix is not numerically positive definite. Likely causes: duplicated or near-duplicate "
@@ -84,34 +93,53 @@ def logdet_from_chol(L):
     return 2.0 * jnp.sum(jnp.log(jnp.diag(L)))
 
 
-def chol_append(L, c, d, *, name: str = "matrix", rtol: float = 1e-12):
-    """Cholesky factor of [[A, c], [c^T, d]] given L = chol(A): O(k^2).
+def chol_extension(L, C, a, *, floor: float | None = None, name: str = "matrix", rtol: float = 1e-12):
+    """The new last row of chol([[A, c], [c^T, a]]) from L = chol(A), for each column c of ``C`` at once.
 
-    The new row is (l^T, l) with l = L^-1 c and l = sqrt(d - l^T l)
-    (Seeger et al. 2003, Appendix A.1; Quiñonero-Candela & Rasmussen A.3).
-    Works on NumPy arrays (greedy selection runs eagerly). Raises
-    :class:`NumericalError` when the new pivot is below ``rtol * d`` (rounding
-    level), which means the appended point is numerically a linear combination
-    of the others.
+    Returns ``(l, l_kk)`` with l = L^-1 c (k x c) and l_kk = sqrt(a - l^T l) (c,) (Seeger et al. 2003,
+    App. A.1; Quiñonero-Candela & Rasmussen 2005, App. A.3, eqs. A-48, A-49): O(k^2) per column instead
+    of O(k^3). ``a`` holds the new diagonal entries. With ``floor`` the squared pivot is clamped from
+    below at it (states whose new pivot is at least a noise variance in exact arithmetic); without, a
+    pivot below ``rtol * |a|`` raises :class:`NumericalError` (the column is numerically a combination of
+    the others). NumPy float64: greedy selection runs eagerly.
     """
     L = np.asarray(L, dtype=np.float64)
-    c = np.asarray(c, dtype=np.float64)
+    C = np.asarray(C, dtype=np.float64)
+    if C.ndim == 1:
+        l, l_kk = chol_extension(L, C[:, None], np.reshape(a, 1), floor=floor, name=name, rtol=rtol)
+        return l[:, 0], l_kk[0]
+    a = np.asarray(a, dtype=np.float64)
     k = L.shape[0]
-    if k:
-        lvec = sl.solve_triangular(L, c, lower=True)
-    else:
-        lvec = np.zeros(0)
-    pivot = float(d) - float(lvec @ lvec)
-    if not pivot > rtol * abs(float(d)):
+    l = sl.solve_triangular(L, C, lower=True, check_finite=False) if k else np.zeros((0, C.shape[1]))
+    pivot = a - np.einsum("ij,ij->j", l, l)
+    if floor is not None:
+        pivot = np.maximum(pivot, floor)
+    elif not np.all(pivot > rtol * np.abs(a)):
         raise NumericalError(
-            f"chol_append of {name}: new pivot {pivot:.3g} <= 0, the appended point is numerically "
-            "dependent on the current set (a duplicate or near-duplicate input); skip it or add jitter"
+            f"chol_extension of {name}: new pivot {float(np.min(pivot)):.3g} <= 0, the appended point is "
+            "numerically dependent on the current set (a duplicate or near-duplicate input); skip it or add jitter"
         )
-    out = np.zeros((k + 1, k + 1))
-    out[:k, :k] = L
-    out[k, :k] = lvec
-    out[k, k] = np.sqrt(pivot)
-    return out
+    return l, np.sqrt(pivot)
+
+
+def chol_append(L, k: int, l, l_kk) -> None:
+    """Write row k of a lower Cholesky factor held in the preallocated buffer ``L``: L[k, :k] = l, L[k, k] = l_kk.
+
+    The one rank-one append of every incremental state (active set, Smola-Bartlett dual, IVM). The row
+    comes from :func:`chol_extension`, or from a state that holds l = L^-1 c already (the active set's
+    V = L^-1 K_{I,.} has it as a column, the IVM's M as Pi^{1/2}-scaled column).
+    """
+    L[k, :k] = l
+    L[k, k] = l_kk
+
+
+def forward_row(V, l, l_kk, b):
+    """The row that :func:`chol_append` adds to V = L^-1 B when B gains the row ``b``: (b - V^T l) / l_kk.
+
+    ``V`` (k x n) holds the current rows, ``l`` (k,) or (k x c) and ``l_kk`` the new factor row(s), ``b``
+    (n,) or (n x c) the new row(s) of B (forward substitution's last step; Seeger et al. App. A.1).
+    """
+    return (b - V.T @ l) / l_kk
 
 
 # ---------------------------------------------------------------------------
@@ -124,8 +152,6 @@ def chol_append(L, c, d, *, name: str = "matrix", rtol: float = 1e-12):
 # callback, which is about twice as fast as XLA's CPU kernels; elsewhere (GPU)
 # the same algebra runs in JAX.
 # ---------------------------------------------------------------------------
-
-_LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 def _use_lapack() -> bool:
@@ -142,7 +168,7 @@ def _lapack_forward(Q, y):
         n = Q.shape[0]
         return np.float64(np.nan), np.full((n, n), np.nan), np.full(n, np.nan)
     alpha, _ = sl.lapack.dpotrs(L, y, lower=1)
-    val = np.sum(np.log(np.diag(L))) + 0.5 * y @ alpha + 0.5 * len(y) * _LOG_2PI
+    val = np.sum(np.log(np.diag(L))) + 0.5 * y @ alpha + 0.5 * len(y) * LOG_2PI
     return np.float64(val), L, alpha
 
 
@@ -168,7 +194,7 @@ def _nll_forward(Q, y):
         return jax.pure_callback(_lapack_forward, shapes, Q, y)
     L = jnp.linalg.cholesky(Q)
     alpha = cho_solve(L, y)
-    val = jnp.sum(jnp.log(jnp.diag(L))) + 0.5 * jnp.dot(y, alpha) + 0.5 * n * _LOG_2PI
+    val = jnp.sum(jnp.log(jnp.diag(L))) + 0.5 * jnp.dot(y, alpha) + 0.5 * n * LOG_2PI
     return val, L, alpha
 
 

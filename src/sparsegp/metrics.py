@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._config import LOG_2PI
 from .errors import InputError
 from .validation import as_float_vector
-
-_LOG_2PI = np.log(2.0 * np.pi)
 
 
 def _pair(y_true, y_pred, name="y_pred"):
@@ -54,7 +53,7 @@ def gaussian_nlpd(y_true, mean, var) -> np.ndarray:
     """Per-point negative log density of y under N(mean, var)."""
     y_true, mean = _pair(y_true, mean, "mean")
     var = _variance(var, y_true.shape[0])
-    return 0.5 * (_LOG_2PI + np.log(var) + (y_true - mean) ** 2 / var)
+    return 0.5 * (LOG_2PI + np.log(var) + (y_true - mean) ** 2 / var)
 
 
 def ntl(y_true, mean, var) -> float:
@@ -111,7 +110,9 @@ def error_rate(y_true, y_pred) -> float:
     """Fraction of wrong labels."""
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     if y_true.shape != y_pred.shape or y_true.ndim != 1 or y_true.size == 0:
-        raise InputError(f"error_rate needs two non-empty 1-D label arrays of equal length, got {y_true.shape}, {y_pred.shape}")
+        raise InputError(
+            f"error_rate needs two non-empty 1-D label arrays of equal length, got {y_true.shape}, {y_pred.shape}"
+        )
     return float(np.mean(y_true != y_pred))
 
 

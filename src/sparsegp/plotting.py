@@ -25,10 +25,19 @@ def predictive_panels(panels, X, y, path, title=None):
             ax.plot(x, em + 2 * es, ":", color="k", lw=0.8)
             ax.plot(x, em - 2 * es, ":", color="k", lw=0.8, label="exact GP ±2 sd")
         ax.plot(x, p["mean"], color="tab:blue", lw=1.5, label="mean")
-        ax.fill_between(x, p["mean"] - 2 * p["std"], p["mean"] + 2 * p["std"], color="tab:blue", alpha=0.2, label="±2 sd")
+        ax.fill_between(
+            x, p["mean"] - 2 * p["std"], p["mean"] + 2 * p["std"], color="tab:blue", alpha=0.2, label="±2 sd"
+        )
         if p.get("Z") is not None:
             below_data = np.min(y) - 0.6
-            ax.plot(np.ravel(p["Z"]), np.full(len(np.ravel(p["Z"])), below_data), "x", color="tab:red", ms=6, label="inducing inputs")
+            ax.plot(
+                np.ravel(p["Z"]),
+                np.full(len(np.ravel(p["Z"])), below_data),
+                "x",
+                color="tab:red",
+                ms=6,
+                label="inducing inputs",
+            )
         ax.set_title(p["name"] + (f"\n{p['note']}" if p.get("note") else ""), fontsize=9)
         ax.set_xlabel("x")
     axes[0].set_ylabel("y (centred)")

@@ -21,7 +21,7 @@ from .errors import InputError
 class LogNormal:
     """log(value) ~ N(mu, sigma^2); ``mu`` a number, or one per element of a vector parameter (ARD)."""
 
-    mu: float | tuple = 0.0
+    mu: float | tuple | np.ndarray = 0.0  # a vector becomes a tuple
     sigma: float = 1.0
 
     def __post_init__(self):
@@ -36,7 +36,7 @@ class LogNormal:
         z = (jnp.log(value) - jnp.asarray(self.mu)) / self.sigma
         return jnp.sum(-0.5 * z**2 - jnp.log(value) - jnp.log(self.sigma) - 0.5 * jnp.log(2 * jnp.pi))
 
-    def scaled(self, c: float) -> "LogNormal":
+    def scaled(self, c: float) -> LogNormal:
         """The prior of c * value: log(c value) ~ N(mu + log c, sigma^2)."""
         shifted = np.asarray(self.mu, dtype=float) + np.log(c)
         return LogNormal(tuple(shifted) if shifted.ndim else float(shifted), self.sigma)
@@ -61,7 +61,7 @@ class Gamma:
         a, b = self.shape, self.rate
         return jnp.sum(a * jnp.log(b) + (a - 1) * jnp.log(value) - b * value - jsp.gammaln(a))
 
-    def scaled(self, c: float) -> "Gamma":
+    def scaled(self, c: float) -> Gamma:
         """The prior of c * value: Gamma(shape, rate / c)."""
         return Gamma(self.shape, float(self.rate / c))
 
@@ -69,7 +69,7 @@ class Gamma:
         return {"type": "Gamma", "shape": float(self.shape), "rate": float(self.rate)}
 
 
-_PRIORS = {"LogNormal": LogNormal, "Gamma": Gamma}
+_PRIORS: dict[str, type[LogNormal] | type[Gamma]] = {"LogNormal": LogNormal, "Gamma": Gamma}
 
 
 def prior_from_dict(d) -> LogNormal | Gamma:
@@ -85,7 +85,6 @@ def prior_from_dict(d) -> LogNormal | Gamma:
 
     if cls is LogNormal and isinstance(fields.get("mu"), list) and fields["mu"] and all(map(numeric, fields["mu"])):
         fields = dict(fields, mu=tuple(fields["mu"]))
-    if set(fields) != expected or not all(numeric(v) or k == "mu" and isinstance(v, tuple)
-                                          for k, v in fields.items()):
+    if set(fields) != expected or not all(numeric(v) or k == "mu" and isinstance(v, tuple) for k, v in fields.items()):
         raise InputError(f"prior {d['type']} needs numeric fields {sorted(expected)}, got {fields!r}")
     return cls(**fields)

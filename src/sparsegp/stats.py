@@ -1,5 +1,7 @@
 """Chunked data statistics: the O(n m^2) part of every sparse method (layer 3).
 
+Symbols as in NOTATION.md (the package's one notation table).
+
 For inducing inputs Z (m of them) with L_uu = chol(K_uu), the sparse
 objectives and posteriors depend on the n training rows only through sums
 over rows of the *whitened* cross-covariances a_i = L_uu^-1 k_u(x_i):
@@ -26,7 +28,7 @@ checkpointed scan, because FITC's row weights depend on a_i themselves.
 from __future__ import annotations
 
 from functools import partial
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -39,24 +41,27 @@ ACCELERATOR_CHUNK_BYTES = 2**30
 
 
 class Stats(NamedTuple):
-    """Row sums over the data (see the module docstring). ``n`` is the number of real rows."""
+    """Row sums over the data (see the module docstring). ``n`` is the number of real rows.
 
-    S: jnp.ndarray
-    v: jnp.ndarray
-    yy: jnp.ndarray
-    trK: jnp.ndarray
-    trQ: jnp.ndarray
-    n: jnp.ndarray
+    Fields: JAX arrays from the traced programs, NumPy arrays and floats from the host sums (:mod:`.stats_blas`).
+    """
+
+    S: Any
+    v: Any
+    yy: Any
+    trK: Any
+    trQ: Any
+    n: Any
 
 
 class FITCStats(NamedTuple):
     """FITC's weighted sums with w_i = 1 / Lambda_i, Lambda_i = K_ii - Q_ii + sigma^2."""
 
-    S: jnp.ndarray  # sum a_i a_i^T / Lambda_i
-    v: jnp.ndarray  # sum a_i y_i / Lambda_i
-    yy: jnp.ndarray  # sum y_i^2 / Lambda_i
-    logdet_lambda: jnp.ndarray  # sum log Lambda_i
-    n: jnp.ndarray
+    S: Any  # sum a_i a_i^T / Lambda_i
+    v: Any  # sum a_i y_i / Lambda_i
+    yy: Any  # sum y_i^2 / Lambda_i
+    logdet_lambda: Any  # sum log Lambda_i
+    n: Any
 
 
 def chunk_size_for(n: int, m: int, chunk_size: int | None = None) -> int:
@@ -103,7 +108,13 @@ def _stats_forward(Luu, kernel, Z, Xs, ys, ms):
     # faster than a triangular solve on the CPU, with the same accuracy (measured on problems with
     # cond(K_uu) up to 1e12: identical relative errors of the bound).
     Luu_inv = solve_lower(Luu, jnp.eye(m, dtype=Luu.dtype))
-    init = (jnp.zeros((m, m), Z.dtype), jnp.zeros(m, Z.dtype), jnp.zeros((), Z.dtype), jnp.zeros((), Z.dtype), jnp.zeros((), Z.dtype))
+    init = (
+        jnp.zeros((m, m), Z.dtype),
+        jnp.zeros(m, Z.dtype),
+        jnp.zeros((), Z.dtype),
+        jnp.zeros((), Z.dtype),
+        jnp.zeros((), Z.dtype),
+    )
 
     def body(acc, chunk):
         out = _chunk_forward(Luu_inv, kernel, Z, *chunk)
@@ -171,18 +182,6 @@ def whitened_stats(kernel, Z, Luu, X, y, chunk: int):
     return _whitened_stats(Luu, kernel, Z, Xs, ys, ms)
 
 
-def whitened_stats_autodiff(kernel, Z, Luu, X, y, chunk: int):
-    """The same sums as :func:`whitened_stats`, differentiated by JAX (reference for tests)."""
-    Xs, ys, ms = chunk_rows(X, y, chunk)
-    return _stats_forward(Luu, kernel, Z, Xs, ys, ms)
-
-
-def dense_stats(kernel, Z, Luu, X, y):
-    """Unchunked reference: the same sums from the full m x n matrix."""
-    A = solve_lower(Luu, kernel.K(Z, X))
-    return Stats(A @ A.T, A @ y, y @ y, jnp.sum(kernel.diag(X)), jnp.sum(A * A), jnp.asarray(X.shape[0], X.dtype))
-
-
 # ---------------------------------------------------------------------------
 # FITC: weights 1 / Lambda_i depend on a_i, so JAX differentiates the scan;
 # jax.checkpoint keeps the backward pass's memory at one chunk.
@@ -212,23 +211,11 @@ def fitc_stats(kernel, Z, Luu, noise, X, y, chunk: int) -> FITCStats:
     return FITCStats(S, v, yy, logdet, jnp.sum(ms))
 
 
-def fitc_dense_stats(kernel, Z, Luu, noise, X, y) -> FITCStats:
-    """Unchunked reference for :func:`fitc_stats`."""
-    A = solve_lower(Luu, kernel.K(Z, X))
-    lam = kernel.diag(X) - jnp.sum(A * A, axis=0) + noise
-    Aw = A / lam
-    return FITCStats(A @ Aw.T, Aw @ y, jnp.sum(y * y / lam), jnp.sum(jnp.log(lam)), jnp.asarray(X.shape[0], X.dtype))
-
-
 __all__ = [
     "Stats",
     "FITCStats",
     "chunk_size_for",
     "chunk_rows",
     "whitened_stats",
-    "whitened_stats_autodiff",
-    "dense_stats",
     "fitc_stats",
-    "fitc_dense_stats",
 ]
-

@@ -1,5 +1,7 @@
 """The chunked statistics of :mod:`sparsegp.stats` on the host, with an explicit backward pass.
 
+Symbols as in NOTATION.md (the package's one notation table).
+
 :mod:`sparsegp.stats` computes the sums inside one JAX program (``lax.scan``), differentiated
 by a hand-written VJP for the unit weights and by autodiff for FITC, whose row weights
 1 / Lambda_i depend on the whitened cross-covariances. Here the same sums are computed chunk by
@@ -48,6 +50,8 @@ def _pool(threads: int) -> ThreadPoolExecutor:
     if threads not in _POOLS:
         _POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix=f"sparsegp-stats-{threads}")
     return _POOLS[threads]
+
+
 _CONTROLLER = ThreadpoolController()
 
 
@@ -87,8 +91,10 @@ class _Blocks:
 
     def vjp_all(self, items):
         """Sum of the cotangents over ``items`` = [(i, K_uf^T_bar, diag_bar), ...]."""
-        outs = [_kernel_block_vjp(self.kernel, self.Z, self.Xs[i], jnp.asarray(Kt_bar.T), jnp.asarray(d_bar))
-                for i, Kt_bar, d_bar in items]
+        outs = [
+            _kernel_block_vjp(self.kernel, self.Z, self.Xs[i], jnp.asarray(Kt_bar.T), jnp.asarray(d_bar))
+            for i, Kt_bar, d_bar in items
+        ]
         k_bar = Z_bar = None
         for kb, zb in outs:
             k_bar, Z_bar = _tree_add(k_bar, kb), _tree_add(Z_bar, zb)
@@ -111,7 +117,10 @@ class BlasStats:
     def __init__(self, X, y, chunk: int, threads: int | None = None):
         n = np.shape(X)[0]
         chunk = int(min(max(1, chunk), max(n, 1)))
-        Xs, ys, ms = (np.asarray(a) for a in chunk_rows(jnp.asarray(X, dtype=jnp.float64), jnp.asarray(y, dtype=jnp.float64), chunk))
+        Xs, ys, ms = (
+            np.asarray(a)
+            for a in chunk_rows(jnp.asarray(X, dtype=jnp.float64), jnp.asarray(y, dtype=jnp.float64), chunk)
+        )
         self.n, self.chunk, self.n_chunks = n, chunk, Xs.shape[0]
         self.pad = self.n_chunks * chunk - n
         self.Xs, self.ys, self.ms = list(Xs), list(ys), list(ms)

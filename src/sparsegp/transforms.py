@@ -3,11 +3,9 @@
 Hyper-parameters (kernel parameters and the noise variance) are stored
 unconstrained (``raw``) and mapped to their positive value by softplus,
 value = log(1 + e^raw); optimisation runs on ``raw``. Softplus is log-like for
-small values and the identity for large ones. It replaced ``exp`` after a
-measurement on protocol K10 (10,000 kin40k points, VFE, 300 L-BFGS-B
-iterations from the same start): the softplus fit reached a lower negative
-bound, 4578.4 vs 4613.3 at m = 128 and 1609.4 vs 1683.0 at m = 512
-(BENCHMARKS.md, two runs of the suite).
+small values and the identity for large ones. It replaced ``exp`` because
+the softplus fits reach lower negative bounds on protocol K10 from the same
+start (BENCHMARKS.md).
 """
 
 import jax

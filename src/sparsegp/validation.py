@@ -48,15 +48,11 @@ def as_float_matrix(
     if arr.ndim != 2:
         raise InputError(f"{name} has {arr.ndim} dimensions (shape {arr.shape}); expected a 2-D array")
     if arr.shape[0] < min_rows:
-        raise InputError(
-            f"{name} has {arr.shape[0]} sample(s) (shape {arr.shape}); at least {min_rows} required"
-        )
+        raise InputError(f"{name} has {arr.shape[0]} sample(s) (shape {arr.shape}); at least {min_rows} required")
     if arr.shape[1] == 0:
         raise InputError(f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
     if n_features is not None and arr.shape[1] != n_features:
-        raise InputError(
-            f"{name} has {arr.shape[1]} features, but {owner} is expecting {n_features} features as input"
-        )
+        raise InputError(f"{name} has {arr.shape[1]} features, but {owner} is expecting {n_features} features as input")
     check_finite(arr, name)
     return np.ascontiguousarray(arr)
 

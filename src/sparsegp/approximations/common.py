@@ -1,20 +1,10 @@
 """The m x m algebra shared by SoR, DTC, FITC and VFE.
 
-Notation (Titsias 2009; Quiñonero-Candela & Rasmussen 2005; GPJax-style names):
+Symbols as in NOTATION.md (the package's one notation table).
 
-| paper            | here        | meaning                                           |
-| ---------------- | ----------- | ------------------------------------------------- |
-| K_mm, K_uu       | ``Kuu``     | covariance of the m inducing inputs Z             |
-| chol(K_mm)       | ``Luu``     | its lower Cholesky factor                         |
-| A = L^-1 K_mn    | (implicit)  | whitened cross-covariance, only its sums are kept |
-| sigma^2 I / Lambda | ``noise`` / weights | likelihood (DTC, VFE, SoR) / FITC diagonal |
-| B = I + A W A^T  | ``B``, ``LB`` | W = I / sigma^2, or Lambda^-1 for FITC          |
-| c = LB^-1 A W y  | ``c``       |                                                   |
-| Sigma = (K_mm + K_mn W K_nm)^-1 | Luu^-T B^-1 Luu^-1 | posterior weight covariance (QC&R eq. 26) |
-
-With these, log N(y | 0, Q_nn + W^-1) = -n/2 log 2 pi - sum log diag LB
-- 1/2 log|W^-1| - 1/2 y^T W y + 1/2 c^T c (matrix determinant and inversion
-lemmas), and the predictive mean at x* is k_u(x*)^T Luu^-T LB^-T c.
+With B = I + A W A^T = L_B L_B^T and c = L_B^-1 A W y (W = I / sigma^2, or Lambda^-1 for FITC),
+log N(y | 0, Q_nn + W^-1) = -n/2 log 2 pi - sum log diag L_B - 1/2 log|W^-1| - 1/2 y^T W y + 1/2 c^T c
+(matrix determinant and inversion lemmas), and the predictive mean at x* is k_u(x*)^T L_uu^-T L_B^-T c.
 """
 
 from __future__ import annotations
@@ -25,9 +15,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from .._config import LOG_2PI
 from ..linalg import cholesky_fixed, solve_lower, solve_upper
-
-LOG_2PI = float(jnp.log(2 * jnp.pi))
 
 
 def kuu_cholesky(kernel, Z, jitter: float):
@@ -58,8 +47,9 @@ class SparsePosterior(NamedTuple):
     """What prediction needs, cached at fit time: mean O(m), variance O(m^2) per test point.
 
     ``w_mean = Luu^-T LB^-T c`` gives the mean k_u(x*)^T w_mean; ``Luu`` and
-    ``LB`` give the variance. ``degenerate`` marks SoR's prior (eq. 27 of
-    Quiñonero-Candela & Rasmussen), whose latent variance is k^T Sigma k alone.
+    ``LB`` give the variance. SoR's degenerate prior (eq. 27 of Quiñonero-Candela &
+    Rasmussen), whose latent variance is k^T Sigma k alone, is the ``degenerate`` flag of
+    :func:`sparse_predict`, not a field of the posterior.
     """
 
     Z: jnp.ndarray
@@ -71,6 +61,12 @@ class SparsePosterior(NamedTuple):
 
 def make_posterior(Z, Luu, LB, c) -> SparsePosterior:
     return SparsePosterior(Z, Luu, LB, c, solve_upper(Luu, solve_upper(LB, c)))
+
+
+def posterior_from_terms(Z, terms) -> SparsePosterior:
+    """The posterior from an approximation's ``(objective, L_uu, GaussianTerms)`` (its ``*_terms``)."""
+    _, Luu, g = terms
+    return make_posterior(Z, Luu, g.LB, g.c)
 
 
 @partial(jax.jit, static_argnames=("full_cov", "degenerate"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from ..stats import whitened_stats
-from .common import gaussian_terms, kuu_cholesky, make_posterior
+from .common import gaussian_terms, kuu_cholesky, posterior_from_terms
 
 
 def dtc_from_stats(st, noise):
@@ -32,5 +32,4 @@ def dtc_log_marginal(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8
 
 
 def dtc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
-    _, Luu, g = dtc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)
-    return make_posterior(Z, Luu, g.LB, g.c)
+    return posterior_from_terms(Z, dtc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter))

@@ -13,8 +13,6 @@ import jax.numpy as jnp
 
 from ..linalg import cholesky, gaussian_nll, solve_lower, solve_upper
 
-LOG_2PI = float(jnp.log(2 * jnp.pi))
-
 
 def exact_neg_log_marginal(kernel, noise, X, y, jitter: float = 0.0):
     """-log p(y | X, theta, sigma^2) for y ~ N(0, K + sigma^2 I).

@@ -8,7 +8,7 @@ Lambda = diag(K_nn - Q_nn) + sigma^2 I.
 from __future__ import annotations
 
 from ..stats import fitc_stats
-from .common import gaussian_terms, kuu_cholesky, make_posterior
+from .common import gaussian_terms, kuu_cholesky, posterior_from_terms
 
 
 def fitc_from_stats(st):
@@ -28,5 +28,4 @@ def fitc_log_marginal(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-
 
 
 def fitc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
-    _, Luu, g = fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)
-    return make_posterior(Z, Luu, g.LB, g.c)
+    return posterior_from_terms(Z, fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter))

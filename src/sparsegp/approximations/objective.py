@@ -30,6 +30,7 @@ from .dtc import dtc_from_stats
 from .fitc import fitc_from_stats
 from .vfe import vfe_from_stats
 
+
 def _marginal_and_terms(g):
     return g.log_marginal, g
 
@@ -54,8 +55,9 @@ class HostObjective:
     :class:`~sparsegp.distributed.DaskStats` (the sums over the partitions of a cluster).
     """
 
-    def __init__(self, approximation: str, X=None, y=None, *, chunk: int = 0, jitter: float, penalty, Z_fixed=None,
-                 data=None):
+    def __init__(
+        self, approximation: str, X=None, y=None, *, chunk: int = 0, jitter: float, penalty, Z_fixed=None, data=None
+    ):
         if approximation not in ALGEBRA:
             raise ValueError(f"unknown approximation {approximation!r}")
         self.fitc = approximation == "fitc"

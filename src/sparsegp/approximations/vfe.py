@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..linalg import solve_lower
 from ..stats import whitened_stats
-from .common import kuu_cholesky, make_posterior
+from .common import kuu_cholesky, posterior_from_terms
 from .dtc import dtc_from_stats
 
 
@@ -30,8 +30,7 @@ def vfe_bound(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
 
 def vfe_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
     """Cache for prediction with Titsias's eq. 6 (the same predictive form as DTC)."""
-    _, Luu, g = vfe_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)
-    return make_posterior(Z, Luu, g.LB, g.c)
+    return posterior_from_terms(Z, vfe_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter))
 
 
 def vfe_optimal_q(kernel, post):

@@ -8,8 +8,17 @@ The estimators are :class:`sparsegp.IVMClassifier` and :class:`sparsegp.OneVsRes
 """
 
 from .adf import IVMState, predict_latent
-from .ivm import IVMSelection, ivm_select
+from .ivm import IVMSchedule, IVMSelection, ivm_select
 from .probit import entropy_score, info_gain_score, probit_bias, site_update
 
-__all__ = ["IVMState", "IVMSelection", "ivm_select", "predict_latent", "site_update", "entropy_score",
-           "info_gain_score", "probit_bias"]
+__all__ = [
+    "IVMState",
+    "IVMSchedule",
+    "IVMSelection",
+    "ivm_select",
+    "predict_latent",
+    "site_update",
+    "entropy_score",
+    "info_gain_score",
+    "probit_bias",
+]

@@ -1,5 +1,7 @@
 """The IVM's assumed-density-filtering state (Lawrence, Seeger & Herbrich 2003, eqs. 2-3).
 
+Symbols as in NOTATION.md (the package's one notation table).
+
 Q(u) = N(u | h, A) over the n training latents, A = (K^-1 + Pi)^-1 with site
 precisions Pi = diag(p) non-zero on the active set I only. A is never formed:
 
@@ -14,6 +16,11 @@ that column is needed (it is scored, or its point is included). ``done[j]`` coun
 the rows of column j that are current; :meth:`IVMState.refresh` brings columns
 up to date with one triangular solve per group, so a randomised run with a small
 selection index never pays for the columns it does not look at.
+
+The factor L grows by the package's one rank-one append (:func:`~sparsegp.linalg.chol_append`). M's
+rows differ from the active set's V rows (:func:`~sparsegp.linalg.forward_row`) on purpose: delayed
+updating brings groups of columns several rows forward at once with one BLAS-3 triangular solve, and
+the full-greedy pass updates M in place, row by row, without allocating a row per inclusion.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from scipy.linalg import solve_triangular
 from scipy.linalg.blas import dtrsm
 
 from ..errors import NumericalError
+from ..linalg import chol_append
 from .probit import Sites, site_update
 
 
@@ -56,9 +64,10 @@ class IVMState:
         self.log_Z = np.zeros(self.d_max)
         self.active = np.zeros(self.n, dtype=bool)
         self.d = 0
-        self._Lp, self._Lp_rows = None, 0  # the padded contiguous copy of L (see _padded_factor)
+        self._Lp: np.ndarray | None = None  # the padded contiguous copy of L (see _padded_factor)
+        self._Lp_rows = 0
         # The full-greedy rows of M also kept row-major: their O(n d) products then stream through
-        # memory instead of striding over MT's rows (3x faster at d_max ~ 2,000, n = 59,000).
+        # memory instead of striding over MT's rows (BENCHMARKS.md, IVM implementation choices).
         self._head = np.zeros((min(self.d_max, 256), self.n))
         self._head_rows = 0  # rows of M held in _head (complete for every column)
 
@@ -190,8 +199,7 @@ class IVMState:
         d = self.d
         sp = np.sqrt(p)
         l_dd = np.sqrt(1.0 + p * a_ii)  # = sqrt(1 + p K_ii - l^T l) with l = sqrt(p) M_{.,i}
-        self.L[d, :d] = sp * self.MT[i, :d]
-        self.L[d, d] = l_dd
+        chol_append(self.L, d, sp * self.MT[i, :d], l_dd)  # l = L^-1 Pi_I^{1/2} k_I,i = sqrt(p) M_{.,i}
         self.sqrtp[d] = sp
         self.m_site[d] = self.h[i] + alpha / nu
         self.c[d] = alpha * l_dd / sp

@@ -20,9 +20,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..errors import InputError
+from ..kernels.gram import gram
 from ..progress import progress_bar
 from .adf import IVMState
-from .gram import Gram
 from .probit import entropy_score, info_gain_score
 
 CRITERIA = ("entropy", "info-gain")
@@ -92,52 +92,56 @@ class _Monitor:
         return self.bad >= self.patience
 
 
-def ivm_select(
-    kernel,
-    X,
-    y,
-    bias: float,
-    *,
-    size: int,
-    criterion: str = "entropy",
-    n_random: int = 2,
-    n_full: int = 198,
-    index_size: int | None = 500,
-    tau: float = 0.5,
-    stop: str | None = None,
-    monitor_size: int = 2000,
-    check_every: int = 50,
-    patience: int = 3,
-    random_state=None,
-    verbose: bool = False,
-) -> IVMSelection:
+@dataclass(frozen=True)
+class IVMSchedule:
+    """How the IVM selects (Lawrence et al. 2003, Algorithm 1 and sec. 3), validated on construction.
+
+    ``size`` inclusions at most: the first ``n_random`` at random, then ``n_full`` by full greedy search,
+    then a selection index of ``index_size`` points retaining the best fraction ``tau`` (``index_size=None``:
+    full greedy search throughout). ``criterion``: "entropy" (eq. 4) or "info-gain". ``stop``: None (fixed
+    size), "error" or "loglik": every ``check_every`` inclusions the error rate or the negative expected log
+    likelihood on ``monitor_size`` random training points outside I is recorded, the run stops after
+    ``patience`` checks without improvement, and the best prefix is kept.
+    """
+
+    size: int
+    criterion: str = "entropy"
+    n_random: int = 2
+    n_full: int = 198
+    index_size: int | None = 500
+    tau: float = 0.5
+    stop: str | None = None
+    monitor_size: int = 2000
+    check_every: int = 50
+    patience: int = 3
+
+    def __post_init__(self):
+        if self.criterion not in CRITERIA:
+            raise InputError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
+        if self.stop not in STOP_RULES:
+            raise InputError(f"stop must be one of {STOP_RULES}, got {self.stop!r}")
+        if not 0.0 < self.tau < 1.0:
+            raise InputError(f"tau (the retained fraction of the selection index) must lie in (0, 1), got {self.tau!r}")
+        if self.index_size is not None and self.index_size < 2:
+            raise InputError(f"index_size must be at least 2 or None (full greedy), got {self.index_size!r}")
+
+
+def ivm_select(kernel, X, y, bias: float, *, random_state=None, verbose: bool = False, **schedule) -> IVMSelection:
     """Run the IVM's ADF with greedy selection of up to ``size`` points (labels y in {-1, +1}).
 
-    ``index_size=None`` keeps full greedy search throughout. ``stop``: None (fixed size), "error"
-    or "loglik": every ``check_every`` inclusions the error rate or the negative expected log
-    likelihood on ``monitor_size`` random training points outside I is recorded, the run stops
-    after ``patience`` checks without improvement, and the best prefix is kept.
+    ``schedule``: the fields of :class:`IVMSchedule` (``size`` is required).
     """
-    if criterion not in CRITERIA:
-        raise InputError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
-    if stop not in STOP_RULES:
-        raise InputError(f"stop must be one of {STOP_RULES}, got {stop!r}")
-    if not 0.0 < tau < 1.0:
-        raise InputError(f"tau (the retained fraction of the selection index) must lie in (0, 1), got {tau!r}")
-    if index_size is not None and index_size < 2:
-        raise InputError(f"index_size must be at least 2 or None (full greedy), got {index_size!r}")
+    sch = IVMSchedule(**schedule)
     with ExitStack() as stack:
-        return _select(kernel, X, y, bias, size, criterion, n_random, n_full, index_size, tau, stop, monitor_size,
-                       check_every, patience, random_state, verbose, stack)
+        return _select(kernel, X, y, bias, sch, random_state, verbose, stack)
 
 
-def _select(kernel, X, y, bias, size, criterion, n_random, n_full, index_size, tau, stop, monitor_size,
-            check_every, patience, random_state, verbose, stack) -> IVMSelection:
+def _select(kernel, X, y, bias, sch: IVMSchedule, random_state, verbose, stack) -> IVMSelection:
     rng = np.random.default_rng(random_state)
-    gram = Gram(kernel, X)
-    state = IVMState(gram.diag(), y, bias, size, gram.block, gram.column)
+    K = gram(kernel, X)  # the host engine for the squared exponential: thousands of small blocks
+    state = IVMState(K.diag(), y, bias, sch.size, K.block_at, K.column)
     size = state.d_max
-    monitor = _Monitor(state, stop, monitor_size, rng, check_every, patience) if stop else None
+    monitor = _Monitor(state, sch.stop, sch.monitor_size, rng, sch.check_every, sch.patience) if sch.stop else None
     history: list = []
     reason = f"reached size {size}"
     J = None
@@ -146,28 +150,28 @@ def _select(kernel, X, y, bias, size, criterion, n_random, n_full, index_size, t
         while state.d < size:
             k = state.d
             free = ~state.active
-            if k < n_random:
+            if k < sch.n_random:
                 i = int(rng.choice(np.flatnonzero(free)))
-            elif index_size is None or k < n_random + n_full or free.sum() <= index_size:
+            elif sch.index_size is None or k < sch.n_random + sch.n_full or free.sum() <= sch.index_size:
                 cols = np.flatnonzero(free)
                 state.refresh(None if 2 * cols.size > state.n else cols)
-                i = int(cols[np.argmax(_scores(state, cols, criterion))])
+                i = int(cols[np.argmax(_scores(state, cols, sch.criterion))])
             else:
                 if J is None:
                     # The randomised inclusions are thousands of small BLAS calls, where OpenBLAS's threads cost
-                    # more than they save (MNIST, n = 59,000, d = 700: 18.3 s with 2 threads, 5.5 s with 1);
-                    # the full-greedy ones are large memory-bound products and keep them.
+                    # more than they save (BENCHMARKS.md, IVM implementation choices); the full-greedy ones
+                    # are large memory-bound products and keep them.
                     stack.enter_context(threadpool_limits(limits=1, user_api="blas"))
-                    J = rng.choice(np.flatnonzero(free), size=index_size, replace=False)
+                    J = rng.choice(np.flatnonzero(free), size=sch.index_size, replace=False)
                 state.refresh(J)
-                order = np.argsort(-_scores(state, J, criterion), kind="stable")
+                order = np.argsort(-_scores(state, J, sch.criterion), kind="stable")
                 i = int(J[order[0]])
-                keep = J[order[1 : 1 + int(tau * len(J))]]
-                J = np.concatenate([keep, _draw_outside(rng, free, np.append(keep, i), index_size - keep.size)])
+                keep = J[order[1 : 1 + int(sch.tau * len(J))]]
+                J = np.concatenate([keep, _draw_outside(rng, free, np.append(keep, i), sch.index_size - keep.size)])
             state.include(i)
             bar.update(1)
-            if monitor is not None and state.d % check_every == 0 and monitor.check(state, history):
-                reason = f"the monitored {'error' if stop == 'error' else 'log likelihood'} stopped improving"
+            if monitor is not None and state.d % sch.check_every == 0 and monitor.check(state, history):
+                reason = f"the monitored {'error' if sch.stop == 'error' else 'log likelihood'} stopped improving"
                 break
     d = state.d
     if monitor is not None:

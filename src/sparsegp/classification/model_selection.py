@@ -49,8 +49,9 @@ def validation_search(estimator, grid: dict, X, y, X_val=None, y_val=None, *, sc
             row["error"] = float(np.mean(est.predict(X_val) != np.asarray(y_val)))
         else:
             if not hasattr(est, "log_marginal_likelihood_"):
-                raise InputError(f"scoring='evidence' needs an estimator with log_marginal_likelihood_, "
-                                 f"got {type(est).__name__}")
+                raise InputError(
+                    f"scoring='evidence' needs an estimator with log_marginal_likelihood_, got {type(est).__name__}"
+                )
             row["evidence"] = float(est.log_marginal_likelihood_)
         results.append(row)
     key = (lambda r: r["error"]) if scoring == "validation" else (lambda r: -r["evidence"])

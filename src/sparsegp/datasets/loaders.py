@@ -76,8 +76,13 @@ def mnist(split):
         raise InputError(f"split for 'mnist' must be 'official', got {split!r}")
     tr, te = read_npz("mnist", "mnist_train.npz"), read_npz("mnist", "mnist_test.npz")
     names = [f"px{i}" for i in range(784)]
-    return (tr["images"].astype(np.float64), tr["labels"].astype(np.int64),
-            te["images"].astype(np.float64), te["labels"].astype(np.int64), names)
+    return (
+        tr["images"].astype(np.float64),
+        tr["labels"].astype(np.int64),
+        te["images"].astype(np.float64),
+        te["labels"].astype(np.int64),
+        names,
+    )
 
 
 def banana(split):

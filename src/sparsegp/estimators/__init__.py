@@ -5,4 +5,11 @@ from .exact import ExactGPRegressor
 from .persistence import load_model, save_model
 from .sparse import SparseGPRegressor
 
-__all__ = ["IVMClassifier", "OneVsRestIVMClassifier", "ExactGPRegressor", "SparseGPRegressor", "load_model", "save_model"]
+__all__ = [
+    "IVMClassifier",
+    "OneVsRestIVMClassifier",
+    "ExactGPRegressor",
+    "SparseGPRegressor",
+    "load_model",
+    "save_model",
+]

@@ -15,7 +15,14 @@ from ..kernels import Kernel, SquaredExponential
 from ..priors import LogNormal
 from ..training import minimize
 from ..transforms import MAX_VALUE, MIN_VALUE, RAW_MAX, RAW_MIN, log_jacobian, to_positive, to_raw
-from ..validation import as_float_matrix, as_float_vector, check_feature_names, check_int, check_positive, feature_names_of
+from ..validation import (
+    as_float_matrix,
+    as_float_vector,
+    check_feature_names,
+    check_int,
+    check_positive,
+    feature_names_of,
+)
 from . import persistence
 
 # Weak hyper-priors used when there are fewer than two samples per free hyper-parameter (see
@@ -45,10 +52,15 @@ class FeatureNamesMixin:
 
     def _restore_feature_names(self, meta):
         names = meta.get("feature_names")
-        if names is not None and not (isinstance(names, list) and len(names) == self.n_features_in_
-                                      and all(isinstance(n, str) for n in names) and len(set(names)) == len(names)):
-            raise persistence.ModelFileError(f"metadata field 'feature_names' must be null or {self.n_features_in_} "
-                                             "distinct strings")
+        if names is not None and not (
+            isinstance(names, list)
+            and len(names) == self.n_features_in_
+            and all(isinstance(n, str) for n in names)
+            and len(set(names)) == len(names)
+        ):
+            raise persistence.ModelFileError(
+                f"metadata field 'feature_names' must be null or {self.n_features_in_} distinct strings"
+            )
         self._set_feature_names(names)
 
 
@@ -84,7 +96,6 @@ def distinct_records(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.sort(np.unique(keys, return_index=True)[1])
 
 
-
 class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
     """Common fit-time validation and predict-time rescaling for GP regressors."""
 
@@ -111,8 +122,9 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             )
             X, y = X[keep], y[keep]
             if X.shape[0] < min_rows:
-                raise InputError(f"X has {X.shape[0]} distinct sample(s) after removing repeated rows; "
-                                 f"at least {min_rows} required")
+                raise InputError(
+                    f"X has {X.shape[0]} distinct sample(s) after removing repeated rows; at least {min_rows} required"
+                )
         self.n_features_in_ = X.shape[1]
         self._set_feature_names(names)
         if self.normalize_y:
@@ -142,7 +154,10 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             lengthscale = np.where(spread > 0, spread, 1.0)
             priors = None
             if self.optimize is True and self._too_few(n_samples, D + 2):
-                priors = {"lengthscale": LogNormal(np.log(lengthscale), TINY_DATA_LOG_SD), "variance": LogNormal(0.0, TINY_DATA_LOG_SD)}
+                priors = {
+                    "lengthscale": LogNormal(np.log(lengthscale), TINY_DATA_LOG_SD),
+                    "variance": LogNormal(0.0, TINY_DATA_LOG_SD),
+                }
             return SquaredExponential(lengthscale=lengthscale, variance=1.0, priors=priors)
         if not isinstance(self.kernel, Kernel):
             raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(self.kernel).__name__}")
@@ -172,7 +187,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             out = {}
             for key, leaf in params.items():
                 fill = value if key in ("kernel", "raw_noise") else inner
-                out[key] = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), fill), leaf)
+                out[key] = jax.tree_util.tree_map(lambda a, fill=fill: jnp.full(jnp.shape(a), fill), leaf)
             return out
 
         lower, upper = bounds(RAW_MIN, -jnp.inf), bounds(RAW_MAX, jnp.inf)
@@ -197,6 +212,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
 
         callback = self.callback
         if callback is not None and scale != 1.0:
+
             def callback(iteration, value, p, user=self.callback):
                 return user(iteration, value, params_for_scaled_inputs(p, 1.0 / scale))
 

@@ -14,7 +14,7 @@ from ..classification.ivm import ivm_select
 from ..classification.probit import predictive_probability, probit_bias
 from ..errors import InputError, NotFittedError
 from ..kernels import Constant, Kernel, SquaredExponential
-from ..selection.oracle import KernelOracle
+from ..kernels.gram import gram
 from ..validation import as_float_matrix, check_int, feature_names_of
 from . import persistence
 from .base import FeatureNamesMixin, input_scale
@@ -25,8 +25,11 @@ def _labels(y, n: int) -> np.ndarray:
         raise InputError("requires y to be passed, but the target y is None")
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
-        warnings.warn("A column-vector y was passed when a 1d array was expected; it was flattened.",
-                      DataConversionWarning, stacklevel=3)
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; it was flattened.",
+            DataConversionWarning,
+            stacklevel=3,
+        )
         y = y[:, 0]
     if y.ndim != 1:
         raise InputError(f"y has shape {y.shape}; expected a 1-D array of class labels")
@@ -36,8 +39,9 @@ def _labels(y, n: int) -> np.ndarray:
         if not np.all(np.isfinite(y)):
             raise InputError("y holds NaN or inf; class labels must be finite")
         if np.any(y != np.round(y)):
-            raise InputError("Unknown label type: y holds non-integer floats (continuous targets); "
-                             "IVMClassifier needs class labels")
+            raise InputError(
+                "Unknown label type: y holds non-integer floats (continuous targets); IVMClassifier needs class labels"
+            )
     if y.dtype.kind not in "biufUSO":
         raise InputError(f"y has dtype {y.dtype}; expected class labels (integers or strings)")
     return y
@@ -59,8 +63,22 @@ def _check_class_counts(y, classes, owner: str) -> None:
         raise InputError(f"{owner}: class {c!r} has {int(counts.min())} example(s); every class needs at least 2")
 
 
-_JSON_PARAMS = ("size", "bias", "bias_variance", "criterion", "n_random", "n_full", "index_size", "tau", "stop",
-                "monitor_size", "check_every", "patience", "random_state", "verbose")
+_JSON_PARAMS = (
+    "size",
+    "bias",
+    "bias_variance",
+    "criterion",
+    "n_random",
+    "n_full",
+    "index_size",
+    "tau",
+    "stop",
+    "monitor_size",
+    "check_every",
+    "patience",
+    "random_state",
+    "verbose",
+)
 
 
 @persistence.register
@@ -154,7 +172,7 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
     def _kernel(self, X: np.ndarray) -> Kernel:
         D = X.shape[1]
         if self.kernel is None:  # the kernel is not learned: its length-scale must follow the inputs' units
-            base = SquaredExponential(lengthscale=np.sqrt(D) * input_scale(X), variance=1.0)
+            base: Kernel = SquaredExponential(lengthscale=np.sqrt(D) * input_scale(X), variance=1.0)
         elif not isinstance(self.kernel, Kernel):
             raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(self.kernel).__name__}")
         else:
@@ -179,7 +197,9 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         _check_class_counts(y, classes, "IVMClassifier")
         size = check_int(self.size, "size", minimum=1)
         for name in ("n_random", "n_full", "monitor_size", "check_every", "patience"):
-            check_int(getattr(self, name), name, minimum=1 if name in ("monitor_size", "check_every", "patience") else 0)
+            check_int(
+                getattr(self, name), name, minimum=1 if name in ("monitor_size", "check_every", "patience") else 0
+            )
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
         self._set_feature_names(names)
@@ -195,10 +215,22 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
             self.bias_ = b
         self.kernel_ = self._kernel(X)
         sel = ivm_select(
-            self.kernel_, X, ypm, self.bias_, size=min(size, X.shape[0]), criterion=self.criterion,
-            n_random=self.n_random, n_full=self.n_full, index_size=self.index_size, tau=self.tau, stop=self.stop,
-            monitor_size=self.monitor_size, check_every=self.check_every, patience=self.patience,
-            random_state=self.random_state, verbose=self.verbose,
+            self.kernel_,
+            X,
+            ypm,
+            self.bias_,
+            size=min(size, X.shape[0]),
+            criterion=self.criterion,
+            n_random=self.n_random,
+            n_full=self.n_full,
+            index_size=self.index_size,
+            tau=self.tau,
+            stop=self.stop,
+            monitor_size=self.monitor_size,
+            check_every=self.check_every,
+            patience=self.patience,
+            random_state=self.random_state,
+            verbose=self.verbose,
         )
         pred = sel.state.predictor(sel.d)
         self.active_ = pred["active"]
@@ -221,7 +253,7 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         """Eq. 5: the latent mean mu(x*) and variance sigma^2(x*) (bias not included)."""
         self._check_fitted()
         X = self._test_matrix(X)
-        oracle = KernelOracle(self.kernel_, self.X_active_)
+        oracle = gram(self.kernel_, self.X_active_, engine="jax")
         means, variances = [], []
         for s in range(0, X.shape[0], batch_size):
             Xb = X[s : s + batch_size]
@@ -249,7 +281,6 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         z = self.decision_function(X)
         return self.classes_[(z > 0).astype(int)]
 
-
     # ---- persistence (save / load from persistence.SaveLoadMixin) ---------------------
     def _get_state(self):
         params = {k: v for k, v in self.get_params(deep=False).items() if k in _JSON_PARAMS}
@@ -265,8 +296,13 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
             "log_marginal_likelihood": float(self.log_marginal_likelihood_),
             "stop_reason": self.stop_reason_,
         }
-        arrays = {"active": self.active_, "X_active": self.X_active_, "beta": self.beta_, "L": self.L_,
-                  "sqrt_site_precision": self.sqrt_site_precision_}
+        arrays = {
+            "active": self.active_,
+            "X_active": self.X_active_,
+            "beta": self.beta_,
+            "L": self.L_,
+            "sqrt_site_precision": self.sqrt_site_precision_,
+        }
         return meta, arrays
 
     @classmethod
@@ -281,8 +317,10 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         model.log_marginal_likelihood_ = req(meta, "log_marginal_likelihood", float)
         model.stop_reason_ = req(meta, "stop_reason", str)
         classes = req(meta, "classes", list)
-        if len(classes) != 2 or not (all(isinstance(c, str) for c in classes)
-                                     or all(isinstance(c, int) and not isinstance(c, bool) for c in classes)):
+        if len(classes) != 2 or not (
+            all(isinstance(c, str) for c in classes)
+            or all(isinstance(c, int) and not isinstance(c, bool) for c in classes)
+        ):
             raise persistence.ModelFileError("metadata field 'classes' must hold two labels, both int or both str")
         model.classes_ = np.array(classes)
         if not np.isfinite(model.bias_) or model.n_features_in_ < 1:

@@ -75,8 +75,10 @@ def fit_dask(model, X, y):
     if model.reselect is not None:
         raise InputError(f"reselect={model.reselect!r} is not available on dask arrays; use reselect=None")
     if model.prediction != "standard":
-        raise InputError(f"prediction={model.prediction!r} keeps the training data in memory: use "
-                         "prediction='standard' with dask arrays")
+        raise InputError(
+            f"prediction={model.prediction!r} keeps the training data in memory: use "
+            "prediction='standard' with dask arrays"
+        )
     client = _client()
     X, y = _arrays(model, X, y)
     n, D = X.shape
@@ -86,7 +88,9 @@ def fit_dask(model, X, y):
         raise InputError("X or y contains NaN or infinity")
     model.n_features_in_ = D
     model._set_feature_names(None)
-    model.y_mean_, model.y_std_ = (float(y_mean), float(y_std) if y_std > 0 else 1.0) if model.normalize_y else (0.0, 1.0)
+    model.y_mean_, model.y_std_ = (
+        (float(y_mean), float(y_std) if y_std > 0 else 1.0) if model.normalize_y else (0.0, 1.0)
+    )
     s = scale_from_variances(var)
     kernel = model._initial_kernel_for(np.sqrt(var), n, s)
     noise = model._initial_noise()
@@ -104,9 +108,11 @@ def fit_dask(model, X, y):
             mask["kernel"] = jax.tree_util.tree_map(lambda m: jnp.zeros_like(m, dtype=bool), mask["kernel"])
             mask["raw_noise"] = jnp.asarray(False)
         Z_fixed = None if model.optimize_inducing else Z0
+
         def full():
-            return (y,), HostObjective(model.approximation, data=data, jitter=float(model.jitter),
-                                       penalty=model._penalty, Z_fixed=Z_fixed)
+            return (y,), HostObjective(
+                model.approximation, data=data, jitter=float(model.jitter), penalty=model._penalty, Z_fixed=Z_fixed
+            )
 
         model.rounds_ = model.stages_ = None
         sub = model._subset_rows(n, rng)
@@ -114,8 +120,15 @@ def fit_dask(model, X, y):
             Xsub, ysub = (a.compute() for a in (X[sub] / s, (y[sub] - model.y_mean_) / model.y_std_))
             params = model._fit_subset_then_all(params, mask, Xsub, ysub, Z0, full, s)
         else:
-            params = model._fit_hyperparameters(model._objective, params, mask, (y,), f"SparseGP ({model.approximation})"
-                                                " fit on dask arrays", value_and_grad=full()[1], scale=s)
+            params = model._fit_hyperparameters(
+                model._objective,
+                params,
+                mask,
+                (y,),
+                f"SparseGP ({model.approximation}) fit on dask arrays",
+                value_and_grad=full()[1],
+                scale=s,
+            )
         params = dict(params, Z=params.get("Z", jnp.asarray(Z0)))
         value, terms, Luu = _posterior_terms(model, data, params)
         model.data_bytes_per_evaluation_ = data.bytes_moved / max(data.evaluations, 1)
@@ -144,9 +157,11 @@ def _posterior_terms(model, data, params):
         if np.isfinite(value) and all(bool(jnp.all(jnp.isfinite(a))) for a in (*terms, Luu)):
             return value, terms, Luu
         if jitter >= MAX_JITTER:
-            raise NumericalError(f"the posterior of the fitted {model.approximation} model could not be factorised "
-                                 f"even with jitter {jitter:g} x mean diag(K_uu); use fewer or better spread inducing "
-                                 "inputs, or a larger min_noise")
+            raise NumericalError(
+                f"the posterior of the fitted {model.approximation} model could not be factorised "
+                f"even with jitter {jitter:g} x mean diag(K_uu); use fewer or better spread inducing "
+                "inputs, or a larger min_noise"
+            )
         jitter = min(jitter * 10.0, MAX_JITTER)
 
 
@@ -164,8 +179,9 @@ def predict_dask(model, X, *, return_std=False, return_cov=False, include_noise=
         raise InputError("return_cov needs all test points in one n x n matrix: not available for dask arrays")
     X = da.asarray(X)
     if X.ndim != 2 or X.shape[1] != model.n_features_in_:
-        raise InputError(f"X has shape {X.shape}, but {type(model).__name__} is expecting {model.n_features_in_} "
-                         "features as input")
+        raise InputError(
+            f"X has shape {X.shape}, but {type(model).__name__} is expecting {model.n_features_in_} features as input"
+        )
     X = X.rechunk({1: -1})
     out = X.map_blocks(_predict_block, model, include_noise, chunks=(X.chunks[0], (2,)), dtype=np.float64)
     return (out[:, 0], out[:, 1]) if return_std else out[:, 0]

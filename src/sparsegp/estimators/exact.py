@@ -136,7 +136,9 @@ class ExactGPRegressor(GPRegressorBase):
         mean, var = self._predict_in_batches(
             lambda Xb: exact_predict(self.kernel_, self.posterior_, Xb, full_cov=return_cov), X, full_cov=return_cov
         )
-        return self._finish_prediction(mean, var, return_std=return_std, return_cov=return_cov, include_noise=include_noise)
+        return self._finish_prediction(
+            mean, var, return_std=return_std, return_cov=return_cov, include_noise=include_noise
+        )
 
     # ---- persistence ---------------------------------------------------------
     def _get_state(self):

@@ -26,6 +26,9 @@ _ESTIMATORS: dict[str, type] = {}
 class SaveLoadMixin:
     """``save`` / ``load`` for estimators that implement ``_get_state`` / ``_from_state``."""
 
+    def _check_fitted(self) -> None:  # provided by the estimator base class
+        raise NotImplementedError
+
     def save(self, path) -> str:
         """Save the fitted model as ``.npz`` + JSON metadata (no pickle); returns the path."""
         self._check_fitted()
@@ -78,7 +81,9 @@ def save_model(estimator, path) -> str:
     for k, v in arrays.items():
         if np.asarray(v).dtype == object:
             raise ModelFileError(f"array {k!r} has dtype object and cannot be saved without pickle")
-    np.savez(path, __metadata__=np.array(json.dumps(meta, allow_nan=False)), **{k: np.asarray(v) for k, v in arrays.items()})
+    payload = {"__metadata__": np.array(json.dumps(meta, allow_nan=False))}
+    payload.update((k, np.asarray(v)) for k, v in arrays.items())
+    np.savez(path, allow_pickle=False, **payload)
     return path
 
 
@@ -155,7 +160,9 @@ def load_model(path):
         )
     cls = _ESTIMATORS.get(meta.get("estimator"))
     if cls is None:
-        raise ModelFileError(f"{path!r}: unknown estimator type {meta.get('estimator')!r}; known: {sorted(_ESTIMATORS)}")
+        raise ModelFileError(
+            f"{path!r}: unknown estimator type {meta.get('estimator')!r}; known: {sorted(_ESTIMATORS)}"
+        )
     for k, v in arrays.items():
         if v.dtype.kind == "f" and not np.all(np.isfinite(v)):
             raise ModelFileError(f"{path!r}: array {k!r} contains NaN or inf")
@@ -192,7 +199,9 @@ def require(meta: dict, key: str, kind, *, where: str = "metadata"):
     if float in kinds and isinstance(v, int) and not isinstance(v, bool):
         v = float(v)
     if not isinstance(v, kinds):
-        raise ModelFileError(f"{where} field {key!r} has type {type(v).__name__}, expected {'/'.join(k.__name__ for k in kinds)}")
+        raise ModelFileError(
+            f"{where} field {key!r} has type {type(v).__name__}, expected {'/'.join(k.__name__ for k in kinds)}"
+        )
     return v
 
 

@@ -17,10 +17,10 @@ from ..approximations.sor import sor_log_evidence, sor_posterior
 from ..approximations.vfe import vfe_bound, vfe_posterior
 from ..distributed import is_dask_collection
 from ..errors import InputError, ModelFileError, NumericalError
-from ..linalg import MAX_JITTER
+from ..linalg import MAX_JITTER, jitter_ladder
 from ..selection import KMeans, Selector
 from ..stats import chunk_size_for
-from ..training import minimize_reselecting
+from ..training import alternate, minimize_reselecting
 from ..transforms import to_positive, to_raw
 from ..validation import as_float_matrix, as_float_vector, check_int, check_positive
 from . import persistence
@@ -201,8 +201,10 @@ class SparseGPRegressor(GPRegressorBase):
         if self.subset is not None:
             check_int(self.subset, "subset", minimum=2)
             if self.reselect is not None:
-                raise InputError(f"subset={self.subset} and reselect={self.reselect!r} cannot be combined: the subset "
-                                 "stage learns the inducing inputs by gradient, use reselect=None")
+                raise InputError(
+                    f"subset={self.subset} and reselect={self.reselect!r} cannot be combined: the subset "
+                    "stage learns the inducing inputs by gradient, use reselect=None"
+                )
         check_int(self.refine_iter, "refine_iter")
         if self.optimize == "inducing" and not self.optimize_inducing:
             raise InputError("optimize='inducing' optimises only the inducing inputs: it needs optimize_inducing=True")
@@ -213,7 +215,9 @@ class SparseGPRegressor(GPRegressorBase):
             if not isinstance(self.inducing, Selector):
                 raise InputError(f"reselect={self.reselect!r} needs a selector as inducing (e.g. InfoGain(256))")
             if self.optimize_inducing:
-                raise InputError(f"reselect={self.reselect!r} keeps the inducing inputs at training rows: set optimize_inducing=False")
+                raise InputError(
+                    f"reselect={self.reselect!r} keeps the inducing inputs at training rows: set optimize_inducing=False"
+                )
             check_int(self.n_rounds, "n_rounds", minimum=1)
 
     def _initial_inducing(self, X, rng, y=None, kernel=None, noise=None, scale=1.0):
@@ -244,8 +248,9 @@ class SparseGPRegressor(GPRegressorBase):
             if m < 1:
                 raise InputError(f"inducing={m}: at least one inducing point is required")
             if m > n:
-                warnings.warn(f"inducing={m} exceeds n_samples={n}; using all {n} training inputs", UserWarning,
-                              stacklevel=4)
+                warnings.warn(
+                    f"inducing={m} exceeds n_samples={n}; using all {n} training inputs", UserWarning, stacklevel=4
+                )
                 m = n
             return np.sort(rng.choice(n, size=m, replace=False))
         if ind is None or isinstance(ind, bool):
@@ -273,8 +278,15 @@ class SparseGPRegressor(GPRegressorBase):
         """
         if not self.optimize or self.approximation != "fitc" or jax.default_backend() != "cpu":
             return None
-        return HostObjective(self.approximation, X, y, chunk=self._chunk, jitter=float(self.jitter),
-                             penalty=self._penalty, Z_fixed=Z_fixed)
+        return HostObjective(
+            self.approximation,
+            X,
+            y,
+            chunk=self._chunk,
+            jitter=float(self.jitter),
+            penalty=self._penalty,
+            Z_fixed=Z_fixed,
+        )
 
     def _penalty(self, params):
         """The negative log hyper-priors (kernel and noise) added to the negative objective."""
@@ -311,14 +323,20 @@ class SparseGPRegressor(GPRegressorBase):
         self.rounds_ = self.stages_ = None
         sub = self._subset_rows(X.shape[0], rng)
         if sub is not None:
+
             def full():  # the objective on all rows, as the ordinary fit evaluates it
                 return (Zj, Xj, yj), self._host_objective(Xs, y, None if self.optimize_inducing else Z0)
 
             params = self._fit_subset_then_all(params, mask, Xs[sub], y[sub], Z0, full, s)
         elif self.reselect is None:
             params = self._fit_hyperparameters(
-                self._objective, params, mask, (Zj, Xj, yj), f"SparseGP ({self.approximation}) fit",
-                value_and_grad=self._host_objective(Xs, y, None if self.optimize_inducing else Z0), scale=s,
+                self._objective,
+                params,
+                mask,
+                (Zj, Xj, yj),
+                f"SparseGP ({self.approximation}) fit",
+                value_and_grad=self._host_objective(Xs, y, None if self.optimize_inducing else Z0),
+                scale=s,
             )
         elif self.reselect == "interleaved":
             params, idx = self._fit_interleaved(params, mask, Xs, y, Xj, yj, idx, rng)
@@ -361,9 +379,13 @@ class SparseGPRegressor(GPRegressorBase):
         Z_fixed = None if self.optimize_inducing else Z0
         try:
             params = self._fit_hyperparameters(
-                self._objective, params, mask, (jnp.asarray(Z0), jnp.asarray(Xsub), jnp.asarray(ysub)),
+                self._objective,
+                params,
+                mask,
+                (jnp.asarray(Z0), jnp.asarray(Xsub), jnp.asarray(ysub)),
                 f"SparseGP ({self.approximation}) fit on {Xsub.shape[0]} rows",
-                value_and_grad=self._host_objective(Xsub, ysub, Z_fixed), scale=scale,
+                value_and_grad=self._host_objective(Xsub, ysub, Z_fixed),
+                scale=scale,
             )
         finally:
             self._chunk = chunk
@@ -371,8 +393,14 @@ class SparseGPRegressor(GPRegressorBase):
         if self.refine_iter > 0 and self.optimize:
             args, value_and_grad = full()
             params = self._fit_hyperparameters(
-                self._objective, params, mask, args, f"SparseGP ({self.approximation}) refined on all rows",
-                value_and_grad=value_and_grad, scale=scale, max_iter=int(self.refine_iter),
+                self._objective,
+                params,
+                mask,
+                args,
+                f"SparseGP ({self.approximation}) refined on all rows",
+                value_and_grad=value_and_grad,
+                scale=scale,
+                max_iter=int(self.refine_iter),
             )
             stages.append({"rows": int(np.shape(args[-1])[0]), "report": self.optimizer_report_})
         self.stages_ = stages
@@ -387,8 +415,10 @@ class SparseGPRegressor(GPRegressorBase):
 
     def _objective_data(self, X, y):
         if X is None or y is None:
-            raise InputError("SparseGPRegressor keeps no training data: pass the training X and y to "
-                             "log_marginal_likelihood(theta, eval_gradient, X=X, y=y)")
+            raise InputError(
+                "SparseGPRegressor keeps no training data: pass the training X and y to "
+                "log_marginal_likelihood(theta, eval_gradient, X=X, y=y)"
+            )
         X = self._validate_test_inputs(X)
         y = as_float_vector(y, "y", n=X.shape[0])
         return jnp.asarray(X), jnp.asarray((y - self.y_mean_) / self.y_std_)
@@ -400,34 +430,43 @@ class SparseGPRegressor(GPRegressorBase):
 
     def _select(self, params, X, y, rng, size=None, initial=None):
         sel = self.inducing.select(
-            params["kernel"], float(to_positive(params["raw_noise"])), X, y,
-            random_state=rng, verbose=self.verbose, size=size, initial=initial,
+            params["kernel"],
+            float(to_positive(params["raw_noise"])),
+            X,
+            y,
+            random_state=rng,
+            verbose=self.verbose,
+            size=size,
+            initial=initial,
         )
         self.selection_ = sel
         return sel.indices.copy()
 
     def _fit_rounds(self, params, mask, X, y, Xj, yj, idx, rng, scale):
-        """HPEV-style alternation ("alternate") or Titsias's variational EM ("em"), n_rounds each."""
-        m_final = min(check_int(self.inducing.size, "size", minimum=1), X.shape[0])
-        rounds, reports = [], []
-        for r in range(self.n_rounds):
-            if r > 0:
-                if self.reselect == "em":  # E-step: keep the set, add the next share greedily at the new theta
-                    size = min(m_final, int(np.ceil(m_final * (r + 1) / self.n_rounds)))
-                    idx = self._select(params, X, y, rng, size=size, initial=idx)
-                else:
-                    idx = self._select(params, X, y, rng)
-            after_select = self._value(params["kernel"], to_positive(params["raw_noise"]), X[idx], Xj, yj)
-            params = self._fit_hyperparameters(
-                self._objective, params, mask, (jnp.asarray(X[idx]), Xj, yj),
+        """HPEV-style alternation ("alternate") or Titsias's variational EM ("em"): :func:`training.alternate`."""
+
+        def select(p, size, initial):
+            return self._select(p, X, y, rng, size=size, initial=initial)
+
+        def fit(p, idx, r):
+            p = self._fit_hyperparameters(
+                self._objective,
+                p,
+                mask,
+                (jnp.asarray(X[idx]), Xj, yj),
                 f"SparseGP ({self.approximation}) {self.reselect} round {r + 1}/{self.n_rounds}",
-                value_and_grad=self._host_objective(X, y, X[idx]), scale=scale,
+                value_and_grad=self._host_objective(X, y, X[idx]),
+                scale=scale,
             )
-            reports.append(self.optimizer_report_)
-            rounds.append({"round": r + 1, "size": int(len(idx)), "after_selection": after_select,
-                           "after_hyperparameters": self._value(params["kernel"], to_positive(params["raw_noise"]),
-                                                                 X[idx], Xj, yj)})
-        self.rounds_ = rounds
+            return p, self.optimizer_report_
+
+        def value(p, idx):
+            return self._value(p["kernel"], to_positive(p["raw_noise"]), X[idx], Xj, yj)
+
+        m_final = min(check_int(self.inducing.size, "size", minimum=1), X.shape[0])
+        params, idx, self.rounds_, reports = alternate(
+            select, fit, value, params, idx, n_rounds=self.n_rounds, em=self.reselect == "em", m_final=m_final
+        )
         self.n_iter_ = sum(rep.n_iter for rep in reports if rep is not None)
         return params, idx
 
@@ -444,8 +483,15 @@ class SparseGPRegressor(GPRegressorBase):
             self.optimizer_report_, self.n_iter_ = None, 0
             return params, idx
         params, report = minimize_reselecting(
-            self._objective, params, reselect, args=(Xj, yj), mask=mask, lower=lower, upper=upper,
-            max_iter=check_int(self.max_iter, "max_iter", minimum=1), verbose=self.verbose,
+            self._objective,
+            params,
+            reselect,
+            args=(Xj, yj),
+            mask=mask,
+            lower=lower,
+            upper=upper,
+            max_iter=check_int(self.max_iter, "max_iter", minimum=1),
+            verbose=self.verbose,
             desc=f"SparseGP ({self.approximation}) interleaved",
         )
         self.optimizer_report_, self.n_iter_ = report, report.n_iter
@@ -455,19 +501,16 @@ class SparseGPRegressor(GPRegressorBase):
 
     def _posterior_with_jitter(self, posterior_fn, X, y) -> SparsePosterior:
         """The prediction cache; if a factorisation fails, retry with tenfold jitter up to MAX_JITTER."""
-        jitter = float(self.jitter)
-        while True:
+        for jitter in jitter_ladder(float(self.jitter), MAX_JITTER):
             post = posterior_fn(self.kernel_, jnp.asarray(self.Z_), self.noise_, X, y, chunk=self._chunk, jitter=jitter)
             if all(bool(jnp.all(jnp.isfinite(a))) for a in post):
                 return post
-            if jitter >= MAX_JITTER:
-                raise NumericalError(
-                    f"the posterior of the fitted {self.approximation} model could not be factorised even with "
-                    f"jitter {jitter:g} x mean diag(K_uu): the inducing inputs are (near-)duplicates or the "
-                    "length-scales are far larger than their spread. Use fewer or better spread inducing inputs "
-                    "(a greedy selection), or a larger min_noise."
-                )
-            jitter = min(jitter * 10.0, MAX_JITTER)
+        raise NumericalError(
+            f"the posterior of the fitted {self.approximation} model could not be factorised even with "
+            f"jitter {jitter:g} x mean diag(K_uu): the inducing inputs are (near-)duplicates or the "
+            "length-scales are far larger than their spread. Use fewer or better spread inducing inputs "
+            "(a greedy selection), or a larger min_noise."
+        )
 
     # ---- prediction ------------------------------------------------------------
     def _mean_var(self, X, full_cov: bool):
@@ -485,11 +528,13 @@ class SparseGPRegressor(GPRegressorBase):
 
             return self._predict_in_batches(fn, X, full_cov=full_cov, batch_size=4096)
 
-        def fn(Xb):
-            return full_data_predict(self.kernel_, self.posterior_, self.noise_, self.train_cache_, Xb, method=self.prediction)
+        def augmented(Xb):
+            return full_data_predict(
+                self.kernel_, self.posterior_, self.noise_, self.train_cache_, Xb, method=self.prediction
+            )
 
         # O(n m) per test point: small batches bound the (chunk x batch) blocks.
-        return self._predict_in_batches(fn, X, full_cov=False, batch_size=256)
+        return self._predict_in_batches(augmented, X, full_cov=False, batch_size=256)
 
     def predict(self, X, return_std=False, return_cov=False, include_noise=True):
         """Predictive mean, and optionally std or full covariance, of the targets y (noise included).
@@ -512,7 +557,9 @@ class SparseGPRegressor(GPRegressorBase):
                     "property of eq. 39 of Quiñonero-Candela & Rasmussen, not a numerical failure), so no std "
                     "exists there; use predict_var() to get the variances as computed, or prediction='augmented'"
                 )
-        return self._finish_prediction(mean, var, return_std=return_std, return_cov=return_cov, include_noise=include_noise)
+        return self._finish_prediction(
+            mean, var, return_std=return_std, return_cov=return_cov, include_noise=include_noise
+        )
 
     def predict_var(self, X, include_noise=True):
         """(mean, variance of y, or of f with ``include_noise=False``) as computed, no square root taken.

@@ -18,11 +18,16 @@ import time
 import numpy as np
 
 PAPER = {  # Table 1: c -> (SVM gen %, SVs, time s, IVM gen %, d, time s)
-    0: (0.22, 1247, 1281, 0.18, 1130, 627), 1: (0.20, 798, 864, 0.26, 820, 427),
-    2: (0.40, 2240, 2977, 0.40, 2150, 1690), 3: (0.41, 2610, 3687, 0.39, 2500, 2191),
-    4: (0.40, 1826, 2442, 0.33, 1740, 1210), 5: (0.29, 2306, 2771, 0.32, 2200, 1758),
-    6: (0.28, 1331, 1520, 0.29, 1270, 765), 7: (0.54, 1759, 2251, 0.51, 1660, 1110),
-    8: (0.50, 2636, 3909, 0.53, 2470, 2024), 9: (0.58, 2731, 3469, 0.55, 2740, 2444),
+    0: (0.22, 1247, 1281, 0.18, 1130, 627),
+    1: (0.20, 798, 864, 0.26, 820, 427),
+    2: (0.40, 2240, 2977, 0.40, 2150, 1690),
+    3: (0.41, 2610, 3687, 0.39, 2500, 2191),
+    4: (0.40, 1826, 2442, 0.33, 1740, 1210),
+    5: (0.29, 2306, 2771, 0.32, 2200, 1758),
+    6: (0.28, 1331, 1520, 0.29, 1270, 765),
+    7: (0.54, 1759, 2251, 0.51, 1660, 1110),
+    8: (0.50, 2636, 3909, 0.53, 2470, 2024),
+    9: (0.58, 2731, 3469, 0.55, 2740, 2444),
 }
 PAPER_COMBINED = {"IVM": 1.54, "SVM": 1.62}
 GAMMAS = (16.9, 33.8, 67.6)
@@ -45,11 +50,12 @@ def reject_curve(wrong, confidence, fractions):
     """Error rate on the kept points after rejecting the least confident fraction."""
     order = np.argsort(confidence, kind="stable")  # least confident first
     n = len(wrong)
-    return [float(np.mean(wrong[order[int(round(f * n)):]])) for f in fractions]
+    return [float(np.mean(wrong[order[int(round(f * n)) :]])) for f in fractions]
 
 
-def run_tasks(*, tasks=tuple(range(10)), n_train=59000, n_select=5000, index_size=500, tau=0.5, seed=0,
-              verbose=False, log=None) -> dict:
+def run_tasks(
+    *, tasks=tuple(range(10)), n_train=59000, n_select=5000, index_size=500, tau=0.5, seed=0, verbose=False, log=None
+) -> dict:
     """Model selection, training and testing for each task; returns rows, summary and test scores."""
     from sklearn.svm import SVC
 
@@ -78,35 +84,60 @@ def run_tasks(*, tasks=tuple(range(10)), n_train=59000, n_select=5000, index_siz
         svm_s = time.perf_counter() - t0
         n_sv = int(svm.n_support_.sum())
         svm_dec = svm.decision_function(Xt)
-        ivm = IVMClassifier(sel_ivm["best"]["kernel"], size=n_sv, bias_variance=0.1, index_size=index_size, tau=tau,
-                            random_state=seed, verbose=verbose)
+        ivm = IVMClassifier(
+            sel_ivm["best"]["kernel"],
+            size=n_sv,
+            bias_variance=0.1,
+            index_size=index_size,
+            tau=tau,
+            random_state=seed,
+            verbose=verbose,
+        )
         t0 = time.perf_counter()
         ivm.fit(X, yc)
         ivm_s = time.perf_counter() - t0
         logp = ivm.predict_log_proba(Xt)
         k = ivm.kernel_.kernels[0]
         row = {
-            "c": int(c), "svm_error": 100 * float(np.mean((svm_dec > 0).astype(int) != ytc)), "svm_s": svm_s,
-            "n_sv": n_sv, "svm_params": sel_svm["best"],
-            "ivm_error": 100 * float(np.mean(ivm.predict(Xt) != ytc)), "ivm_s": ivm_s, "d": int(ivm.active_.size),
+            "c": int(c),
+            "svm_error": 100 * float(np.mean((svm_dec > 0).astype(int) != ytc)),
+            "svm_s": svm_s,
+            "n_sv": n_sv,
+            "svm_params": sel_svm["best"],
+            "ivm_error": 100 * float(np.mean(ivm.predict(Xt) != ytc)),
+            "ivm_s": ivm_s,
+            "d": int(ivm.active_.size),
             "ivm_params": {"C": float(k.variance), "gamma": float(D / k.lengthscale**2)},
             "svm_selection": sel_svm["results"],
-            "ivm_selection": [{"C": float(r["params"]["kernel"].variance),
-                               "gamma": float(D / r["params"]["kernel"].lengthscale ** 2),
-                               "error": r["error"], "fit_s": r["fit_s"]} for r in sel_ivm["results"]],
+            "ivm_selection": [
+                {
+                    "C": float(r["params"]["kernel"].variance),
+                    "gamma": float(D / r["params"]["kernel"].lengthscale ** 2),
+                    "error": r["error"],
+                    "fit_s": r["fit_s"],
+                }
+                for r in sel_ivm["results"]
+            ],
             "d_selection": d_sub,
         }
         rows.append(row)
         scores[int(c)] = (logp[:, 1], np.exp(logp[:, 1]), svm_dec)
         if log:
-            log(f"c={c}: SVM {row['svm_error']:.2f}% {svm_s:.1f}s {n_sv} SVs | IVM {row['ivm_error']:.2f}% {ivm_s:.1f}s "
-                f"d={row['d']} {row['ivm_params']}")
+            log(
+                f"c={c}: SVM {row['svm_error']:.2f}% {svm_s:.1f}s {n_sv} SVs | IVM {row['ivm_error']:.2f}% {ivm_s:.1f}s "
+                f"d={row['d']} {row['ivm_params']}"
+            )
     ratios = np.array([r["ivm_s"] / r["svm_s"] for r in rows])
     diffs = np.array([r["ivm_error"] - r["svm_error"] for r in rows])
     summary = {
-        "n_train": int(len(y)), "n_select": int(min(n_select, len(y))), "index_size": index_size, "tau": tau,
-        "median_time_ratio": float(np.median(ratios)), "ivm_faster_tasks": int(np.sum(ratios < 1)),
-        "tasks": len(rows), "max_abs_error_difference_pp": float(np.max(np.abs(diffs))),
+        "n_train": int(len(y)),
+        "n_select": int(min(n_select, len(y))),
+        "index_size": index_size,
+        "tau": tau,
+        "median_time_ratio": float(np.median(ratios)),
+        "ivm_faster_tasks": int(np.sum(ratios < 1)),
+        "tasks": len(rows),
+        "max_abs_error_difference_pp": float(np.max(np.abs(diffs))),
         "within_0.2pp_tasks": int(np.sum(np.abs(diffs) <= 0.2 + 1e-12)),
     }
     if sorted(scores) == list(range(10)):
@@ -150,29 +181,65 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
     rep = Report("lawrence2003", "Lawrence, Seeger & Herbrich (2003): the IVM against an SVM on MNIST 13x13", mode)
     out = run_tasks(**cfg, verbose=verbose)
     rows, s = out["rows"], out["summary"]
-    rep.text(f"""Training images: {s['n_train']:,} ({'the paper: 59,000' if mode == 'full' else 'subsampled; the paper: 59,000'}),
-validation 1,000, test 10,000 (official). Model selection on {s['n_select']:,} images, six kernel settings per method.
-IVM: d = the SVM's number of support vectors, selection index {s['index_size']} keeping the best half
+    rep.text(f"""Training images: {s["n_train"]:,} ({"the paper: 59,000" if mode == "full" else "subsampled; the paper: 59,000"}),
+validation 1,000, test 10,000 (official). Model selection on {s["n_select"]:,} images, six kernel settings per method.
+IVM: d = the SVM's number of support vectors, selection index {s["index_size"]} keeping the best half
 (the paper: 500). One run (the paper: means of 10). Times are this machine's, the paper's are 2003's.""")
     rep.table(
-        ["c", "SVM gen %", "paper", "SVs", "paper", "SVM s", "paper", "IVM gen %", "paper", "d", "paper", "IVM s", "paper",
-         "IVM/SVM time", "paper"],
-        [[r["c"], r["svm_error"], PAPER[r["c"]][0], r["n_sv"], PAPER[r["c"]][1], r["svm_s"], PAPER[r["c"]][2],
-          r["ivm_error"], PAPER[r["c"]][3], r["d"], PAPER[r["c"]][4], r["ivm_s"], PAPER[r["c"]][5],
-          r["ivm_s"] / r["svm_s"], PAPER[r["c"]][5] / PAPER[r["c"]][2]] for r in rows],
+        [
+            "c",
+            "SVM gen %",
+            "paper",
+            "SVs",
+            "paper",
+            "SVM s",
+            "paper",
+            "IVM gen %",
+            "paper",
+            "d",
+            "paper",
+            "IVM s",
+            "paper",
+            "IVM/SVM time",
+            "paper",
+        ],
+        [
+            [
+                r["c"],
+                r["svm_error"],
+                PAPER[r["c"]][0],
+                r["n_sv"],
+                PAPER[r["c"]][1],
+                r["svm_s"],
+                PAPER[r["c"]][2],
+                r["ivm_error"],
+                PAPER[r["c"]][3],
+                r["d"],
+                PAPER[r["c"]][4],
+                r["ivm_s"],
+                PAPER[r["c"]][5],
+                r["ivm_s"] / r["svm_s"],
+                PAPER[r["c"]][5] / PAPER[r["c"]][2],
+            ]
+            for r in rows
+        ],
         caption="Table 1: test error, support vectors / active-set size, training seconds",
     )
-    rep.text(f"""IVM within 0.2 points of the SVM's test error on {s['within_0.2pp_tasks']} of {s['tasks']} tasks
-(largest difference {s['max_abs_error_difference_pp']:.2f}); IVM faster on {s['ivm_faster_tasks']} of {s['tasks']};
-median IVM/SVM time ratio {s['median_time_ratio']:.2f} (paper: 0.51).""")
+    rep.text(f"""IVM within 0.2 points of the SVM's test error on {s["within_0.2pp_tasks"]} of {s["tasks"]} tasks
+(largest difference {s["max_abs_error_difference_pp"]:.2f}); IVM faster on {s["ivm_faster_tasks"]} of {s["tasks"]};
+median IVM/SVM time ratio {s["median_time_ratio"]:.2f} (paper: 0.51).""")
     if "combined_ivm_error" in s:
-        rep.table(["", "ours %", "paper %"], [["IVM", s["combined_ivm_error"], PAPER_COMBINED["IVM"]],
-                                              ["SVM", s["combined_svm_error"], PAPER_COMBINED["SVM"]]],
-                  caption="Combined ten-class test error (largest log P(y=+1) / largest decision value)")
+        rep.table(
+            ["", "ours %", "paper %"],
+            [
+                ["IVM", s["combined_ivm_error"], PAPER_COMBINED["IVM"]],
+                ["SVM", s["combined_svm_error"], PAPER_COMBINED["SVM"]],
+            ],
+            caption="Combined ten-class test error (largest log P(y=+1) / largest decision value)",
+        )
     if "reject_ivm" in s:
         os.makedirs(out_dir, exist_ok=True)
         plot_reject(s, os.path.join(out_dir, "reject_c9.png"))
         rep.figure("reject_c9.png", "Fig. 1: test error against rejected fraction, 9 against the rest")
     rep.results = out
     return rep.write(out_dir)
-

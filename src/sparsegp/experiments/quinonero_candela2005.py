@@ -20,10 +20,14 @@ import numpy as np
 
 PAPER = {"test_error_minimum_m": (8, 10), "gap_threshold": 0.025}
 TABLE1 = {  # the upper subtable on disjoint blocks, the lower one on folds of the pooled rows
-    "quick": {"upper": dict(n_train=200, n_test=200, repeats=2, m=16, rounds=2, max_iter=10),
-              "lower": dict(n_train=600, n_test=200, repeats=2, m=16, rounds=1, max_iter=20, folds=True)},
-    "full": {"upper": dict(n_train=2000, n_test=2000, repeats=10, m=512, rounds=5, max_iter=50),
-             "lower": dict(n_train=36000, n_test=4000, repeats=2, m=512, rounds=1, max_iter=80, folds=True)},
+    "quick": {
+        "upper": dict(n_train=200, n_test=200, repeats=2, m=16, rounds=2, max_iter=10),
+        "lower": dict(n_train=600, n_test=200, repeats=2, m=16, rounds=1, max_iter=20, folds=True),
+    },
+    "full": {
+        "upper": dict(n_train=2000, n_test=2000, repeats=10, m=512, rounds=5, max_iter=50),
+        "lower": dict(n_train=36000, n_test=4000, repeats=2, m=512, rounds=1, max_iter=80, folds=True),
+    },
 }
 
 
@@ -51,16 +55,18 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
     seeds = [0] if mode == "quick" else list(range(10))
     kernel, noise = SquaredExponential(1.0, 1.0), 0.01
     rep = Report("quinonero-candela2005", "Quiñonero-Candela & Rasmussen (2005): reduced-rank GPs", mode)
-    curves = {"SGEV": [], "SGGP": [], "evidence": [], "gap": []}
-    argmins = {"SGEV": [], "SGGP": [], "evidence": []}
+    curves: dict[str, list] = {"SGEV": [], "SGGP": [], "evidence": [], "gap": []}
+    argmins: dict[str, list] = {"SGEV": [], "SGGP": [], "evidence": []}
     for seed in seeds:
         X, y, Xt, ft = sinc_toy(seed)
         K, Kt = np.asarray(kernel.K(X)), np.asarray(kernel.K(Xt, X))
         sgev = Evidence(m_max, candidates="full").select(kernel, noise, X, y, verbose=verbose)
         sggp = SmolaBartlett(m_max, eps=None, candidates="full").select(kernel, noise, X, y, verbose=verbose)
         for name, sel in (("SGEV", sgev), ("SGGP", sggp)):
-            err = [float(np.mean((_rrgp_mean(K, Kt, y, sel.indices[:m], noise) - ft) ** 2))
-                   for m in range(1, len(sel.indices) + 1)]
+            err = [
+                float(np.mean((_rrgp_mean(K, Kt, y, sel.indices[:m], noise) - ft) ** 2))
+                for m in range(1, len(sel.indices) + 1)
+            ]
             curves[name].append(err)
             argmins[name].append(int(np.argmin(err)) + 1)
         ev = sgev.curve("neg_log_evidence")
@@ -78,12 +84,19 @@ greedy search at the fixed, true hyper-parameters. Test error: mean squared erro
 sin(x)/x on the 1,000 test inputs.""")
     rep.table(
         ["quantity", "ours (median over draws)", "paper"],
-        [["m at the SGEV test-error minimum", float(np.median(argmins["SGEV"])), "8-10"],
-         ["m at the SGGP test-error minimum", float(np.median(argmins["SGGP"])), "8-10"],
-         ["m at the minimum of the negative log evidence", float(np.median(argmins["evidence"])), "8-10 (same region)"],
-         ["m where the mean SGGP gap first falls below 0.025", m_gap if m_gap is not None else "not reached", "-"],
-         ["gap non-increasing in m on every draw", str(monotone), "always"]],
-        caption="Fig. 2: where the curves turn", digits=4,
+        [
+            ["m at the SGEV test-error minimum", float(np.median(argmins["SGEV"])), "8-10"],
+            ["m at the SGGP test-error minimum", float(np.median(argmins["SGGP"])), "8-10"],
+            [
+                "m at the minimum of the negative log evidence",
+                float(np.median(argmins["evidence"])),
+                "8-10 (same region)",
+            ],
+            ["m where the mean SGGP gap first falls below 0.025", m_gap if m_gap is not None else "not reached", "-"],
+            ["gap non-increasing in m on every draw", str(monotone), "always"],
+        ],
+        caption="Fig. 2: where the curves turn",
+        digits=4,
     )
     _plot_fig2(os.path.join(out_dir, "sinc_fig2.png"), curves, m_gap)
     rep.figure("sinc_fig2.png", "Fig. 2: test error (SGEV, SGGP), negative log evidence and the SGGP gap against m")
@@ -95,13 +108,18 @@ sin(x)/x on the 1,000 test inputs.""")
     _, sd_exact = exact.predict(Xt, return_std=True, include_noise=False)
     sds = {"full GP": sd_exact}
     for pred in ("standard", "augmented"):
-        m = SparseGPRegressor(kernel, approximation="sor", inducing=sup, noise=noise, optimize=False,
-                              normalize_y=False, prediction=pred).fit(X, y)
-        sds["RRGP " + ("degenerate" if pred == "standard" else "augmented")] = m.predict(Xt, return_std=True, include_noise=False)[1]
+        m = SparseGPRegressor(
+            kernel, approximation="sor", inducing=sup, noise=noise, optimize=False, normalize_y=False, prediction=pred
+        ).fit(X, y)
+        sds["RRGP " + ("degenerate" if pred == "standard" else "augmented")] = m.predict(
+            Xt, return_std=True, include_noise=False
+        )[1]
     far = np.abs(Xt[:, 0]) > 10.5
-    rep.table(["predictive sd (noise included), |x| > 10.5", "mean", "vs full GP"],
-              [[k, float(np.mean(v[far])), float(np.mean(v[far]) / np.mean(sd_exact[far]))] for k, v in sds.items()],
-              caption="Fig. 1: outside the training range the degenerate RRGP is over-confident")
+    rep.table(
+        ["predictive sd (noise included), |x| > 10.5", "mean", "vs full GP"],
+        [[k, float(np.mean(v[far])), float(np.mean(v[far]) / np.mean(sd_exact[far]))] for k, v in sds.items()],
+        caption="Fig. 1: outside the training range the degenerate RRGP is over-confident",
+    )
     _plot_fig1(os.path.join(out_dir, "sinc_fig1.png"), Xt[:, 0], sds, X[sup, 0])
     rep.figure("sinc_fig1.png", "Fig. 1: predictive standard deviation, m = 10 support points chosen by SGEV")
 
@@ -119,10 +137,16 @@ and evidence maximisation for the given rounds (at most the given L-BFGS iterati
 rounds x iterations in one run. SGGP and SGEV select at HPEV-rand's learned hyper-parameters.""")
     checks = t1.report(rep, subtables)
     rep.text("Qualitative checks: " + ", ".join(f"{k} = {v}" for k, v in checks.items()) + ".")
-    rep.results = {"curves": curves, "argmins": argmins, "m_gap_below_threshold": m_gap, "gap_monotone": monotone,
-                   "support_fig1": [int(i) for i in sgev_first],
-                   "fig1_far_sd": {k: float(np.mean(v[far])) for k, v in sds.items()},
-                   "table1": subtables, "table1_checks": checks}
+    rep.results = {
+        "curves": curves,
+        "argmins": argmins,
+        "m_gap_below_threshold": m_gap,
+        "gap_monotone": monotone,
+        "support_fig1": [int(i) for i in sgev_first],
+        "fig1_far_sd": {k: float(np.mean(v[far])) for k, v in sds.items()},
+        "table1": subtables,
+        "table1_checks": checks,
+    }
     return rep.write(out_dir)
 
 

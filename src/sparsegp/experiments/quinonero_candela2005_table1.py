@@ -58,16 +58,23 @@ def run_repeat(X, y, Xt, yt, *, methods, m, rounds, max_iter, seed, verbose=Fals
 
     ym = float(np.mean(y))
     y, yt = y - ym, yt - ym
-    common = dict(approximation="sor", optimize_inducing=False, prediction="augmented", normalize_y=False,
-                  random_state=seed, verbose=verbose)
+    common = dict(
+        approximation="sor",
+        optimize_inducing=False,
+        prediction="augmented",
+        normalize_y=False,
+        random_state=seed,
+        verbose=verbose,
+    )
     start = dict(kernel=SquaredExponential(np.ones(X.shape[1]), 1.0), noise=1.0)
     configs = {
         "HPEV-rand": dict(inducing=Random(m), max_iter=max_iter * rounds, **start),
         "SGGP": dict(inducing=SmolaBartlett(m, eps=None), optimize=False),
         "SGEV": dict(inducing=Evidence(m), optimize=False),
         "HPEV-SGEV": dict(inducing=Evidence(m), reselect="alternate", n_rounds=rounds, max_iter=max_iter, **start),
-        "HPEV-SGGP": dict(inducing=SmolaBartlett(m, eps=None), reselect="alternate", n_rounds=rounds,
-                          max_iter=max_iter, **start),
+        "HPEV-SGGP": dict(
+            inducing=SmolaBartlett(m, eps=None), reselect="alternate", n_rounds=rounds, max_iter=max_iter, **start
+        ),
     }
     fixed, out = {}, {}
     for name in sorted(methods, key=lambda n: n != "HPEV-rand"):
@@ -80,7 +87,11 @@ def run_repeat(X, y, Xt, yt, *, methods, m, rounds, max_iter, seed, verbose=Fals
         for pred, key in (("standard", "non-aug"), ("augmented", "aug")):
             model.set_params(prediction=pred)
             mean, std = model.predict(Xt, return_std=True, include_noise=True)
-            res[key] = {"MAE": metrics.mae(yt, mean), "MSE": metrics.mse(yt, mean), "NTL": metrics.ntl(yt, mean, std**2)}
+            res[key] = {
+                "MAE": metrics.mae(yt, mean),
+                "MSE": metrics.mse(yt, mean),
+                "NTL": metrics.ntl(yt, mean, std**2),
+            }
         out[name] = res
     return out
 
@@ -95,8 +106,12 @@ def run_subtable(X_all, y_all, *, n_train, n_test, repeats, methods, m, rounds, 
 
     t0 = time.perf_counter()
     per_repeat = []
-    bar = progress_bar(total=repeats, desc=f"Table 1 {'folds' if folds else 'repeats'} ({n_train}/{n_test})",
-                       verbose=verbose, unit="repeat")
+    bar = progress_bar(
+        total=repeats,
+        desc=f"Table 1 {'folds' if folds else 'repeats'} ({n_train}/{n_test})",
+        verbose=verbose,
+        unit="repeat",
+    )
     for r in range(repeats):
         if folds:
             te = np.arange(block * r, block * (r + 1))
@@ -104,12 +119,34 @@ def run_subtable(X_all, y_all, *, n_train, n_test, repeats, methods, m, rounds, 
         else:
             tr = np.arange(block * r, block * r + n_train)
             te = np.arange(block * r + n_train, block * (r + 1))
-        per_repeat.append(run_repeat(X_all[tr], y_all[tr], X_all[te], y_all[te], methods=methods, m=m, rounds=rounds,
-                                     max_iter=max_iter, seed=r, verbose=verbose))
+        per_repeat.append(
+            run_repeat(
+                X_all[tr],
+                y_all[tr],
+                X_all[te],
+                y_all[te],
+                methods=methods,
+                m=m,
+                rounds=rounds,
+                max_iter=max_iter,
+                seed=r,
+                verbose=verbose,
+            )
+        )
         bar.update(1)
     bar.close()
-    return {"n_train": n_train, "n_test": n_test, "repeats": repeats, "folds": bool(folds), "m": m, "rounds": rounds, "max_iter": max_iter,
-            "methods": list(methods), "per_repeat": per_repeat, "seconds": time.perf_counter() - t0}
+    return {
+        "n_train": n_train,
+        "n_test": n_test,
+        "repeats": repeats,
+        "folds": bool(folds),
+        "m": m,
+        "rounds": rounds,
+        "max_iter": max_iter,
+        "methods": list(methods),
+        "per_repeat": per_repeat,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def summary_rows(sub):
@@ -135,15 +172,30 @@ def paired_tests(sub):
 
     def add(label, loss, a, b):
         t = ttest_rel(a, b)
-        tests.append({"comparison": label, "loss": loss, "mean_difference": float(np.mean(np.subtract(a, b))),
-                      "p": float(t.pvalue) if np.isfinite(t.pvalue) else 1.0})
+        tests.append(
+            {
+                "comparison": label,
+                "loss": loss,
+                "mean_difference": float(np.mean(np.subtract(a, b))),
+                "p": float(t.pvalue) if np.isfinite(t.pvalue) else 1.0,
+            }
+        )
 
     for name in sub["methods"]:
         for loss in ("MAE", "MSE", "NTL"):
-            add(f"{name}: augmented - degenerate", loss, [r[name]["aug"][loss] for r in res],
-                [r[name]["non-aug"][loss] for r in res])
-    for a, b in (("HPEV-SGEV", "SGEV"), ("HPEV-SGGP", "SGGP"), ("HPEV-SGEV", "HPEV-rand"), ("HPEV-SGEV", "HPEV-SGGP"),
-                 ("SGEV", "HPEV-rand")):
+            add(
+                f"{name}: augmented - degenerate",
+                loss,
+                [r[name]["aug"][loss] for r in res],
+                [r[name]["non-aug"][loss] for r in res],
+            )
+    for a, b in (
+        ("HPEV-SGEV", "SGEV"),
+        ("HPEV-SGGP", "SGGP"),
+        ("HPEV-SGEV", "HPEV-rand"),
+        ("HPEV-SGEV", "HPEV-SGGP"),
+        ("SGEV", "HPEV-rand"),
+    ):
         if a in sub["methods"] and b in sub["methods"]:
             for loss in ("MSE", "NTL"):
                 add(f"{a} - {b} (augmented)", loss, [r[a]["aug"][loss] for r in res], [r[b]["aug"][loss] for r in res])
@@ -156,20 +208,37 @@ def report(rep, subtables):
     for key, sub in subtables.items():
         rows = summary_rows(sub)
         paper = PAPER[key]
-        rep.table(["method", "train NLL/case", "non-aug MAE", "MSE", "NTL", "aug MAE", "MSE", "NTL", "fit s",
-                   "paper: aug NTL"],
-                  [[name] + row + [paper[name][6] if name in paper else "-"] for name, row in rows.items()],
-                  caption=f"Table 1 ({key}): {sub['n_train']:,} training / {sub['n_test']:,} test, m = {sub['m']}, "
-                          f"mean of {sub['repeats']} " + ("test folds" if sub.get("folds") else "disjoint repeats")
-                          + " (the paper: 10); losses in standardised units")
+        rep.table(
+            [
+                "method",
+                "train NLL/case",
+                "non-aug MAE",
+                "MSE",
+                "NTL",
+                "aug MAE",
+                "MSE",
+                "NTL",
+                "fit s",
+                "paper: aug NTL",
+            ],
+            [[name] + row + [paper[name][6] if name in paper else "-"] for name, row in rows.items()],
+            caption=f"Table 1 ({key}): {sub['n_train']:,} training / {sub['n_test']:,} test, m = {sub['m']}, "
+            f"mean of {sub['repeats']} "
+            + ("test folds" if sub.get("folds") else "disjoint repeats")
+            + " (the paper: 10); losses in standardised units",
+        )
         tests = paired_tests(sub)
         sub["tests"] = tests
         if tests:
-            rep.table(["comparison", "loss", "mean difference", "p"],
-                      [[t["comparison"], t["loss"], t["mean_difference"], t["p"]] for t in tests],
-                      caption=f"Table 1 ({key}): paired t-tests over the repeats")
+            rep.table(
+                ["comparison", "loss", "mean difference", "p"],
+                [[t["comparison"], t["loss"], t["mean_difference"], t["p"]] for t in tests],
+                caption=f"Table 1 ({key}): paired t-tests over the repeats",
+            )
         # columns 1-3: degenerate MAE, MSE, NTL; 4-6: augmented (means over repeats)
-        checks[f"{key}_augmented_better_everywhere"] = all(row[3 + j] < row[j] for row in rows.values() for j in (1, 2, 3))
+        checks[f"{key}_augmented_better_everywhere"] = all(
+            row[3 + j] < row[j] for row in rows.values() for j in (1, 2, 3)
+        )
         aug = [t for t in tests if "augmented - degenerate" in t["comparison"] and t["loss"] == "NTL"]
         if aug:
             checks[f"{key}_augmented_better_ntl_p<0.05"] = all(t["p"] < 0.05 for t in aug)

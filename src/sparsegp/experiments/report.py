@@ -67,16 +67,25 @@ class Report:
         from .. import __version__
 
         os.makedirs(out_dir, exist_ok=True)
-        for f in self.figures:
-            if not os.path.exists(os.path.join(out_dir, f)):
-                raise FileNotFoundError(f"figure {f} was announced but not written to {out_dir}")
-        when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        head = (f"# {self.title}\n\nCommand: `{self.command}` ({self.mode} mode)  \n"
-                f"Date: {when}  \nsparsegp {__version__}\n")
+        for name in self.figures:
+            if not os.path.exists(os.path.join(out_dir, name)):
+                raise FileNotFoundError(f"figure {name} was announced but not written to {out_dir}")
+        when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        head = (
+            f"# {self.title}\n\nCommand: `{self.command}` ({self.mode} mode)  \n"
+            f"Date: {when}  \nsparsegp {__version__}\n"
+        )
         with open(os.path.join(out_dir, "report.md"), "w") as f:
             f.write("\n".join([head, *self.parts]))
-        payload = {"paper": self.paper, "mode": self.mode, "version": __version__, "date": when,
-                   "command": self.command, "figures": self.figures, "results": self.results}
+        payload = {
+            "paper": self.paper,
+            "mode": self.mode,
+            "version": __version__,
+            "date": when,
+            "command": self.command,
+            "figures": self.figures,
+            "results": self.results,
+        }
         with open(os.path.join(out_dir, "results.json"), "w") as f:
             json.dump(_finite_tree(payload), f, indent=1, allow_nan=False)
         return os.path.join(out_dir, "report.md")

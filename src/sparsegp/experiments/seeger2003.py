@@ -16,34 +16,74 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 import numpy as np
 import scipy.linalg as sl
 
 PAPER_TIMES = {  # Table 1, seconds; d = 100 200 300 400 500 1000 1250
-    2000: {"info-gain": [1.0, 2.0, 5.0, 9.0, 13.5, 53.5, 85.0], "random": [1.0, 2.0, 4.0, 7.0, 11.0, 48.0, 76.0],
-           "smo-bart": [17.0, 54.0, 110.0, 185.0, 281.0, 1088.0, 1714.5]},
-    10000: {"info-gain": [5.0, 13.0, 25.5, 42.0, 62.5, 230.0, 352.0], "random": [3.0, 10.0, 21.0, 35.5, 55.0, 215.0, 338.5],
-            "smo-bart": [88.0, 265.0, 530.5, 885.0, 1327.5, 4977.0, 7794.5]},
+    2000: {
+        "info-gain": [1.0, 2.0, 5.0, 9.0, 13.5, 53.5, 85.0],
+        "random": [1.0, 2.0, 4.0, 7.0, 11.0, 48.0, 76.0],
+        "smo-bart": [17.0, 54.0, 110.0, 185.0, 281.0, 1088.0, 1714.5],
+    },
+    10000: {
+        "info-gain": [5.0, 13.0, 25.5, 42.0, 62.5, 230.0, 352.0],
+        "random": [3.0, 10.0, 21.0, 35.5, 55.0, 215.0, 338.5],
+        "smo-bart": [88.0, 265.0, 530.5, 885.0, 1327.5, 4977.0, 7794.5],
+    },
 }
 PAPER_D = [100, 200, 300, 400, 500, 1000, 1250]
-MODES = {
+MODES: dict[str, dict[str, Any]] = {
     "quick": dict(n=[1000], d=[50, 100, 200], kappa=30, n_ms=500, methods=["info-gain", "random", "smo-bart"]),
-    "full": dict(n=[2000, 10000], d=PAPER_D, kappa=30, n_ms=2000, repeats=3,
-                 methods=["info-gain", "random", "smo-bart", "smo-bart-seq"]),
+    "full": dict(
+        n=[2000, 10000],
+        d=PAPER_D,
+        kappa=30,
+        n_ms=2000,
+        repeats=3,
+        methods=["info-gain", "random", "smo-bart", "smo-bart-seq"],
+    ),
 }
-PUMADYN = {
-    "quick": dict(curves=dict(n=[800], d=[25, 50], kappa=30, n_ms=300, methods=["info-gain", "random", "smo-bart"],
-                              ms_max_iter=30),
-                  traj_n_ms=300, traj_d=(25,), traj_max_iter=12, traj_every=4,
-                  table2_n_ms=300, table2_configs=[("info-gain", 25), ("random", 25), ("fixed", 25)], table2_runs=1,
-                  table2_max_iter=8),
-    "full": dict(curves=dict(n=[7168], d=[25, 50, 75, 100, 125, 150, 200, 300, 500], kappa=30, n_ms=1024,
-                             methods=["info-gain", "random", "smo-bart"], repeats=3),
-                 traj_n_ms=1024, traj_d=(100, 200), traj_max_iter=60, traj_every=5,
-                 table2_n_ms=2048, table2_configs=[("info-gain", 100), ("info-gain", 200), ("info-gain", 500),
-                                                   ("random", 100), ("random", 500), ("fixed", 500)],
-                 table2_runs=4, table2_max_iter=200),
+PUMADYN: dict[str, dict[str, Any]] = {
+    "quick": dict(
+        curves=dict(
+            n=[800], d=[25, 50], kappa=30, n_ms=300, methods=["info-gain", "random", "smo-bart"], ms_max_iter=30
+        ),
+        traj_n_ms=300,
+        traj_d=(25,),
+        traj_max_iter=12,
+        traj_every=4,
+        table2_n_ms=300,
+        table2_configs=[("info-gain", 25), ("random", 25), ("fixed", 25)],
+        table2_runs=1,
+        table2_max_iter=8,
+    ),
+    "full": dict(
+        curves=dict(
+            n=[7168],
+            d=[25, 50, 75, 100, 125, 150, 200, 300, 500],
+            kappa=30,
+            n_ms=1024,
+            methods=["info-gain", "random", "smo-bart"],
+            repeats=3,
+        ),
+        traj_n_ms=1024,
+        traj_d=(100, 200),
+        traj_max_iter=60,
+        traj_every=5,
+        table2_n_ms=2048,
+        table2_configs=[
+            ("info-gain", 100),
+            ("info-gain", 200),
+            ("info-gain", 500),
+            ("random", 100),
+            ("random", 500),
+            ("fixed", 500),
+        ],
+        table2_runs=4,
+        table2_max_iter=200,
+    ),
 }
 
 
@@ -66,29 +106,49 @@ def prefix_test_error(sel, oracle, Xt, yt, ds):
     return out
 
 
-def run_table1(*, n=(2000, 10000), d=tuple(PAPER_D), kappa=30, n_ms=2000,
-               methods=("info-gain", "random", "smo-bart", "smo-bart-seq"), log=None, dataset="kin40k",
-               init_lengthscale=1.0, ms_max_iter=300, repeats=1, verbose=False) -> dict:
+def run_table1(
+    *,
+    n=(2000, 10000),
+    d=tuple(PAPER_D),
+    kappa=30,
+    n_ms=2000,
+    methods=("info-gain", "random", "smo-bart", "smo-bart-seq"),
+    log=None,
+    dataset="kin40k",
+    init_lengthscale=1.0,
+    ms_max_iter=300,
+    repeats=1,
+    verbose=False,
+) -> dict:
     """Selection times and learning curves; ``dataset`` "kin40k" (Table 1, Fig. 1) or "pumadyn32nm" (Fig. 2,
     where the exact GP needs length-scales started at 5: from 1 it stops at the all-noise optimum)."""
     from .. import datasets
     from ..estimators import ExactGPRegressor
     from ..kernels import SquaredExponential
+    from ..kernels.gram import gram
     from ..selection import greedy_select
     from ..selection.criteria import InfoGainRule, RandomRule, SmolaBartlettRule
-    from ..selection.oracle import KernelOracle
 
     X10, y10, Xt, yt = datasets.load(dataset, split="fixed", preprocessing="linear")
     perm = np.random.default_rng(0).permutation(len(X10))
     ms = perm[:n_ms]
     t0 = time.perf_counter()
-    gp = ExactGPRegressor(SquaredExponential(np.full(X10.shape[1], float(init_lengthscale)), 1.0), noise=0.1,
-                          normalize_y=False, max_iter=ms_max_iter, verbose=verbose).fit(X10[ms], y10[ms])
+    gp = ExactGPRegressor(
+        SquaredExponential(np.full(X10.shape[1], float(init_lengthscale)), 1.0),
+        noise=0.1,
+        normalize_y=False,
+        max_iter=ms_max_iter,
+        verbose=verbose,
+    ).fit(X10[ms], y10[ms])
     ms_s = time.perf_counter() - t0
     kernel, noise = gp.kernel_, gp.noise_
     full_err = avg_sq_error(gp, Xt, yt)
-    rules = {"info-gain": (InfoGainRule, "full", True), "random": (RandomRule, "full", True),
-             "smo-bart": (SmolaBartlettRule, kappa, True), "smo-bart-seq": (SmolaBartlettRule, kappa, False)}
+    rules = {
+        "info-gain": (InfoGainRule, "full", True),
+        "random": (RandomRule, "full", True),
+        "smo-bart": (SmolaBartlettRule, kappa, True),
+        "smo-bart-seq": (SmolaBartlettRule, kappa, False),
+    }
 
     def training_set(size):  # the n_MS rows first, so n = n_MS is exactly the model-selection set
         return X10[perm[:size]], y10[perm[:size]]
@@ -96,8 +156,9 @@ def run_table1(*, n=(2000, 10000), d=tuple(PAPER_D), kappa=30, n_ms=2000,
     for size in n:  # compile the kernel evaluators for every shape before timing anything
         for method in methods:
             rule, cand, batched = rules[method]
-            greedy_select(rule(), kernel, noise, *training_set(size), size=3, candidates=cand, batched=batched,
-                          random_state=0)
+            greedy_select(
+                rule(), kernel, noise, *training_set(size), size=3, candidates=cand, batched=batched, random_state=0
+            )
     from ..progress import progress_bar
 
     rows, curves = [], {}
@@ -113,16 +174,23 @@ def run_table1(*, n=(2000, 10000), d=tuple(PAPER_D), kappa=30, n_ms=2000,
             runs_t, runs_e = [], []
             # smo-bart (30x the cost) and its sequential timing variant run once; info-gain and random `repeats` times
             for r in range(1 if method.startswith("smo-bart") else repeats):
-                sel = greedy_select(rule(), kernel, noise, X, y, size=max(ds), candidates=cand, batched=batched,
-                                    random_state=1 + r)
+                sel = greedy_select(
+                    rule(), kernel, noise, X, y, size=max(ds), candidates=cand, batched=batched, random_state=1 + r
+                )
                 secs = sel.curve("seconds")
                 runs_t.append([float(secs[q - 1]) for q in ds])
-                runs_e.append(prefix_test_error(sel, KernelOracle(kernel, X), Xt, yt, ds))
+                runs_e.append(prefix_test_error(sel, gram(kernel, X, engine="jax"), Xt, yt, ds))
                 bar.update(1)  # between timed runs, so the bar costs the timings nothing
             times = np.median(runs_t, axis=0).tolist()  # medians over repeats, as the paper quotes
             errs = np.median(runs_e, axis=0).tolist()
-            curves[f"{method} n={size}"] = {"d": ds, "time_s": times, "avg_sq_error": errs, "runs": len(runs_t),
-                                            "time_s_runs": runs_t, "avg_sq_error_runs": runs_e}
+            curves[f"{method} n={size}"] = {
+                "d": ds,
+                "time_s": times,
+                "avg_sq_error": errs,
+                "runs": len(runs_t),
+                "time_s_runs": runs_t,
+                "avg_sq_error_runs": runs_e,
+            }
             paper = PAPER_TIMES.get(size, {}).get(method.replace("-seq", ""))
             for q, t, e in zip(ds, times, errs):
                 row = {"n": size, "method": method, "d": q, "time_s": t, "avg_sq_error": e}
@@ -130,14 +198,17 @@ def run_table1(*, n=(2000, 10000), d=tuple(PAPER_D), kappa=30, n_ms=2000,
                     row["paper_time_s"] = paper[PAPER_D.index(q)]
                 rows.append(row)
     bar.close()
-    for r in rows:  # ratios to info-gain at the same n and d
-        ref = [q for q in rows if q["n"] == r["n"] and q["d"] == r["d"] and q["method"] == "info-gain"]
+    for row in rows:  # ratios to info-gain at the same n and d
+        ref = [q for q in rows if q["n"] == row["n"] and q["d"] == row["d"] and q["method"] == "info-gain"]
         if ref and ref[0]["time_s"] > 0:
-            r["ratio_to_info_gain"] = r["time_s"] / ref[0]["time_s"]
-            if "paper_time_s" in r:
-                r["paper_ratio"] = r["paper_time_s"] / PAPER_TIMES[r["n"]]["info-gain"][PAPER_D.index(r["d"])]
-    return {"rows": rows, "curves": curves, "full_gp": {"n_ms": n_ms, "avg_sq_error": full_err, "fit_s": ms_s,
-                                                        "n_iter": int(gp.n_iter_)}}
+            row["ratio_to_info_gain"] = row["time_s"] / ref[0]["time_s"]
+            if "paper_time_s" in row:
+                row["paper_ratio"] = row["paper_time_s"] / PAPER_TIMES[row["n"]]["info-gain"][PAPER_D.index(row["d"])]
+    return {
+        "rows": rows,
+        "curves": curves,
+        "full_gp": {"n_ms": n_ms, "avg_sq_error": full_err, "fit_s": ms_s, "n_iter": int(gp.n_iter_)},
+    }
 
 
 def plot_learning_curves(path, out, n_list, methods, dataset="kin40k", paper_full=None):
@@ -157,7 +228,9 @@ def plot_learning_curves(path, out, n_list, methods, dataset="kin40k", paper_ful
         if paper_full is not None:
             ax.axhline(paper_full, color="0.5", ls=":", lw=1, label=f"paper: full GP {paper_full:g}")
         ax.set_yscale("log")  # small-d outliers would otherwise flatten the curves where the methods differ
-        ax.set(xlabel="active set size d", ylabel="average squared error (1/2)(y - mu)^2", title=f"{dataset}, n = {size}")
+        ax.set(
+            xlabel="active set size d", ylabel="average squared error (1/2)(y - mu)^2", title=f"{dataset}, n = {size}"
+        )
         ax.legend()
     save_figure(fig, path, dpi=120)
 
@@ -169,24 +242,36 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
     rep = Report("seeger2003", "Seeger, Williams & Lawrence (2003): fast forward selection", mode)
     out = run_table1(verbose=verbose, **cfg)
     rep.text(f"""kin40k, fixed split (10,000 / 30,000), footnote-8 preprocessing; hyper-parameters from an exact GP on
-n_MS = {cfg['n_ms']:,} rows (its test average squared error: {out['full_gp']['avg_sq_error']:.4f}); training sets
-n = {', '.join(f'{q:,}' for q in cfg['n'])}{'' if mode == 'full' else ' (the paper: 2,000 and 10,000)'}; medians of
-{cfg.get('repeats', 1)} run(s) for info-gain and random, one for smo-bart (the paper: medians of 10). Times on this machine; the paper's on 2003 hardware.""")
-    rep.table(["n", "method", "d", "time s", "paper s", "ratio to info-gain", "paper ratio", "avg squared error"],
-              [[r["n"], r["method"], r["d"], r["time_s"], r.get("paper_time_s"), r.get("ratio_to_info_gain"),
-                r.get("paper_ratio"), r["avg_sq_error"]] for r in out["rows"]],
-              caption="Table 1: selection time to reach d, and the learning curves' values")
+n_MS = {cfg["n_ms"]:,} rows (its test average squared error: {out["full_gp"]["avg_sq_error"]:.4f}); training sets
+n = {", ".join(f"{q:,}" for q in cfg["n"])}{"" if mode == "full" else " (the paper: 2,000 and 10,000)"}; medians of
+{cfg.get("repeats", 1)} run(s) for info-gain and random, one for smo-bart (the paper: medians of 10). Times on this machine; the paper's on 2003 hardware.""")
+    rep.table(
+        ["n", "method", "d", "time s", "paper s", "ratio to info-gain", "paper ratio", "avg squared error"],
+        [
+            [
+                r["n"],
+                r["method"],
+                r["d"],
+                r["time_s"],
+                r.get("paper_time_s"),
+                r.get("ratio_to_info_gain"),
+                r.get("paper_ratio"),
+                r["avg_sq_error"],
+            ]
+            for r in out["rows"]
+        ],
+        caption="Table 1: selection time to reach d, and the learning curves' values",
+    )
     plot_learning_curves(os.path.join(out_dir, "learning_curves_kin40k.png"), out, cfg["n"], cfg["methods"])
     rep.figure("learning_curves_kin40k.png", "Fig. 1: average squared test error against d")
     from . import seeger2003_pumadyn as pd
 
     pcfg = PUMADYN[mode]
-    curves = run_table1(dataset="pumadyn32nm", init_lengthscale=pd.INIT_LENGTHSCALE, verbose=verbose,
-                        **pcfg["curves"])
-    traj = pd.trajectory(pcfg["traj_n_ms"], pcfg["traj_d"], pcfg["traj_max_iter"], pcfg["traj_every"],
-                         verbose=verbose)
-    table2 = pd.model_selection(pcfg["table2_n_ms"], pcfg["table2_configs"], pcfg["table2_runs"],
-                                pcfg["table2_max_iter"], verbose=verbose)
+    curves = run_table1(dataset="pumadyn32nm", init_lengthscale=pd.INIT_LENGTHSCALE, verbose=verbose, **pcfg["curves"])
+    traj = pd.trajectory(pcfg["traj_n_ms"], pcfg["traj_d"], pcfg["traj_max_iter"], pcfg["traj_every"], verbose=verbose)
+    table2 = pd.model_selection(
+        pcfg["table2_n_ms"], pcfg["table2_configs"], pcfg["table2_runs"], pcfg["table2_max_iter"], verbose=verbose
+    )
     extra = pd.report(rep, out_dir, curves, traj, table2, dict(pcfg["curves"], **pcfg))
     rep.results = {**out, "pumadyn": {"learning_curves": curves, "trajectory": traj, "table2": table2, **extra}}
     return rep.write(out_dir)

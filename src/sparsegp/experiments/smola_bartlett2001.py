@@ -15,17 +15,38 @@ full GP's.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
 
 PAPER_KAPPAS = (1, 2, 5, 10, 20, 50, 100, 200)
 PAPER_TABLE2 = {1: (373, 79), 2: (287, 49), 5: (255, 26), 10: (257, 17), 20: (251, 12), 50: (270, 8)}
 PAPER_TEST = {"sparse": 1.785, "full GP": 1.782}
-MODES = {
-    "quick": dict(n=600, kappas=(1, 10, 59), runs=1, iters=80, widths=(2, 10), n_test=10,
-                  n_general=600, general_runs=1, n_synthetic=600, synthetic_iters=40),
-    "full": dict(n=4000, kappas=PAPER_KAPPAS, runs=3, iters=300, widths=(1, 2, 5, 10, 20, 50), n_test=177,
-                 n_general=3000, general_runs=5, n_synthetic=10000, synthetic_iters=500),
+MODES: dict[str, dict[str, Any]] = {
+    "quick": dict(
+        n=600,
+        kappas=(1, 10, 59),
+        runs=1,
+        iters=80,
+        widths=(2, 10),
+        n_test=10,
+        n_general=600,
+        general_runs=1,
+        n_synthetic=600,
+        synthetic_iters=40,
+    ),
+    "full": dict(
+        n=4000,
+        kappas=PAPER_KAPPAS,
+        runs=3,
+        iters=300,
+        widths=(1, 2, 5, 10, 20, 50),
+        n_test=177,
+        n_general=3000,
+        general_runs=5,
+        n_synthetic=10000,
+        synthetic_iters=500,
+    ),
 }
 NOISE = 0.1
 PAPER_SYNTHETIC_GAP = 0.023  # after 500 iterations on 10,000 points
@@ -53,16 +74,19 @@ def abalone(seed: int, n_train: int):
     from .. import datasets
 
     Xtr, ytr, Xte, yte = datasets.load("abalone", split=seed, n_train=n_train, preprocessing="none")
+
     def onehot(X):
         sex = np.stack([X[:, 0] == 1.0, X[:, 0] == -1.0, X[:, 0] == 0.0], axis=1).astype(float)  # M, F, I
         return np.column_stack([sex, X[:, 1:]])
+
     Xtr, Xte = onehot(Xtr), onehot(Xte)
     mu, sd = Xtr.mean(0), Xtr.std(0)
     return (Xtr - mu) / sd, ytr, (Xte - mu) / sd, yte
 
 
-def error_bar_basis(kernel, X, X_test, kappa: int = 59, eps: float = 0.025, max_basis: int = 1000, random_state=0,
-                    verbose: bool = False):
+def error_bar_basis(
+    kernel, X, X_test, kappa: int = 59, eps: float = 0.025, max_basis: int = 1000, random_state=0, verbose: bool = False
+):
     """Table 2's error-bar column: for each test point, basis functions until the primal and dual bounds on
     k^T (K + sigma^2 I)^-1 k (Theorem 1 with y = k, both grown greedily from empty, kappa candidates each)
     are within a relative gap of ``eps``."""
@@ -75,10 +99,20 @@ def error_bar_basis(kernel, X, X_test, kappa: int = 59, eps: float = 0.025, max_
     Kxt = np.asarray(kernel.K(X, X_test))
     with progress_bar(total=Kxt.shape[1], desc="error-bar basis per test point", verbose=verbose) as bar:
         for j in range(Kxt.shape[1]):
-            sel = greedy_select(SmolaBartlettRule(), kernel, NOISE, X, Kxt[:, j], size=max_basis, candidates=kappa,
-                                track_gap=True, dual_kappa=kappa, stop=[QuadraticFormGap(eps)],
-                                random_state=None if random_state is None else random_state + j)
-            counts.append(sel.state.d)
+            sel = greedy_select(
+                SmolaBartlettRule(),
+                kernel,
+                NOISE,
+                X,
+                Kxt[:, j],
+                size=max_basis,
+                candidates=kappa,
+                track_gap=True,
+                dual_kappa=kappa,
+                stop=[QuadraticFormGap(eps)],
+                random_state=None if random_state is None else random_state + j,
+            )
+            counts.append(len(sel.indices))
             bar.update(1)
     return np.asarray(counts)
 
@@ -105,43 +139,73 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
     for kappa in cfg["kappas"]:
         runs = []
         for r in range(cfg["runs"]):
-            sel = greedy_select(SmolaBartlettRule(), _kernel(10.0), NOISE, X, y, size=cfg["iters"], candidates=kappa,
-                                track_gap=True, dual_kappa=kappa, random_state=r, verbose=verbose)
+            sel = greedy_select(
+                SmolaBartlettRule(),
+                _kernel(10.0),
+                NOISE,
+                X,
+                y,
+                size=cfg["iters"],
+                candidates=kappa,
+                track_gap=True,
+                dual_kappa=kappa,
+                random_state=r,
+                verbose=verbose,
+            )
             runs.append(sel.curve("gap"))
         gaps[kappa] = np.mean(runs, axis=0)
     first_below = {k: (int(np.argmax(g < 0.025)) + 1 if np.any(g < 0.025) else None) for k, g in gaps.items()}
-    rep.text(f"""Abalone, {cfg['n']:,} training points ({'as the paper' if cfg['n'] == 4000 else 'the paper: 4,000'}),
-sex one-hot, inputs standardised, targets (rings) uncentred as in the paper; sigma^2 = 0.1; {cfg['runs']} run(s) per kappa (the paper: 10).""")
-    rep.table(["kappa", "gap after 25 iterations", f"gap after {cfg['iters']}", "iterations to gap < 0.025"],
-              [[k, float(g[min(24, len(g) - 1)]), float(g[-1]), first_below[k] or f"> {cfg['iters']}"]
-               for k, g in gaps.items()],
-              caption="Fig. 1: speed of convergence, 2 omega^2 = 10 (paper: kappa >= 50 converges fastest)")
+    rep.text(f"""Abalone, {cfg["n"]:,} training points ({"as the paper" if cfg["n"] == 4000 else "the paper: 4,000"}),
+sex one-hot, inputs standardised, targets (rings) uncentred as in the paper; sigma^2 = 0.1; {cfg["runs"]} run(s) per kappa (the paper: 10).""")
+    rep.table(
+        ["kappa", "gap after 25 iterations", f"gap after {cfg['iters']}", "iterations to gap < 0.025"],
+        [
+            [k, float(g[min(24, len(g) - 1)]), float(g[-1]), first_below[k] or f"> {cfg['iters']}"]
+            for k, g in gaps.items()
+        ],
+        caption="Fig. 1: speed of convergence, 2 omega^2 = 10 (paper: kappa >= 50 converges fastest)",
+    )
     _plot_gaps(os.path.join(out_dir, "gap_vs_iterations.png"), gaps)
     rep.figure("gap_vs_iterations.png", "Fig. 1: relative gap against iterations for each kappa")
 
     # Table 2: basis functions for gap < 0.025, log posterior and error bars, against the width
     table2 = {}
     for w in cfg["widths"]:
-        sel = SmolaBartlett(min(len(y), 2000), eps=0.025, candidates=59).select(_kernel(float(w)), NOISE, X, y,
-                                                                                 random_state=0, verbose=verbose)
+        sel = SmolaBartlett(min(len(y), 2000), eps=0.025, candidates=59).select(
+            _kernel(float(w)), NOISE, X, y, random_state=0, verbose=verbose
+        )
         bars = error_bar_basis(_kernel(float(w)), X, Xt, random_state=0, verbose=verbose)
-        table2[w] = {"log_posterior": int(len(sel.indices)), "error_bars_mean": float(np.mean(bars)),
-                     "error_bars_sd": float(np.std(bars)), "final_gap": float(sel.curve("gap")[-1]),
-                     "error_bars": bars.tolist()}
-    rep.table(["2 omega^2", "kernels for the log posterior", "paper", "kernels for the error bars", "paper"],
-              [[w, t["log_posterior"], PAPER_TABLE2.get(w, ("-",))[0],
-                f"{t['error_bars_mean']:.0f} ± {t['error_bars_sd']:.0f}", PAPER_TABLE2.get(w, ("-", "-"))[1]]
-               for w, t in table2.items()],
-              caption=f"Table 2: basis functions to reach gap < 0.025 (kappa = 59; error bars over {len(yt)} test points)")
+        table2[w] = {
+            "log_posterior": int(len(sel.indices)),
+            "error_bars_mean": float(np.mean(bars)),
+            "error_bars_sd": float(np.std(bars)),
+            "final_gap": float(sel.curve("gap")[-1]),
+            "error_bars": bars.tolist(),
+        }
+    rep.table(
+        ["2 omega^2", "kernels for the log posterior", "paper", "kernels for the error bars", "paper"],
+        [
+            [
+                w,
+                t["log_posterior"],
+                PAPER_TABLE2.get(w, ("-",))[0],
+                f"{t['error_bars_mean']:.0f} ± {t['error_bars_sd']:.0f}",
+                PAPER_TABLE2.get(w, ("-", "-"))[1],
+            ]
+            for w, t in table2.items()
+        ],
+        caption=f"Table 2: basis functions to reach gap < 0.025 (kappa = 59; error bars over {len(yt)} test points)",
+    )
 
     # Generalisation: sparse (gap < 0.025) vs the full GP on an n_general / rest split
-    errs = {"sparse": [], "full GP": []}
-    maes = {"sparse": [], "full GP": []}
+    errs: dict[str, list[float]] = {"sparse": [], "full GP": []}
+    maes: dict[str, list[float]] = {"sparse": [], "full GP": []}
     for seed in range(cfg["general_runs"]):
         Xg, yg, Xh, yh = abalone(seed, cfg["n_general"])
         k = _kernel(10.0)
-        sel = SmolaBartlett(len(yg), eps=0.025, candidates=59).select(k, NOISE, Xg, yg, random_state=seed,
-                                                                      verbose=verbose)
+        sel = SmolaBartlett(len(yg), eps=0.025, candidates=59).select(
+            k, NOISE, Xg, yg, random_state=seed, verbose=verbose
+        )
         I = sel.indices
         Khi = np.asarray(k.K(Xh, Xg[I]))
         Kgi = np.asarray(k.K(Xg, Xg[I]))
@@ -150,28 +214,53 @@ sex one-hot, inputs standardised, targets (rings) uncentred as in the paper; sig
         for name, pred in (("sparse", Khi @ w), ("full GP", np.asarray(k.K(Xh, Xg)) @ np.linalg.solve(Kf, yg))):
             errs[name].append(float(np.mean((pred - yh) ** 2)))
             maes[name].append(float(np.mean(np.abs(pred - yh))))
-    rep.table(["predictor", "test MSE (ours)", "test MAE (ours)", "paper's test error"],
-              [[k_, float(np.mean(v)), float(np.mean(maes[k_])), PAPER_TEST[k_]] for k_, v in errs.items()],
-              caption=f"Generalisation, {cfg['n_general']:,} training points, {cfg['general_runs']} split(s), "
-                      "2 omega^2 = 10, rings in years (the paper does not name its error measure; its size "
-                      "matches a mean absolute error)")
+    rep.table(
+        ["predictor", "test MSE (ours)", "test MAE (ours)", "paper's test error"],
+        [[k_, float(np.mean(v)), float(np.mean(maes[k_])), PAPER_TEST[k_]] for k_, v in errs.items()],
+        caption=f"Generalisation, {cfg['n_general']:,} training points, {cfg['general_runs']} split(s), "
+        "2 omega^2 = 10, rings in years (the paper does not name its error measure; its size "
+        "matches a mean absolute error)",
+    )
     # The synthetic problem: a deliberately too narrow prior (2 omega^2 = 10 against the true 40), kappa = 59
     Xs, ys = synthetic(cfg["n_synthetic"])
-    sel = greedy_select(SmolaBartlettRule(), _kernel(10.0), NOISE, Xs, ys, size=cfg["synthetic_iters"], candidates=59,
-                        track_gap=True, dual_kappa=59, random_state=0, verbose=verbose)
+    sel = greedy_select(
+        SmolaBartlettRule(),
+        _kernel(10.0),
+        NOISE,
+        Xs,
+        ys,
+        size=cfg["synthetic_iters"],
+        candidates=59,
+        track_gap=True,
+        dual_kappa=59,
+        random_state=0,
+        verbose=verbose,
+    )
     syn_gap = sel.curve("gap")
-    rep.table(["problem", "iterations", "gap (ours)", "paper"],
-              [[f"{cfg['n_synthetic']:,} x 20 synthetic", cfg["synthetic_iters"], float(syn_gap[-1]),
-                f"< {PAPER_SYNTHETIC_GAP} after 500 on 10,000"]],
-              caption="The synthetic problem of sec. 5 (2 omega^2 = 10 prior on data from width-40 Gaussians)")
+    rep.table(
+        ["problem", "iterations", "gap (ours)", "paper"],
+        [
+            [
+                f"{cfg['n_synthetic']:,} x 20 synthetic",
+                cfg["synthetic_iters"],
+                float(syn_gap[-1]),
+                f"< {PAPER_SYNTHETIC_GAP} after 500 on 10,000",
+            ]
+        ],
+        caption="The synthetic problem of sec. 5 (2 omega^2 = 10 prior on data from width-40 Gaussians)",
+    )
     rep.text("""Error bars (Table 2's second row): for each test point, the primal and the dual of Theorem 1 with the
 kernel column k in place of y are grown greedily from empty (kappa = 59) until their bounds on
 k^T (K + sigma^2 I)^-1 k, the data term of eq. 10, are within a relative gap of 0.025
 (`sparsegp.selection.QuadraticFormGap`).""")
-    rep.results = {"gaps": {str(k): g.tolist() for k, g in gaps.items()}, "first_below": first_below,
-                   "table2": {str(w): t for w, t in table2.items()}, "generalisation_mse": errs,
-                   "generalisation_mae": maes,
-                   "synthetic": {"n": cfg["n_synthetic"], "iterations": cfg["synthetic_iters"], "gap": syn_gap.tolist()}}
+    rep.results = {
+        "gaps": {str(k): g.tolist() for k, g in gaps.items()},
+        "first_below": first_below,
+        "table2": {str(w): t for w, t in table2.items()},
+        "generalisation_mse": errs,
+        "generalisation_mae": maes,
+        "synthetic": {"n": cfg["n_synthetic"], "iterations": cfg["synthetic_iters"], "gap": syn_gap.tolist()},
+    }
     return rep.write(out_dir)
 
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 import json
 import os
 import time
+from typing import Any
 
 import numpy as np
 
 from .. import datasets, metrics
-from ..estimators import ExactGPRegressor, SparseGPRegressor
+from ..estimators import ExactGPRegressor
 from ..kernels import SquaredExponential
 from ..plotting import predictive_panels
+from .protocols import titsias_sparse
 
 PAPER = {"vfe_bound": -55.5708, "exact_log_marginal": -55.5647}
 
@@ -28,7 +30,9 @@ def _hyper(model):
     return {"variance": float(k.variance), "lengthscale": float(k.lengthscale), "noise": float(model.noise_)}
 
 
-def snelson(out_dir: str, *, n_inducing: int = 15, starts: int = 5, every10: bool = False, verbose: bool = False) -> dict:
+def snelson(
+    out_dir: str, *, n_inducing: int = 15, starts: int = 5, every10: bool = False, verbose: bool = False
+) -> dict:
     """Fit exact GP, VFE, DTC and FITC on Snelson's data; write snelson.png and snelson.json to out_dir.
 
     Every sparse model starts from ``starts`` random subsets of the training
@@ -39,7 +43,9 @@ def snelson(out_dir: str, *, n_inducing: int = 15, starts: int = 5, every10: boo
     ds = datasets.load("snelson", split="every10" if every10 else "all", preprocessing="none")
     X, y, Xs = ds.X_train, ds.y_train - ds.y_train.mean(), ds.X_test
     t0 = time.perf_counter()
-    exact = ExactGPRegressor(SquaredExponential(1.0, 1.0), noise=0.1, normalize_y=False, n_restarts=4, random_state=0).fit(X, y)
+    exact = ExactGPRegressor(
+        SquaredExponential(1.0, 1.0), noise=0.1, normalize_y=False, n_restarts=4, random_state=0
+    ).fit(X, y)
     e_mean, e_std = exact.predict(Xs, return_std=True, include_noise=False)
     results = {
         "n_train": int(len(X)),
@@ -47,16 +53,24 @@ def snelson(out_dir: str, *, n_inducing: int = 15, starts: int = 5, every10: boo
         "paper": PAPER if not every10 else {},
         "exact": {"log_marginal": exact.log_marginal_likelihood_, **_hyper(exact)},
     }
-    panels = [{"name": "exact GP", "x": Xs, "mean": e_mean, "std": e_std, "note": f"log p(y) = {exact.log_marginal_likelihood_:.4f}"}]
+    panels = [
+        {
+            "name": "exact GP",
+            "x": Xs,
+            "mean": e_mean,
+            "std": e_std,
+            "note": f"log p(y) = {exact.log_marginal_likelihood_:.4f}",
+        }
+    ]
     for approximation in ("vfe", "dtc", "fitc"):
         best = None
         for seed in range(starts):
-            m = SparseGPRegressor(
-                SquaredExponential(1.0, 1.0), approximation=approximation, inducing=n_inducing, noise=0.1,
-                normalize_y=False, random_state=seed, verbose=verbose, max_iter=2000,
-            ).fit(X, y)
+            kernel0 = SquaredExponential(1.0, 1.0)
+            m = titsias_sparse(kernel0, approximation, n_inducing, max_iter=2000, random_state=seed, verbose=verbose)
+            m = m.fit(X, y)
             if best is None or m.objective_ > best.objective_:
                 best = m
+        assert best is not None  # starts >= 1
         mean, std = best.predict(Xs, return_std=True, include_noise=False)
         # Distance to the exact GP's predictive on the test grid (latent f), KL(exact || approx).
         kl = metrics.kl_gaussian_diag(e_mean, e_std**2, mean, np.maximum(std, 1e-12) ** 2)
@@ -70,14 +84,24 @@ def snelson(out_dir: str, *, n_inducing: int = 15, starts: int = 5, every10: boo
             "max_abs_mean_diff": float(np.max(np.abs(mean - e_mean))),
             "Z": np.sort(np.ravel(best.Z_)).tolist(),
         }
-        panels.append({
-            "name": approximation.upper(), "x": Xs, "mean": mean, "std": std, "Z": best.Z_, "exact": (e_mean, e_std),
-            "note": f"objective {best.objective_:.4f}, KL to exact {kl:.3g}",
-        })
+        panels.append(
+            {
+                "name": approximation.upper(),
+                "x": Xs,
+                "mean": mean,
+                "std": std,
+                "Z": best.Z_,
+                "exact": (e_mean, e_std),
+                "note": f"objective {best.objective_:.4f}, KL to exact {kl:.3g}",
+            }
+        )
     results["seconds"] = time.perf_counter() - t0
     name = "snelson20" if every10 else "snelson"
     predictive_panels(
-        panels, X, y, os.path.join(out_dir, f"{name}.png"),
+        panels,
+        X,
+        y,
+        os.path.join(out_dir, f"{name}.png"),
         title=f"Snelson 1-D, n = {len(X)}, m = {n_inducing} (Titsias 2009, Fig. 1): predictive mean ±2 sd of f",
     )
     with open(os.path.join(out_dir, f"{name}.json"), "w") as f:
@@ -85,13 +109,28 @@ def snelson(out_dir: str, *, n_inducing: int = 15, starts: int = 5, every10: boo
     return results
 
 
-MODES = {
-    "quick": dict(starts=2, boston_m=(20,), boston_repeats=1, joint_m=(20,), joint_repeats=1, max_iter=60,
-                  large=[dict(name="abalone", m_values=(16,), max_iter=30, n_train=600, n_test=300)]),
-    "full": dict(starts=5, boston_m=(10, 25, 50, 100, 200, 456), boston_repeats=3, joint_m=(10, 25, 50, 100, 200),
-                 joint_repeats=3, max_iter=200,
-                 large=[dict(name="kin40k", m_values=(16, 32, 64, 128, 256, 512), max_iter=300),
-                        dict(name="abalone", m_values=(16, 32, 64, 128, 256), max_iter=300)]),
+MODES: dict[str, dict[str, Any]] = {
+    "quick": dict(
+        starts=2,
+        boston_m=(20,),
+        boston_repeats=1,
+        joint_m=(20,),
+        joint_repeats=1,
+        max_iter=60,
+        large=[dict(name="abalone", m_values=(16,), max_iter=30, n_train=600, n_test=300)],
+    ),
+    "full": dict(
+        starts=5,
+        boston_m=(10, 25, 50, 100, 200, 456),
+        boston_repeats=3,
+        joint_m=(10, 25, 50, 100, 200),
+        joint_repeats=3,
+        max_iter=200,
+        large=[
+            dict(name="kin40k", m_values=(16, 32, 64, 128, 256, 512), max_iter=300),
+            dict(name="abalone", m_values=(16, 32, 64, 128, 256), max_iter=300),
+        ],
+    ),
 }
 
 
@@ -113,16 +152,45 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
     rep.text(f"""Snelson's 1-D data, targets centred, SE kernel, m = 15 inducing inputs optimised jointly with the
 hyper-parameters; the best of {starts} random starts per sparse model. KL is KL(exact || approximate) between the
 latent predictive marginals on the 301-point test grid, summed.""")
-    rows = [["exact GP log p(y)", r200["exact"]["log_marginal"], PAPER["exact_log_marginal"]],
-            ["VFE bound F_V", r200["vfe"]["objective"], PAPER["vfe_bound"]]]
+    rows = [
+        ["exact GP log p(y)", r200["exact"]["log_marginal"], PAPER["exact_log_marginal"]],
+        ["VFE bound F_V", r200["vfe"]["objective"], PAPER["vfe_bound"]],
+    ]
     rep.table(["n = 200", "ours", "paper"], rows, caption="The numbers quoted in sec. 5", digits=7)
     for r, n in ((r200, 200), (r20, 20)):
         rep.table(
-            ["model", "objective", "exact log p(y) at its theta", "amplitude^2", "length-scale", "noise", "KL to exact"],
-            [["exact", r["exact"]["log_marginal"], r["exact"]["log_marginal"], r["exact"]["variance"],
-              r["exact"]["lengthscale"], r["exact"]["noise"], 0.0]]
-            + [[a.upper(), r[a]["objective"], r[a]["exact_log_marginal_at_its_hyperparameters"], r[a]["variance"],
-                r[a]["lengthscale"], r[a]["noise"], r[a]["kl_exact_to_approx_on_grid"]] for a in ("vfe", "dtc", "fitc")],
+            [
+                "model",
+                "objective",
+                "exact log p(y) at its theta",
+                "amplitude^2",
+                "length-scale",
+                "noise",
+                "KL to exact",
+            ],
+            [
+                [
+                    "exact",
+                    r["exact"]["log_marginal"],
+                    r["exact"]["log_marginal"],
+                    r["exact"]["variance"],
+                    r["exact"]["lengthscale"],
+                    r["exact"]["noise"],
+                    0.0,
+                ]
+            ]
+            + [
+                [
+                    a.upper(),
+                    r[a]["objective"],
+                    r[a]["exact_log_marginal_at_its_hyperparameters"],
+                    r[a]["variance"],
+                    r[a]["lengthscale"],
+                    r[a]["noise"],
+                    r[a]["kl_exact_to_approx_on_grid"],
+                ]
+                for a in ("vfe", "dtc", "fitc")
+            ],
             caption=f"n = {n}: VFE recovers the exact GP's hyper-parameters; DTC and FITC fit their own",
         )
     rep.figure("snelson.png", "Fig. 1, top: predictions with 200 training points")
@@ -133,6 +201,12 @@ latent predictive marginals on the 301-point test grid, summed.""")
     rep.text("Qualitative checks on Boston: " + ", ".join(f"{k} = {v}" for k, v in checks.items()) + ".")
     large = [titsias2009_large.smse_snlp_vs_m(verbose=verbose, **c) for c in cfg["large"]]
     titsias2009_large.report(rep, out_dir, large)
-    rep.results = {"snelson200": r200, "snelson20": r20, "boston_fixed": fixed, "boston_joint": joint,
-                   "boston_checks": checks, "fig3": large}
+    rep.results = {
+        "snelson200": r200,
+        "snelson20": r20,
+        "boston_fixed": fixed,
+        "boston_joint": joint,
+        "boston_checks": checks,
+        "fig3": large,
+    }
     return rep.write(out_dir)

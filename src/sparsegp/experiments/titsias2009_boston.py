@@ -21,6 +21,7 @@ from .. import datasets, metrics
 from ..estimators import ExactGPRegressor, SparseGPRegressor
 from ..kernels import SquaredExponential
 from ..progress import progress_bar
+from .protocols import fixed_sparse, titsias_sparse
 
 LABELS = {"vfe": "VAR", "dtc": "PP", "fitc": "SPGP"}
 COLOURS = {"vfe": "C0", "dtc": "C1", "fitc": "C2", "rspp": "C3", "sd": "C4"}
@@ -34,8 +35,9 @@ def _data(split: int = 0):
 
 def exact_fit(X, y):
     """The exact GP with an ARD SE kernel (restarts), the reference for both experiments."""
-    return ExactGPRegressor(SquaredExponential(np.ones(X.shape[1]), 1.0), noise=0.1, normalize_y=False,
-                            n_restarts=2, random_state=0).fit(X, y)
+    return ExactGPRegressor(
+        SquaredExponential(np.ones(X.shape[1]), 1.0), noise=0.1, normalize_y=False, n_restarts=2, random_state=0
+    ).fit(X, y)
 
 
 def _kl(exact_mean, exact_cov, mean, cov):
@@ -67,19 +69,32 @@ def fixed_hyperparameters(m_values, repeats, max_iter, verbose=False):
                     continue
                 idx = np.sort(np.random.default_rng(r).choice(len(X), size=m, replace=False))
                 for a in ("vfe", "dtc", "fitc"):
-                    model = SparseGPRegressor(kernel, approximation=a, inducing=idx, noise=noise, optimize="inducing",
-                                              normalize_y=False, max_iter=max_iter, random_state=r).fit(X, y)
+                    model = SparseGPRegressor(
+                        kernel,
+                        approximation=a,
+                        inducing=idx,
+                        noise=noise,
+                        optimize="inducing",
+                        normalize_y=False,
+                        max_iter=max_iter,
+                        random_state=r,
+                    ).fit(X, y)
                     kl[a][i, r] = _kl(e_mean, e_cov, *model.predict(Xt, return_cov=True, include_noise=False))
                     bound[a][i, r] = model.objective_
-                rspp = SparseGPRegressor(kernel, approximation="dtc", inducing=idx, noise=noise, optimize=False,
-                                         optimize_inducing=False, normalize_y=False).fit(X, y)
+                rspp = fixed_sparse(kernel, noise, idx).fit(X, y)
                 kl["rspp"][i, r] = _kl(e_mean, e_cov, *rspp.predict(Xt, return_cov=True, include_noise=False))
                 sd = ExactGPRegressor(kernel, noise=noise, optimize=False, normalize_y=False).fit(X[idx], y[idx])
                 kl["sd"][i, r] = _kl(e_mean, e_cov, *sd.predict(Xt, return_cov=True, include_noise=False))
                 bar.update(1)
-    return {"m": list(m_values), "repeats": repeats, "exact_log_marginal": float(exact.log_marginal_likelihood_),
-            "n_train": int(len(X)), "n_test": int(len(Xt)),
-            "kl": {k: v.tolist() for k, v in kl.items()}, "objective": {k: v.tolist() for k, v in bound.items()}}
+    return {
+        "m": list(m_values),
+        "repeats": repeats,
+        "exact_log_marginal": float(exact.log_marginal_likelihood_),
+        "n_train": int(len(X)),
+        "n_test": int(len(Xt)),
+        "kl": {k: v.tolist() for k, v in kl.items()},
+        "objective": {k: v.tolist() for k, v in bound.items()},
+    }
 
 
 def joint_learning(m_values, repeats, max_iter, verbose=False):
@@ -87,18 +102,23 @@ def joint_learning(m_values, repeats, max_iter, verbose=False):
     X, y, Xt, yt = _data()
     exact = exact_fit(X, y)
     mean, var = exact.predict(Xt, return_std=True, include_noise=True)
-    out = {"m": list(m_values), "repeats": repeats,
-           "exact": {"smse": metrics.smse(yt, mean), "snlp": metrics.snlp(yt, mean, var**2, y),
-                     "log_marginal": float(exact.log_marginal_likelihood_)}}
+    out = {
+        "m": list(m_values),
+        "repeats": repeats,
+        "exact": {
+            "smse": metrics.smse(yt, mean),
+            "snlp": metrics.snlp(yt, mean, var**2, y),
+            "log_marginal": float(exact.log_marginal_likelihood_),
+        },
+    }
     for a in ("vfe", "dtc", "fitc"):
         out[a] = {k: np.full((len(m_values), repeats), np.nan) for k in ("smse", "snlp", "objective")}
     with progress_bar(total=len(m_values) * repeats * 3, desc="Boston, joint learning", verbose=verbose) as bar:
         for i, m in enumerate(m_values):
             for r in range(repeats):
                 for a in ("vfe", "dtc", "fitc"):
-                    model = SparseGPRegressor(SquaredExponential(np.ones(X.shape[1]), 1.0), approximation=a,
-                                              inducing=m, noise=0.1, normalize_y=False, max_iter=max_iter,
-                                              random_state=r).fit(X, y)
+                    kernel0 = SquaredExponential(np.ones(X.shape[1]), 1.0)
+                    model = titsias_sparse(kernel0, a, m, max_iter=max_iter, random_state=r).fit(X, y)
                     mu, sd = model.predict(Xt, return_std=True, include_noise=True)
                     out[a]["smse"][i, r] = metrics.smse(yt, mu)
                     out[a]["snlp"][i, r] = metrics.snlp(yt, mu, sd**2, y)
@@ -123,10 +143,23 @@ def plot(path, fixed, joint):
     for ax, keys, panel in ((axes[0, 0], ("vfe", "dtc", "fitc"), "(a)"), (axes[0, 1], ("vfe", "rspp", "sd"), "(b)")):
         for k in keys:
             mu, se = _mean_se(fixed["kl"][k])
-            ax.errorbar(m, np.maximum(mu, 1e-6), yerr=se, marker="o", ms=3, capsize=2, color=COLOURS[k],
-                        label=LABELS.get(k, k.upper()))
-        ax.set(xscale="log", yscale="log", xlabel="inducing variables m", ylabel="KL(p(f*|y) || q(f*))",
-               title=f"{panel} KL at fixed exact-GP theta")
+            ax.errorbar(
+                m,
+                np.maximum(mu, 1e-6),
+                yerr=se,
+                marker="o",
+                ms=3,
+                capsize=2,
+                color=COLOURS[k],
+                label=LABELS.get(k, k.upper()),
+            )
+        ax.set(
+            xscale="log",
+            yscale="log",
+            xlabel="inducing variables m",
+            ylabel="KL(p(f*|y) || q(f*))",
+            title=f"{panel} KL at fixed exact-GP theta",
+        )
         ax.legend(fontsize=8)
     ax = axes[0, 2]
     for k in ("vfe", "dtc", "fitc"):
@@ -135,18 +168,28 @@ def plot(path, fixed, joint):
     exact = fixed["exact_log_marginal"]
     ax.axhline(exact, color="k", ls=":", label="exact log p(y)")
     top = max(np.max(np.mean(fixed["objective"][k], axis=1)) for k in ("dtc", "fitc"))
-    ax.set(xscale="log", xlabel="inducing variables m", ylabel="objective", title="(c) objectives at fixed theta",
-           ylim=(exact - 4 * (abs(exact) + 10), max(top, exact) + 0.5 * (abs(exact) + 10)))
+    ax.set(
+        xscale="log",
+        xlabel="inducing variables m",
+        ylabel="objective",
+        title="(c) objectives at fixed theta",
+        ylim=(exact - 4 * (abs(exact) + 10), max(top, exact) + 0.5 * (abs(exact) + 10)),
+    )
     ax.legend(fontsize=8)
     mj = np.asarray(joint["m"])
-    for ax, key, name in ((axes[1, 0], "smse", "(d) SMSE"), (axes[1, 1], "snlp", "(e) SNLP"),
-                          (axes[1, 2], "objective", "(f) objective")):
+    for ax, key, name in (
+        (axes[1, 0], "smse", "(d) SMSE"),
+        (axes[1, 1], "snlp", "(e) SNLP"),
+        (axes[1, 2], "objective", "(f) objective"),
+    ):
         for k in ("vfe", "dtc", "fitc"):
             mu, se = _mean_se(joint[k][key])
             ax.errorbar(mj, mu, yerr=se, marker="o", ms=3, capsize=2, color=COLOURS[k], label=LABELS[k])
         ref = joint["exact"]["log_marginal" if key == "objective" else key]
         ax.axhline(ref, color="k", ls=":", label="full GP")
-        ax.set(xscale="log", xlabel="inducing variables m", ylabel=name.split(" ", 1)[1], title=f"{name}, joint learning")
+        ax.set(
+            xscale="log", xlabel="inducing variables m", ylabel=name.split(" ", 1)[1], title=f"{name}, joint learning"
+        )
         ax.legend(fontsize=8)
     fig.suptitle("Boston housing (Titsias 2009, Fig. 2)")
     fig.tight_layout()
@@ -159,34 +202,47 @@ def report(rep, out_dir, fixed, joint):
     mean = {k: np.mean(v, axis=1) for k, v in fixed["kl"].items()}
     rep.text(f"""### Boston housing (Fig. 2)
 
-{fixed['n_train']} training / {fixed['n_test']} test cases (the paper: 455 / 51), targets standardised; ARD SE
-kernel. (a-c): theta and noise fixed at the exact GP's maximum (log p(y) = {fixed['exact_log_marginal']:.2f});
-only the inducing inputs are optimised, from a random subset of training inputs; {fixed['repeats']} repeat(s) per m
+{fixed["n_train"]} training / {fixed["n_test"]} test cases (the paper: 455 / 51), targets standardised; ARD SE
+kernel. (a-c): theta and noise fixed at the exact GP's maximum (log p(y) = {fixed["exact_log_marginal"]:.2f});
+only the inducing inputs are optimised, from a random subset of training inputs; {fixed["repeats"]} repeat(s) per m
 (the paper: 10). KL is the joint KL(p(f*|y) || q(f*)) over the test inputs (a jitter of {KL_JITTER:g} x the mean
 prior variance added to both covariances).""")
-    rep.table(["m"] + [LABELS.get(k, k.upper()) for k in mean],
-              [[m] + [float(mean[k][i]) for k in mean] for i, m in enumerate(fixed["m"])],
-              caption="Fig. 2 a-b: mean KL to the exact test posterior (paper: only VAR approaches 0; "
-                      "VAR < RSPP < SD)")
+    rep.table(
+        ["m"] + [LABELS.get(k, k.upper()) for k in mean],
+        [[m] + [float(mean[k][i]) for k in mean] for i, m in enumerate(fixed["m"])],
+        caption="Fig. 2 a-b: mean KL to the exact test posterior (paper: only VAR approaches 0; VAR < RSPP < SD)",
+    )
     obj = {k: np.mean(v, axis=1) for k, v in fixed["objective"].items()}
-    rep.table(["m", "VAR bound", "PP", "SPGP", "exact log p(y)"],
-              [[m, float(obj["vfe"][i]), float(obj["dtc"][i]), float(obj["fitc"][i]), fixed["exact_log_marginal"]]
-               for i, m in enumerate(fixed["m"])],
-              caption="Fig. 2 c: objectives at fixed theta (VAR below the exact value; PP and SPGP above it at large m)")
+    rep.table(
+        ["m", "VAR bound", "PP", "SPGP", "exact log p(y)"],
+        [
+            [m, float(obj["vfe"][i]), float(obj["dtc"][i]), float(obj["fitc"][i]), fixed["exact_log_marginal"]]
+            for i, m in enumerate(fixed["m"])
+        ],
+        caption="Fig. 2 c: objectives at fixed theta (VAR below the exact value; PP and SPGP above it at large m)",
+    )
     rows = []
     for i, m in enumerate(joint["m"]):
-        rows.append([m] + [float(np.mean(joint[a][k][i])) for k in ("smse", "snlp", "objective")
-                           for a in ("vfe", "dtc", "fitc")])
+        rows.append(
+            [m]
+            + [float(np.mean(joint[a][k][i])) for k in ("smse", "snlp", "objective") for a in ("vfe", "dtc", "fitc")]
+        )
     ex = joint["exact"]
     rows.append(["full GP"] + [ex["smse"]] * 3 + [ex["snlp"]] * 3 + [ex["log_marginal"]] * 3)
-    rep.table(["m", "SMSE VAR", "PP", "SPGP", "SNLP VAR", "PP", "SPGP", "objective VAR", "PP", "SPGP"], rows,
-              caption=f"Fig. 2 d-f: joint learning, mean of {joint['repeats']} repeat(s) (paper: PP's objective far "
-                      "above the exact log p(y) and overfits; VAR matches the full GP)")
+    rep.table(
+        ["m", "SMSE VAR", "PP", "SPGP", "SNLP VAR", "PP", "SPGP", "objective VAR", "PP", "SPGP"],
+        rows,
+        caption=f"Fig. 2 d-f: joint learning, mean of {joint['repeats']} repeat(s) (paper: PP's objective far "
+        "above the exact log p(y) and overfits; VAR matches the full GP)",
+    )
     rep.figure("boston.png", "Fig. 2: Boston housing, KL (a, b), objectives (c), joint learning (d-f)")
     checks = {
         "var_lowest_kl_at_largest_m": bool(mean["vfe"][-1] <= min(mean["dtc"][-1], mean["fitc"][-1])),
-        "var_below_rspp_below_sd": bool(np.all(mean["vfe"] <= mean["rspp"] + 1e-9)
-                                        and np.all(mean["rspp"] <= mean["sd"] + 1e-9)),
-        "var_bound_below_exact": bool(np.all(np.asarray(fixed["objective"]["vfe"]) <= fixed["exact_log_marginal"] + 1e-6)),
+        "var_below_rspp_below_sd": bool(
+            np.all(mean["vfe"] <= mean["rspp"] + 1e-9) and np.all(mean["rspp"] <= mean["sd"] + 1e-9)
+        ),
+        "var_bound_below_exact": bool(
+            np.all(np.asarray(fixed["objective"]["vfe"]) <= fixed["exact_log_marginal"] + 1e-6)
+        ),
     }
     return checks

@@ -13,7 +13,7 @@ passed straight through ``jax.jit`` and ``jax.grad``.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -24,7 +24,15 @@ from ..priors import prior_from_dict
 from ..transforms import log_jacobian, to_positive, to_raw
 from ..validation import check_positive
 
-KERNEL_REGISTRY: dict[str, type] = {}
+KERNEL_REGISTRY: dict[str, type[Kernel]] = {}
+
+
+class HostForm(NamedTuple):
+    """k(x, z) = variance * exp(-|x - z|^2_ell / 2) + constant (see :meth:`Kernel.host_form`)."""
+
+    lengthscale: np.ndarray | None
+    variance: float
+    constant: float
 
 
 class Kernel:
@@ -63,8 +71,9 @@ class Kernel:
         for name, prior in priors.items():
             size = np.size(getattr(prior, "mu", 0.0))
             if size > 1 and size != raw[name].size:
-                raise InputError(f"{type(self).__name__}: the prior on {name} has {size} locations for "
-                                 f"{raw[name].size} value(s)")
+                raise InputError(
+                    f"{type(self).__name__}: the prior on {name} has {size} locations for {raw[name].size} value(s)"
+                )
         object.__setattr__(self, "_names", names)
         object.__setattr__(self, "_raw", raw)
         object.__setattr__(self, "_priors", tuple(sorted(priors.items())))
@@ -108,7 +117,7 @@ class Kernel:
         """Positive hyper-parameter values by name (NumPy)."""
         return {n: np.asarray(to_positive(self._raw[n])) for n in self._names}
 
-    def replace(self, **values) -> "Kernel":
+    def replace(self, **values) -> Kernel:
         """A copy with some hyper-parameters set to new positive values."""
         unknown = set(values) - set(self._names)
         if unknown:
@@ -118,7 +127,9 @@ class Kernel:
             if n in values:
                 v = check_positive(values[n], f"{type(self).__name__}.{n}")
                 if v.shape != np.shape(self._raw[n]):
-                    raise InputError(f"{type(self).__name__}.{n} must have shape {np.shape(self._raw[n])}, got {v.shape}")
+                    raise InputError(
+                        f"{type(self).__name__}.{n} must have shape {np.shape(self._raw[n])}, got {v.shape}"
+                    )
                 leaves.append(jnp.asarray(to_raw(v)))
             else:
                 leaves.append(self._raw[n])
@@ -129,7 +140,7 @@ class Kernel:
         leaves = [jnp.full(np.shape(self._raw[n]), n not in self._fixed) for n in self._names]
         return type(self).tree_unflatten(self.tree_flatten()[1], leaves)
 
-    def for_scaled_inputs(self, s: float) -> "Kernel":
+    def for_scaled_inputs(self, s: float) -> Kernel:
         """The same covariance function written for inputs divided by ``s``: k'(x / s, z / s) = k(x, z).
 
         Hyper-priors move with their parameters (``prior.scaled``); the estimators fit on X / s with
@@ -166,6 +177,14 @@ class Kernel:
 
     def check_input_dim(self, D: int) -> None:
         """Raise if the kernel's ARD parameters do not match D input dimensions."""
+
+    def host_form(self) -> HostForm | None:
+        """The kernel as ``variance * exp(-|x - z|^2_ell / 2) + constant`` in NumPy values, or None.
+
+        A kernel of this form is evaluated by :class:`~sparsegp.kernels.gram.HostGram` with BLAS products
+        on the host; ``lengthscale`` None means a constant alone (a term of a :class:`Sum`).
+        """
+        return None
 
     # ---- composition -------------------------------------------------------
     def __add__(self, other):
@@ -205,7 +224,7 @@ class Kernel:
         a, b = self.tree_flatten(), other.tree_flatten()
         return a[1] == b[1] and all(np.array_equal(x, y) for x, y in zip(a[0], b[0]))
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # equal kernels compare by value: unhashable, like arrays
 
 
 class _Composite(Kernel):
@@ -215,7 +234,7 @@ class _Composite(Kernel):
     _abstract = True
 
     def __init__(self, *kernels: Kernel):
-        flat = []
+        flat: list[Kernel] = []
         for k in kernels:
             if not isinstance(k, Kernel):
                 raise InputError(f"{type(self).__name__} takes kernels, got {type(k).__name__}")
@@ -272,8 +291,10 @@ class _Composite(Kernel):
         return f"{type(self).__name__}({', '.join(map(repr, self.kernels))})"
 
     def __eq__(self, other):
-        return type(self) is type(other) and len(self.kernels) == len(other.kernels) and all(
-            a == b for a, b in zip(self.kernels, other.kernels)
+        return (
+            type(self) is type(other)
+            and len(self.kernels) == len(other.kernels)
+            and all(a == b for a, b in zip(self.kernels, other.kernels))
         )
 
     __hash__ = None
@@ -290,6 +311,17 @@ class Sum(_Composite):
 
     def diag(self, X):
         return sum(k.diag(X) for k in self.kernels)
+
+    def host_form(self) -> HostForm | None:
+        """One squared exponential plus constants: the constants add up."""
+        forms = [k.host_form() for k in self.kernels]
+        if any(f is None for f in forms):
+            return None
+        se = [f for f in forms if f.lengthscale is not None]
+        if len(se) != 1:
+            return None
+        constant = sum(f.constant for f in forms if f.lengthscale is None) + se[0].constant
+        return HostForm(se[0].lengthscale, se[0].variance, constant)
 
 
 class Product(_Composite):
@@ -327,7 +359,12 @@ def kernel_from_dict(d) -> Kernel:
             raise InputError(f"{d['type']} specification needs a list of at least two kernels")
         return cls(*[kernel_from_dict(k) for k in kernels])
     params, priors, fixed, config = d.get("params"), d.get("priors", {}), d.get("fixed", []), d.get("config", {})
-    if not isinstance(params, dict) or not isinstance(priors, dict) or not isinstance(fixed, list) or not isinstance(config, dict):
+    if (
+        not isinstance(params, dict)
+        or not isinstance(priors, dict)
+        or not isinstance(fixed, list)
+        or not isinstance(config, dict)
+    ):
         raise InputError(f"{d['type']} specification has malformed params/priors/fixed/config: {d!r}")
     try:
         return cls._from_spec(params, {n: prior_from_dict(p) for n, p in priors.items()}, fixed, config)

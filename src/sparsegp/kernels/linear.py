@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import InputError
-from .base import Kernel
+from .base import HostForm, Kernel
 
 
 class Linear(Kernel):
@@ -50,3 +50,6 @@ class Constant(Kernel):
 
     def diag(self, X):
         return jnp.full(X.shape[0], self.variance)
+
+    def host_form(self) -> HostForm:
+        return HostForm(None, 0.0, float(np.asarray(self.variance)))

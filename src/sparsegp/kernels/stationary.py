@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import InputError
-from .base import Kernel
+from .base import HostForm, Kernel
 from .distance import safe_sqrt, sqdist
 
 
@@ -125,6 +125,10 @@ class SquaredExponential(Stationary):
 
     def diag(self, X):
         return super().diag(X) + self._bias()
+
+    def host_form(self) -> HostForm:
+        bias = float(np.asarray(self._bias()))
+        return HostForm(np.asarray(self.lengthscale, dtype=np.float64), float(np.asarray(self.variance)), bias)
 
 
 RBF = SquaredExponential

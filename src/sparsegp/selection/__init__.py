@@ -5,9 +5,8 @@ See :mod:`.active_set` (Seeger et al. App. A.1), :mod:`.criteria`, :mod:`.greedy
 :mod:`.selectors` (the user-facing strategy objects).
 """
 
-from .active_set import ActiveSetState, dense_state
+from .active_set import ActiveSetState
 from .greedy import Selection, greedy_select
-from .oracle import KernelOracle
 from .selectors import (
     SELECTORS,
     ConditionalVariance,
@@ -21,7 +20,15 @@ from .selectors import (
     VFEGreedy,
 )
 from .smola_bartlett import DualState, ErrorBars, relative_gap, sparse_error_bars
-from .stopping import EvidenceMinimum, HeldOutError, QuadraticFormGap, RelativeGap, RemainingError, StoppingRule, TimeBudget
+from .stopping import (
+    EvidenceMinimum,
+    HeldOutError,
+    QuadraticFormGap,
+    RelativeGap,
+    RemainingError,
+    StoppingRule,
+    TimeBudget,
+)
 
 __all__ = [
     "ActiveSetState",
@@ -34,7 +41,6 @@ __all__ = [
     "HeldOutError",
     "InfoGain",
     "KMeans",
-    "KernelOracle",
     "Random",
     "QuadraticFormGap",
     "RelativeGap",
@@ -46,7 +52,6 @@ __all__ = [
     "StoppingRule",
     "TimeBudget",
     "VFEGreedy",
-    "dense_state",
     "greedy_select",
     "relative_gap",
     "sparse_error_bars",

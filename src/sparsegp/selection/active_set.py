@@ -1,5 +1,7 @@
 """The incremental active-set state of Seeger, Williams & Lawrence (2003), Appendix A.1.
 
+Symbols as in NOTATION.md (the package's one notation table).
+
 For an active set I of d training points (the projected-process / DTC likelihood
 approximation of their sec. 2.1) the state holds, in NumPy float64:
 
@@ -20,7 +22,7 @@ buffers are allocated once for ``d_max`` rows (one d_max x n buffer for V).
 :meth:`ActiveSetState.extend` computes, for a batch of candidates at once, the
 new row of V, of L_M and the new component of beta that each would produce: the
 O(n d) per candidate quantities the expensive criteria (Smola-Bartlett,
-evidence, VFE) score from. :func:`dense_state` recomputes everything from
+evidence, VFE) score from. :func:`sparsegp._reference.dense_state` recomputes everything from
 scratch for the tests.
 """
 
@@ -31,9 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sl
 
+from .._config import LOG_2PI
 from ..errors import InputError, NumericalError
+from ..linalg import chol_append, chol_extension, forward_row
 
-LOG_2PI = float(np.log(2.0 * np.pi))
 # A candidate whose residual prior variance K_ii - p_i is below this fraction of K_ii is
 # (numerically) in the span of the active set already: including it would make L singular.
 RESIDUAL_RTOL = 1e-9
@@ -145,17 +148,12 @@ class ActiveSetState:
         if np.any(l2 <= 0):
             raise NumericalError("a candidate lies in the span of the active set (residual variance <= 0)")
         l = np.sqrt(l2)
-        # v = l^-1 (K_{.,i} - V^T v_i), v_i = V_{.,i}
-        v = (KC - Vd.T @ Vd[:, C]) / l if d else KC / l
-        if d:
-            lM = sl.solve_triangular(self.LM[:d, :d], Vd @ v, lower=True, check_finite=False)
-            lMd2 = self.noise + np.einsum("ij,ij->j", v, v) - np.einsum("ij,ij->j", lM, lM)
-            beta = (v.T @ self.y - lM.T @ self.beta[:d])
-        else:
-            lM = np.zeros((0, len(C)))
-            lMd2 = self.noise + np.einsum("ij,ij->j", v, v)
-            beta = v.T @ self.y
-        lMd = np.sqrt(np.maximum(lMd2, self.noise * 1e-12))  # M' >= sigma^2 I, so lMd2 >= sigma^2 in exact arithmetic
+        v = forward_row(Vd, Vd[:, C], l, KC)  # V's new row: the columns C of V are L^-1 K_{I,C} already
+        # M' >= sigma^2 I, so the new squared pivot of L_M is >= sigma^2 in exact arithmetic
+        lM, lMd = chol_extension(
+            self.LM[:d, :d], Vd @ v, self.noise + np.einsum("ij,ij->j", v, v), floor=self.noise * 1e-12
+        )
+        beta = v.T @ self.y - lM.T @ self.beta[:d]
         return Extension(l=l, v=v, lM=lM, lMd=lMd, beta=beta / lMd)
 
     def w_row(self, d: int, v: np.ndarray, Vd: np.ndarray) -> np.ndarray:
@@ -167,7 +165,9 @@ class ActiveSetState:
         lM, lMd = self.LM[d, :d], self.LM[d, d]
         if not d:
             return v / lMd
-        return (v - Vd.T @ sl.solve_triangular(self.LM[:d, :d], lM, lower=True, trans="T", check_finite=False)) / lMd
+        return forward_row(
+            Vd, sl.solve_triangular(self.LM[:d, :d], lM, lower=True, trans="T", check_finite=False), lMd, v
+        )
 
     # ---- inclusion ---------------------------------------------------------------
     def include(self, i: int, kcol: np.ndarray) -> float:
@@ -182,10 +182,8 @@ class ActiveSetState:
         d = self.d
         Vd = self._Vd()
         v = ext.v[:, 0]
-        self.L[d, :d] = Vd[:, i]
-        self.L[d, d] = ext.l[0]
-        self.LM[d, :d] = ext.lM[:, 0]
-        self.LM[d, d] = ext.lMd[0]
+        chol_append(self.L, d, Vd[:, i], ext.l[0])
+        chol_append(self.LM, d, ext.lM[:, 0], ext.lMd[0])
         w = self.w_row(d, v, Vd)
         self.V[d] = v
         b = float(ext.beta[0])
@@ -197,30 +195,3 @@ class ActiveSetState:
         self.active[i] = True
         self.d = d + 1
         return b
-
-
-def dense_state(K: np.ndarray, y: np.ndarray, noise: float, I) -> dict:
-    """Every quantity of :class:`ActiveSetState` recomputed from its definition (for tests)."""
-    I = np.asarray(I, dtype=np.int64)
-    L = np.linalg.cholesky(K[np.ix_(I, I)])
-    V = sl.solve_triangular(L, K[I], lower=True)
-    M = noise * np.eye(len(I)) + V @ V.T
-    LM = np.linalg.cholesky(M)
-    beta = sl.solve_triangular(LM, V @ y, lower=True)
-    Minv = np.linalg.inv(M)
-    n = K.shape[0]
-    Qnn = V.T @ V
-    cov = noise * np.eye(n) + Qnn
-    _, logdet = np.linalg.slogdet(cov)
-    phi = 0.5 * (logdet + y @ np.linalg.solve(cov, y) + n * LOG_2PI)
-    return {
-        "L": L,
-        "V": V,
-        "LM": LM,
-        "beta": beta,
-        "p": np.diag(Qnn).copy(),
-        "q": np.einsum("ij,ij->j", V, Minv @ V),
-        "mu": V.T @ Minv @ V @ y,
-        "neg_log_evidence": phi,
-        "vfe_neg_bound": phi + 0.5 * float(np.trace(K) - np.trace(Qnn)) / noise,
-    }

@@ -67,7 +67,13 @@ class PartitionState:
         s = rule.scores(self, eligible, None, None)
         s = np.where(np.isfinite(s), s, -np.inf)
         j = int(eligible[int(np.argmax(s))])
-        return float(np.max(s)), self.offset + j, self.X[j].copy(), self.V[: self.d, j].copy(), float(self.diag[j] - self.p[j])
+        return (
+            float(np.max(s)),
+            self.offset + j,
+            self.X[j].copy(),
+            self.V[: self.d, j].copy(),
+            float(self.diag[j] - self.p[j]),
+        )
 
     def _at(self, d):
         if self.d != d:  # a recomputed partition starts again from the empty set
@@ -110,15 +116,25 @@ def _call(state, method, *args):
 def _map(client, parts, where, method, *args, what):
     """``method(*args)`` on every partition state, on the worker that holds it: the states change in
     place, so a task must never run on a copy (no work stealing)."""
-    return _gather(client, [client.submit(_call, p, method, *args, workers=[w], allow_other_workers=False,
-                                          pure=False) for p, w in zip(parts, where)], what)
+    return _gather(
+        client,
+        [
+            client.submit(_call, p, method, *args, workers=[w], allow_other_workers=False, pure=False)
+            for p, w in zip(parts, where)
+        ],
+        what,
+    )
 
 
 def runs_on_partitions(selector) -> bool:
     """Whether :func:`select_dask` can run ``selector``: an O(1) rule over all candidates, no stopping rules."""
     cand = selector.default_candidates if selector.candidates is None else selector.candidates
-    return (isinstance(selector.rule_class(), RULES) and cand == "full" and not tuple(selector.stop)
-            and not selector.track_gap)
+    return (
+        isinstance(selector.rule_class(), RULES)
+        and cand == "full"
+        and not tuple(selector.stop)
+        and not selector.track_gap
+    )
 
 
 def select_dask(selector, kernel, noise: float, X, y, *, client=None, verbose=False) -> Selection:
@@ -132,9 +148,11 @@ def select_dask(selector, kernel, noise: float, X, y, *, client=None, verbose=Fa
 
     rule = selector.rule_class()
     if not runs_on_partitions(selector):
-        raise InputError(f"{type(selector).__name__} on dask arrays: only InfoGain, ConditionalVariance and "
-                         "DifferentialEntropy over all candidates, without stopping rules, run on the partitions; "
-                         "use KMeans(m) or an int m, or select on a sample")
+        raise InputError(
+            f"{type(selector).__name__} on dask arrays: only InfoGain, ConditionalVariance and "
+            "DifferentialEntropy over all candidates, without stopping rules, run on the partitions; "
+            "use KMeans(m) or an int m, or select on a sample"
+        )
     client = _client(client)
     n = int(X.shape[0])
     size = min(int(selector.size), n)
@@ -148,8 +166,9 @@ def select_dask(selector, kernel, noise: float, X, y, *, client=None, verbose=Fa
     LM, beta = np.zeros((size, size)), np.zeros(size)
     indices, history = [], []
     reason = f"reached size {size}"
-    with progress_bar(total=size, desc=f"{type(selector).__name__} selection on dask arrays", verbose=verbose,
-                      unit="pt") as bar:
+    with progress_bar(
+        total=size, desc=f"{type(selector).__name__} selection on dask arrays", verbose=verbose, unit="pt"
+    ) as bar:
         for d in range(size):
             found = [b for b in best if b is not None]
             if not found:

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
+from ..kernels.gram import gram
 from ..progress import progress_bar
 from .active_set import ActiveSetState, Extension
-from .oracle import KernelOracle
 from .smola_bartlett import DualState, relative_gap
 
 
@@ -35,7 +35,7 @@ class Selection:
     """
 
     indices: np.ndarray
-    state: ActiveSetState
+    state: ActiveSetState | None  # None for a selection on Dask partitions (the state stays on the workers)
     history: list = field(default_factory=list)
     reason: str = ""
     dual: DualState | None = None
@@ -76,6 +76,64 @@ def _extend_one_by_one(state, C, KC):
     )
 
 
+def _check_schedule(size, candidates, tau) -> int:
+    size = int(size)
+    if size < 1:
+        raise InputError(f"size must be at least 1, got {size}")
+    if candidates != "full" and (not isinstance(candidates, (int, np.integer)) or candidates < 1):
+        raise InputError(f"candidates must be 'full' or a positive integer, got {candidates!r}")
+    if tau is not None and (candidates == "full" or not 0 < tau < 1):
+        raise InputError("tau (the retained fraction of a selection index) needs 0 < tau < 1 and an int candidates")
+    return size
+
+
+def _include_initial(state, oracle, initial: np.ndarray, size: int) -> None:
+    """Include the rows ``initial`` first, in order (variational EM's E-step keeps its set this way)."""
+    if initial.size > size or len(np.unique(initial)) != initial.size:
+        raise InputError(f"initial must hold at most size={size} distinct training rows")
+    K0 = oracle.columns(initial) if initial.size else np.zeros((state.n, 0))
+    for j, i in enumerate(initial):
+        if not state.eligible()[i]:
+            raise InputError(f"initial row {int(i)} duplicates the span of the rows before it")
+        state.include(int(i), K0[:, j])
+
+
+def _include_best(rule, state, oracle, C, rng, batched: bool):
+    """Score the candidates ``C``, include the best; returns (its row, the scores, its position in C)."""
+    KC = oracle.columns(C) if rule.expensive else None
+    ext = None
+    if KC is not None:
+        ext = state.extend(C, KC) if batched else _extend_one_by_one(state, C, KC)
+    s = rule.scores(state, C, ext, rng)
+    s = np.where(np.isfinite(s), s, -np.inf)
+    j = int(np.argmax(s))
+    i = int(C[j])
+    state.include(i, KC[:, j] if KC is not None else oracle.columns([i])[:, 0])
+    return i, s, j
+
+
+def _record(state, i: int, score: float, t0: float) -> dict:
+    """One inclusion's entry of the history: the objectives of the set it completes."""
+    return {
+        "d": state.d,
+        "index": i,
+        "score": score,
+        "neg_log_evidence": state.neg_log_evidence(),
+        "vfe_neg_bound": state.vfe_neg_bound(),
+        "primal": state.sb_primal(),
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def _first_stop(stop, state, rec, reason):
+    """(reason, rule) of the first stopping rule that fires, or (reason unchanged, None)."""
+    for r in stop:
+        why = r.update(state, rec)
+        if why:
+            return why, r
+    return reason, None
+
+
 def greedy_select(
     rule,
     kernel,
@@ -108,29 +166,17 @@ def greedy_select(
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    n = X.shape[0]
-    size = int(size)
-    if size < 1:
-        raise InputError(f"size must be at least 1, got {size}")
-    if candidates != "full" and (not isinstance(candidates, (int, np.integer)) or candidates < 1):
-        raise InputError(f"candidates must be 'full' or a positive integer, got {candidates!r}")
-    if tau is not None and (candidates == "full" or not 0 < tau < 1):
-        raise InputError("tau (the retained fraction of a selection index) needs 0 < tau < 1 and an int candidates")
+    size = _check_schedule(size, candidates, tau)
     rng = np.random.default_rng(random_state)
-    oracle = KernelOracle(kernel, X)
+    # the JAX engine for every kernel: selection scores candidates in matrix-matrix products, where the
+    # host engine has nothing to gain, and its scores (and the reproductions) are those of this engine
+    oracle = gram(kernel, X, engine="jax")
     state = ActiveSetState(oracle.diag(), y, noise, size)
     size = state.d_max
     dual = DualState(state.diag, y, noise, size) if track_gap else None
     stop = tuple(stop)
     if initial is not None:
-        initial = np.asarray(initial, dtype=np.int64)
-        if initial.size > size or len(np.unique(initial)) != initial.size:
-            raise InputError(f"initial must hold at most size={size} distinct training rows")
-        K0 = oracle.columns(initial) if initial.size else None
-        for j, i in enumerate(initial):
-            if not state.eligible()[i]:
-                raise InputError(f"initial row {int(i)} duplicates the span of the rows before it")
-            state.include(int(i), K0[:, j])
+        _include_initial(state, oracle, np.asarray(initial, dtype=np.int64), size)
     for r in stop:
         r.start(state, oracle)
     history, reason = [], f"reached size {size}"
@@ -144,30 +190,13 @@ def greedy_select(
                 reason = "no eligible point left (the rest lie in the span of the active set)"
                 break
             C, working = _candidate_pool(eligible, candidates, rng, working)
-            KC = oracle.columns(C) if rule.expensive else None
-            ext = None
-            if rule.expensive:
-                ext = state.extend(C, KC) if batched else _extend_one_by_one(state, C, KC)
-            s = rule.scores(state, C, ext, rng)
-            s = np.where(np.isfinite(s), s, -np.inf)
+            i, s, j = _include_best(rule, state, oracle, C, rng, batched)
             last = (np.asarray(C).copy(), np.asarray(s, dtype=float).copy())
-            j = int(np.argmax(s))
-            i = int(C[j])
-            kcol = KC[:, j] if KC is not None else oracle.columns([i])[:, 0]
-            state.include(i, kcol)
-            if working is not None:
+            if tau is not None:
                 order = np.argsort(-np.delete(s, j))
                 rest = np.delete(C, j)[order]
                 working = rest[: int(np.ceil(tau * len(C)))]
-            rec = {
-                "d": state.d,
-                "index": i,
-                "score": float(s[j]),
-                "neg_log_evidence": state.neg_log_evidence(),
-                "vfe_neg_bound": state.vfe_neg_bound(),
-                "primal": state.sb_primal(),
-                "seconds": time.perf_counter() - t0,
-            }
+            rec = _record(state, i, float(s[j]), t0)
             if dual is not None:
                 dual.step(oracle, rng, dual_kappa)
                 rec["dual"] = dual.value()
@@ -176,12 +205,7 @@ def greedy_select(
             bar.update(1)
             if callback is not None:
                 callback(rec, state)
-            stopped_by = None
-            for r in stop:
-                why = r.update(state, rec)
-                if why:
-                    reason, stopped_by = why, r
-                    break
+            reason, stopped_by = _first_stop(stop, state, rec, reason)
             if stopped_by is not None:
                 break
     # A monitoring rule that stopped the run keeps the prefix where its curve was best.

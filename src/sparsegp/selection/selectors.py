@@ -21,6 +21,7 @@ from .criteria import (
     EvidenceRule,
     InfoGainRule,
     RandomRule,
+    ScoringRule,
     SmolaBartlettRule,
     VFERule,
 )
@@ -59,10 +60,12 @@ class Selector(_Params):
     random_state, verbose : as everywhere.
     """
 
-    rule_class = RandomRule
+    rule_class: type[ScoringRule] = RandomRule
     default_candidates: object = "full"
 
-    def __init__(self, size=128, *, candidates=None, tau=None, stop=(), track_gap=False, random_state=None, verbose=False):
+    def __init__(
+        self, size=128, *, candidates=None, tau=None, stop=(), track_gap=False, random_state=None, verbose=False
+    ):
         self.size = size
         self.candidates = candidates
         self.tau = tau
@@ -139,7 +142,9 @@ class SmolaBartlett(Selector):
     default_candidates = 59
 
     def __init__(self, size=1000, *, eps=0.025, candidates=None, tau=None, stop=(), random_state=None, verbose=False):
-        super().__init__(size, candidates=candidates, tau=tau, stop=stop, track_gap=True, random_state=random_state, verbose=verbose)
+        super().__init__(
+            size, candidates=candidates, tau=tau, stop=stop, track_gap=True, random_state=random_state, verbose=verbose
+        )
         self.eps = eps
 
     _param_names = ("size", "eps", "candidates", "tau", "stop", "random_state", "verbose")

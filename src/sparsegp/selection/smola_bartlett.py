@@ -1,5 +1,7 @@
 """Smola & Bartlett (2001): the dual quadratic form Q*, the duality gap, and sparse error bars.
 
+Symbols as in NOTATION.md (the package's one notation table).
+
 Theorem 1: for Q(alpha) = -y^T K alpha + 1/2 alpha^T (sigma^2 K + K^T K) alpha (eq. 5) and
 Q*(alpha) = -y^T alpha + 1/2 alpha^T (sigma^2 I + K) alpha (eq. 6),
 
@@ -25,6 +27,7 @@ import numpy as np
 import scipy.linalg as sl
 
 from ..errors import InputError
+from ..linalg import chol_append, chol_extension
 from .active_set import RESIDUAL_RTOL, ActiveSetState
 
 
@@ -60,9 +63,7 @@ class DualState:
 
     def _extend(self, C, K_SC):
         d = self.d
-        z = sl.solve_triangular(self.L[:d, :d], K_SC, lower=True, check_finite=False) if d else np.zeros((0, len(C)))
-        dd2 = self.noise + self.diag[C] - np.einsum("ij,ij->j", z, z)
-        dd = np.sqrt(np.maximum(dd2, self.noise * RESIDUAL_RTOL))
+        z, dd = chol_extension(self.L[:d, :d], K_SC, self.noise + self.diag[C], floor=self.noise * RESIDUAL_RTOL)
         unew = (self.y[C] - z.T @ self.u[:d]) / dd
         return z, dd, unew
 
@@ -75,8 +76,7 @@ class DualState:
             raise InputError(f"the dual support is full (d_max={self.d_max})")
         z, dd, unew = self._extend(np.array([c]), np.asarray(k_Sc, dtype=np.float64).reshape(self.d, 1))
         d = self.d
-        self.L[d, :d] = z[:, 0]
-        self.L[d, d] = dd[0]
+        chol_append(self.L, d, z[:, 0], dd[0])
         self.u[d] = unew[0]
         self.indices[d] = c
         self.active[c] = True

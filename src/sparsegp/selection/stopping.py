@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from ..linalg import forward_row
 from ..validation import as_float_matrix, as_float_vector, check_positive
 
 
@@ -138,7 +139,7 @@ class HeldOutError(_Monitor):
             i = state.indices[d]
             kv = self._oracle.cross(self.X_val, [i])[:, 0]
             Vd = self._V[:d]
-            v = (kv - Vd.T @ state.L[d, :d]) / state.L[d, d]
+            v = forward_row(Vd, state.L[d, :d], state.L[d, d], kv)
             w = state.w_row(d, v, Vd)
             self._V[d] = v
             self._mu += state.beta[d] * w
