@@ -28,8 +28,10 @@ demo: $(STAMP_RUN)
 	$(BIN)/sparsegp fit --dataset kin40k --split 0 --n-train 10000 --model vfe --inducing 512 --max-iter 80 --out demo-output/kin40k-vfe512.npz
 	@echo "Side by side with GPflow and GPyTorch on the same protocol: make dev anchors && $(BIN)/python benchmarks/sparse_suite.py K10 --m 128 512"
 
+# One test process per core (xdist), each with single-threaded BLAS: two processes of multi-threaded
+# OpenBLAS on two cores spend much of their time spinning (BENCHMARKS.md, "The test suite").
 test: $(STAMP_DEV) lint
-	$(BIN)/python -m pytest
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadgroup
 
 # ruff (lint + format) and mypy on the package, as CI runs them through make test
 lint: $(STAMP_DEV)
