@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 
+from sparsegp.tables import markdown_table
+
 COLUMNS = ["protocol", "library", "method", "m", "fit_s", "predict_s", "SMSE", "SNLP", "objective", "peak_rss_MiB"]
 
 
@@ -36,9 +38,4 @@ def run_case_in_subprocess(suite: str, case: str) -> dict:
 
 def format_table(rows: list[dict], columns=COLUMNS) -> str:
     cols = [c for c in columns if any(c in r for r in rows)]
-    cells = [[str(r.get(c, "")) for c in cols] for r in rows]
-    width = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
-    out = ["| " + " | ".join(c.ljust(w) for c, w in zip(cols, width)) + " |"]
-    out.append("|" + "|".join("-" * (w + 2) for w in width) + "|")
-    out += ["| " + " | ".join(v.ljust(w) for v, w in zip(row, width)) + " |" for row in cells]
-    return "\n".join(out)
+    return markdown_table(cols, [[r.get(c, "") for c in cols] for r in rows])

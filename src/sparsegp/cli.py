@@ -14,6 +14,7 @@ import zipfile
 import numpy as np
 
 from .errors import SparseGPError
+from .tables import markdown_table
 
 MODELS = ("exact", "vfe", "dtc", "fitc", "sor")
 KERNELS = ("se-ard", "se", "matern12", "matern32", "matern52")
@@ -141,11 +142,7 @@ def _check_writable(path: str, what: str) -> str:
 
 def _table(rows: list[dict]) -> str:
     keys = list(rows[0])
-    width = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in keys}
-    line = " | ".join(k.ljust(width[k]) for k in keys)
-    sep = "-+-".join("-" * width[k] for k in keys)
-    body = [" | ".join(str(r[k]).ljust(width[k]) for k in keys) for r in rows]
-    return "\n".join([line, sep, *body])
+    return markdown_table(keys, [[r[k] for k in keys] for r in rows])
 
 
 def _build_model(args, X):

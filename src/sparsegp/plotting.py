@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+import os
+
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+
+
+def pyplot():
+    """matplotlib.pyplot on the non-interactive Agg backend (figures are written, never shown)."""
+    return plt
+
+
+def save_figure(fig, path: str, dpi: int = 120) -> str:
+    """Lay out, write and close ``fig``; creates the folder. Every figure of the package is saved here."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
 
 
 def predictive_panels(panels, X, y, path, title=None):
@@ -44,7 +60,4 @@ def predictive_panels(panels, X, y, path, title=None):
     axes[-1].legend(fontsize=7, loc="upper right")
     if title:
         fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=120)

@@ -157,7 +157,7 @@ def run_tasks(
 
 def plot_reject(summary, path):
     """The reject curve for c = 9 (the paper's Fig. 1)."""
-    from .report import pyplot, save_figure
+    from ..plotting import pyplot, save_figure
 
     plt = pyplot()
 

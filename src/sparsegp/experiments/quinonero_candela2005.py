@@ -151,7 +151,7 @@ rounds x iterations in one run. SGGP and SGEV select at HPEV-rand's learned hype
 
 
 def _plot_fig2(path, curves, m_gap):
-    from .report import pyplot, save_figure
+    from ..plotting import pyplot, save_figure
 
     plt = pyplot()
 
@@ -173,7 +173,7 @@ def _plot_fig2(path, curves, m_gap):
 
 
 def _plot_fig1(path, xt, sds, xs):
-    from .report import pyplot, save_figure
+    from ..plotting import pyplot, save_figure
 
     plt = pyplot()
 

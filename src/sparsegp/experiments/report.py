@@ -14,6 +14,8 @@ import os
 
 import numpy as np
 
+from ..tables import markdown_table
+
 
 def _finite_tree(x, path="results"):
     if isinstance(x, dict):
@@ -54,9 +56,7 @@ class Report:
 
     def table(self, header: list[str], rows: list[list], caption: str | None = None, digits: int = 4) -> None:
         lines = [f"*{caption}*", ""] if caption else []
-        lines.append("| " + " | ".join(header) + " |")
-        lines.append("|" + "---|" * len(header))
-        lines += ["| " + " | ".join(fmt(v, digits) for v in row) + " |" for row in rows]
+        lines.append(markdown_table(header, [[fmt(v, digits) for v in row] for row in rows], pad=False))
         self.parts.append("\n".join(lines) + "\n")
 
     def figure(self, filename: str, caption: str) -> None:
@@ -89,24 +89,3 @@ class Report:
         with open(os.path.join(out_dir, "results.json"), "w") as f:
             json.dump(_finite_tree(payload), f, indent=1, allow_nan=False)
         return os.path.join(out_dir, "report.md")
-
-
-def pyplot():
-    """matplotlib.pyplot on the non-interactive Agg backend (reports are written, never shown)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def save_figure(fig, path: str, dpi: int = 120) -> str:
-    """Lay out, write and close ``fig``; creates the folder."""
-    import matplotlib.pyplot as plt
-
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    fig.tight_layout()
-    fig.savefig(path, dpi=dpi)
-    plt.close(fig)
-    return path

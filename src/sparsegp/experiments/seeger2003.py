@@ -212,7 +212,7 @@ def run_table1(
 
 
 def plot_learning_curves(path, out, n_list, methods, dataset="kin40k", paper_full=None):
-    from .report import pyplot, save_figure
+    from ..plotting import pyplot, save_figure
 
     plt = pyplot()
 

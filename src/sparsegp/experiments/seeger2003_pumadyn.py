@@ -132,7 +132,7 @@ def model_selection(n_ms, configs, runs, max_iter, verbose=False):
 
 
 def plot_trajectory(path, traj):
-    from .report import pyplot, save_figure
+    from ..plotting import pyplot, save_figure
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)

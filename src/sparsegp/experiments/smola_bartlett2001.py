@@ -265,7 +265,7 @@ k^T (K + sigma^2 I)^-1 k, the data term of eq. 10, are within a relative gap of 
 
 
 def _plot_gaps(path, gaps):
-    from .report import pyplot, save_figure
+    from ..plotting import pyplot, save_figure
 
     plt = pyplot()
 

@@ -135,7 +135,7 @@ def _mean_se(a):
 
 
 def plot(path, fixed, joint):
-    from .report import pyplot, save_figure
+    from ..plotting import pyplot, save_figure
 
     plt = pyplot()
     fig, axes = plt.subplots(2, 3, figsize=(13, 7))

@@ -55,7 +55,7 @@ def smse_snlp_vs_m(name, m_values, max_iter, n_train=None, n_test=None, verbose=
 
 
 def plot(path, runs):
-    from .report import pyplot, save_figure
+    from ..plotting import pyplot, save_figure
 
     plt = pyplot()
     fig, axes = plt.subplots(len(runs), 2, figsize=(10, 3.6 * len(runs)), squeeze=False)
