@@ -17,9 +17,9 @@ N_TRAIN = 2000
 
 
 def _data():
-    from sparsegp import datasets
+    from sparsegp.experiments.protocols import protocol_data
 
-    return datasets.load("kin40k", split=0, preprocessing="standardize", n_train=N_TRAIN)
+    return protocol_data("K10", n_train=N_TRAIN)
 
 
 def _scores(y_train, y_test, mean, std):

@@ -68,12 +68,13 @@ def main():
 
     import jax.numpy as jnp
 
-    from sparsegp import ExactGPRegressor, SparseGPRegressor, datasets
+    from sparsegp import ExactGPRegressor, SparseGPRegressor
+    from sparsegp.experiments.protocols import protocol_data
     from sparsegp.kernels import SquaredExponential
     from sparsegp.selection import ConditionalVariance, KMeans
     from sparsegp.transforms import to_positive
 
-    X, y, Xs, ys = datasets.load("kin40k", split=0, preprocessing="standardize", n_train=10000)
+    X, y, Xs, ys = protocol_data("K10")
     tr = Trajectory({"y": y, "y_test": ys}, a.every)
     rng = np.random.default_rng(a.seed)
     D = X.shape[1]

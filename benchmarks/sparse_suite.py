@@ -34,14 +34,11 @@ ANCHORS = ("gpflow-sgpr", "gpflow-fitc", "gpytorch-sgpr")
 
 
 def prepare(protocol: str, path: str, m_max: int, seed: int = 0):
-    from sparsegp import datasets
+    from sparsegp.experiments.protocols import PROTOCOL_DATA, protocol_data
 
-    if protocol == "K10":
-        X, y, Xs, ys = datasets.load("kin40k", split=0, preprocessing="standardize", n_train=10000)
-    elif protocol == "P32":
-        X, y, Xs, ys = datasets.load("pumadyn32nm", split=0, preprocessing="standardize")
-    else:
+    if protocol not in PROTOCOL_DATA:
         raise SystemExit(f"unknown protocol {protocol!r}")
+    X, y, Xs, ys = protocol_data(protocol)
     perm = np.random.default_rng(seed).permutation(len(X))
     D = X.shape[1]
     if protocol == "K10":
@@ -62,14 +59,9 @@ def exact_subset_init(X, y, n_ms: int = 1024):
     the same failure for randomly chosen active sets. An exact GP on 1,024 rows from length-scales
     sqrt(32) and noise 0.1 singles out the four relevant inputs, and every library starts from it.
     """
-    from sparsegp import ExactGPRegressor
-    from sparsegp.kernels import SquaredExponential
+    from sparsegp.experiments.protocols import exact_on_subset
 
-    D = X.shape[1]
-    idx = np.random.default_rng(1).permutation(len(X))[:n_ms]
-    gp = ExactGPRegressor(
-        SquaredExponential(np.full(D, np.sqrt(D)), 1.0), noise=0.1, normalize_y=False, max_iter=300
-    ).fit(X[idx], y[idx])
+    gp, _ = exact_on_subset(X, y, n_ms, np.sqrt(X.shape[1]), seed=1, max_iter=300)
     ell = np.asarray(gp.kernel_.lengthscale, dtype=float)
     print(
         f"P32 init from an exact GP on {n_ms} rows: relevant inputs {np.argsort(ell)[:4].tolist()}, "

@@ -4,11 +4,18 @@
   optimised, targets as given): Seeger et al.'s criteria along a trajectory, Titsias's RSPP baseline.
 * :func:`titsias_sparse` - Titsias's (2009) joint learning of hyper-parameters and inducing inputs
   from noise 0.1, on targets the protocol has already standardised.
+* :func:`exact_on_subset` - Seeger et al.'s (2003) n_MS start: an exact GP on random training rows.
+* :func:`protocol_data` - the data of the benchmark protocols K10 and P32.
 """
 
 from __future__ import annotations
 
-from ..estimators import SparseGPRegressor
+from typing import Any
+
+import numpy as np
+
+from ..estimators import ExactGPRegressor, SparseGPRegressor
+from ..kernels import SquaredExponential
 
 
 def fixed_sparse(kernel, noise: float, inducing, approximation: str = "dtc", **options) -> SparseGPRegressor:
@@ -37,3 +44,33 @@ def titsias_sparse(kernel, approximation: str, m: int, *, max_iter: int, random_
         random_state=random_state,
         **options,
     )
+
+
+def exact_on_subset(X, y, n_ms: int, lengthscale0: float, *, seed: int, max_iter: int, **options):
+    """``(gp, rows)``: an exact GP fitted on ``n_ms`` random rows (the first of a permutation by ``seed``).
+
+    Seeger et al. (2003) sec. 4 fit the hyper-parameters on a subset of n_MS rows: an ARD squared
+    exponential from length-scales ``lengthscale0`` and variance 1, noise 0.1, targets as given.
+    """
+    rows = np.random.default_rng(seed).permutation(len(X))[:n_ms]
+    kernel = SquaredExponential(np.full(X.shape[1], float(lengthscale0)), 1.0)
+    gp = ExactGPRegressor(kernel, noise=0.1, normalize_y=False, max_iter=max_iter, **options)
+    return gp.fit(X[rows], y[rows]), rows
+
+
+# The benchmark protocols' data (the project's protocol table): K10 = kin40k, uci_datasets split 0,
+# the first 10,000 training rows, inputs and targets standardised; P32 = pumadyn-32nm, split 0, all rows.
+PROTOCOL_DATA: dict[str, dict[str, Any]] = {
+    "K10": dict(name="kin40k", split=0, preprocessing="standardize", n_train=10000),
+    "P32": dict(name="pumadyn32nm", split=0, preprocessing="standardize"),
+}
+
+
+def protocol_data(protocol: str, n_train: int | None = None):
+    """The :class:`~sparsegp.datasets.Dataset` of a benchmark protocol; ``n_train`` keeps fewer training rows."""
+    from .. import datasets
+
+    spec = dict(PROTOCOL_DATA[protocol])
+    if n_train is not None:
+        spec["n_train"] = n_train
+    return datasets.load(spec.pop("name"), **spec)

@@ -27,7 +27,7 @@ from ..estimators import ExactGPRegressor, SparseGPRegressor
 from ..kernels import SquaredExponential
 from ..progress import progress_bar
 from ..transforms import to_positive
-from .protocols import fixed_sparse
+from .protocols import exact_on_subset, fixed_sparse
 
 INIT_LENGTHSCALE = 5.0
 SUCCESS = 0.03
@@ -58,16 +58,15 @@ def trajectory(n_ms, d_values, max_iter, every, seed=0, verbose=False):
     from ..selection import InfoGain, Random
 
     X, y, _, _ = _data()
-    ms = np.random.default_rng(seed).permutation(len(X))[:n_ms]
-    X, y = X[ms], y[ms]
     path = []
 
     def record(it, value, params):
         path.append((it, value, params["kernel"], float(to_positive(params["raw_noise"]))))
 
-    ExactGPRegressor(
-        _initial_kernel(X.shape[1]), noise=0.1, normalize_y=False, max_iter=max_iter, callback=record, verbose=verbose
-    ).fit(X, y)
+    _, ms = exact_on_subset(
+        X, y, n_ms, INIT_LENGTHSCALE, seed=seed, max_iter=max_iter, callback=record, verbose=verbose
+    )
+    X, y = X[ms], y[ms]
     keep = [p for p in path if (p[0] - 1) % every == 0 or p is path[-1]]  # iterations 1, 1 + every, ... and the last
     out = {"iteration": [int(p[0]) for p in keep], "exact": [float(p[1]) for p in keep]}
     with progress_bar(total=len(keep) * len(d_values) * 2, desc="pumadyn trajectory", verbose=verbose) as bar:
