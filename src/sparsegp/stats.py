@@ -18,6 +18,9 @@ of a Dask cluster (:class:`sparsegp.distributed.DaskStats`). Whitening each chun
 afterwards) keeps the conditioning of K_uu, not its square (measured: relative
 error 4e-10 vs 1e-5 on a 200-point problem with cond(K_uu) = 3e11).
 
+Shapes: ``Z`` (m, D), ``Luu`` (m, m), ``X`` (n, D), ``y`` (n,); :class:`Stats` holds ``S`` (m, m), ``v`` (m,)
+and scalars ``yy``, ``trK``, ``trQ``, ``n``; :class:`FITCStats` ``S`` (m, m), ``v`` (m,) and scalars.
+
 Two implementations of the unit-weight sums share the chunking:
 :func:`whitened_stats` has a hand-written backward pass (one pass over the
 data costing 2 m^2 per row plus the kernel's VJP, no triangular solves), used

@@ -129,6 +129,9 @@ class IVMSchedule:
 def ivm_select(kernel, X, y, bias: float, *, random_state=None, verbose: bool = False, **schedule) -> IVMSelection:
     """Run the IVM's ADF with greedy selection of up to ``size`` points (labels y in {-1, +1}).
 
+    ``X`` (n, D), ``y`` (n,) in {-1, +1}, ``bias`` the probit bias b; the selection's ``state.I[:d]`` (d,) are
+    the active rows in the order of inclusion.
+
     ``schedule``: the fields of :class:`IVMSchedule` (``size`` is required).
     """
     sch = IVMSchedule(**schedule)

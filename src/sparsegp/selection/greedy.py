@@ -156,6 +156,9 @@ def greedy_select(
 ) -> Selection:
     """Select up to ``size`` training points with scoring rule ``rule`` at fixed hyper-parameters.
 
+    ``X`` (n, D), ``y`` (n,), ``noise`` a scalar sigma^2; returns a :class:`Selection` whose ``indices``
+    (d,) are training rows in the order of inclusion.
+
     ``candidates``: "full" or an int kappa (random candidates per inclusion; with ``tau`` a selection index
     of kappa points keeping the best fraction tau). ``stop``: extra :mod:`.stopping` rules. ``track_gap``:
     advance Smola & Bartlett's dual Q* by one greedy inclusion (``dual_kappa`` random candidates) per
