@@ -65,12 +65,15 @@ class JaxGram:
         pad = _bucket(len(idx)) - len(idx)
         return np.concatenate([idx, np.zeros(pad, dtype=np.int64)]) if pad else idx
 
+    def _counted(self, out, rows: int, cols: int) -> np.ndarray:
+        """The unpadded (rows x cols) corner of a padded block, counted in ``evaluations``."""
+        self.evaluations += rows * cols
+        return np.asarray(out)[:rows, :cols]
+
     def columns(self, cols) -> np.ndarray:
         """K(X, X[cols]) (n x len(cols))."""
         cols = np.asarray(cols, dtype=np.int64)
-        self.evaluations += self.n * len(cols)
-        out = _block(self.kernel, self._Xj, self.X[self._padded(cols)])
-        return np.asarray(out)[:, : len(cols)]
+        return self._counted(_block(self.kernel, self._Xj, self.X[self._padded(cols)]), self.n, len(cols))
 
     def column(self, i: int) -> np.ndarray:
         """K(X, x_i) (n,)."""
@@ -80,9 +83,8 @@ class JaxGram:
         """K(X[rows], X[cols]), the rows gathered here and sent."""
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
-        self.evaluations += len(rows) * len(cols)
         out = _block(self.kernel, self.X[self._padded(rows)], self.X[self._padded(cols)])
-        return np.asarray(out)[: len(rows), : len(cols)]
+        return self._counted(out, len(rows), len(cols))
 
     def block_at(self, rows, cols, disjoint: bool = False) -> np.ndarray:
         """K(X[rows], X[cols]) gathered on the device: only the index arrays travel (the IVM's refills).
@@ -91,24 +93,28 @@ class JaxGram:
         """
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
-        self.evaluations += len(rows) * len(cols)
         out = _block_at(self.kernel, self._Xj, self._padded(rows), self._padded(cols))
-        return np.asarray(out)[: len(rows), : len(cols)]
+        return self._counted(out, len(rows), len(cols))
 
     def cross(self, A, cols) -> np.ndarray:
         """K(A, X[cols]) for other inputs A (held-out or test points)."""
         cols = np.asarray(cols, dtype=np.int64)
         A = np.asarray(A, dtype=np.float64)
-        self.evaluations += A.shape[0] * len(cols)
-        return np.asarray(_block(self.kernel, jnp.asarray(A), self.X[self._padded(cols)]))[:, : len(cols)]
+        return self._counted(_block(self.kernel, jnp.asarray(A), self.X[self._padded(cols)]), A.shape[0], len(cols))
+
+
+def _squared_exponential_form(kernel: Kernel):
+    """The kernel's host form when it has a squared-exponential part (a constant alone has none), else None."""
+    form = kernel.host_form()
+    return form if form is not None and form.lengthscale is not None else None
 
 
 class HostGram:
     """K(X, X) by pieces for ``variance * exp(-|x - z|^2_ell / 2) + constant`` with BLAS products on the host."""
 
     def __init__(self, kernel: Kernel, X):
-        form = kernel.host_form()
-        if form is None or form.lengthscale is None:
+        form = _squared_exponential_form(kernel)
+        if form is None:
             raise InputError(f"{type(kernel).__name__} has no host form; use the JAX engine")
         self.kernel = kernel
         X = np.asarray(X, dtype=np.float64)
@@ -173,9 +179,6 @@ def gram(kernel: Kernel, X, engine: str = "auto") -> JaxGram | HostGram:
     host engine when the kernel has a host form and the JAX engine otherwise."""
     if engine not in ENGINES:
         raise InputError(f"engine must be one of {ENGINES}, got {engine!r}")
-    if engine == "jax":
-        return JaxGram(kernel, X)
-    form = kernel.host_form()
-    if engine == "host" or (form is not None and form.lengthscale is not None):
+    if engine == "host" or (engine == "auto" and _squared_exponential_form(kernel) is not None):
         return HostGram(kernel, X)
     return JaxGram(kernel, X)
