@@ -4,12 +4,16 @@ The objective is any JAX-traceable ``f(params) -> scalar`` to *minimise*
 (a negative log marginal likelihood or negative bound, plus negative
 log hyper-priors for MAP-II). Its value and gradient come from one jitted
 ``jax.value_and_grad``; SciPy sees a flat float64 vector of the free entries.
+The compiled program is keyed by the objective and the parameters' layout: a hashable objective
+that compares by value (:mod:`sparsegp.estimators.objectives`) is traced and compiled once per
+shapes in a process, however many fits use it.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -70,6 +74,23 @@ def _flatten(params, mask, lower, upper):
     return np.clip(x0, lo, hi), unravel, free, lo, hi
 
 
+@partial(jax.jit, static_argnums=(0, 1))
+def _flat_value_and_grad(objective, unravel, x, *args):
+    """Value and gradient of ``objective(unravel(x), *args)`` (``unravel`` from ``ravel_pytree``: hashable)."""
+    return jax.value_and_grad(lambda z: objective(unravel(z), *args))(x)
+
+
+def flat_value_and_grad(objective, params):
+    """``(x, *args) -> (value, flat gradient)`` of ``objective(params, *args)``, compiled once per
+    objective and shapes when the objective is hashable (a fresh program per call otherwise)."""
+    unravel = ravel_pytree(params)[1]
+    try:
+        hash((objective, unravel))
+    except TypeError:
+        return jax.jit(jax.value_and_grad(lambda x, *a: objective(unravel(x), *a)))
+    return partial(_flat_value_and_grad, objective, unravel)
+
+
 def minimize(
     objective,
     params,
@@ -107,13 +128,13 @@ def minimize(
     rng = np.random.default_rng(rng)
 
     if value_and_grad is None:
-        vg = jax.jit(jax.value_and_grad(lambda x, *a: objective(unravel(x), *a)))
+        vg = flat_value_and_grad(objective, params)
 
-        def flat_value_and_grad(x):
+        def evaluate(x):
             return vg(x, *args)
     else:
 
-        def flat_value_and_grad(x):
+        def evaluate(x):
             f, g = value_and_grad(unravel(x))
             return f, ravel_pytree(g)[0]
 
@@ -125,7 +146,7 @@ def minimize(
         def fun(z):
             x = x_start.copy()
             x[free] = z
-            f, g = flat_value_and_grad(jnp.asarray(x))
+            f, g = evaluate(jnp.asarray(x))
             f = float(f)
             g = np.asarray(g, dtype=np.float64)[free]
             state["evals"] += 1
@@ -167,7 +188,7 @@ def minimize(
             if r > 0:
                 xs[free] = np.clip(xs[free] + restart_scale * rng.standard_normal(int(free.sum())), lo[free], hi[free])
             if not free.any():
-                f = float(flat_value_and_grad(jnp.asarray(xs))[0])
+                f = float(evaluate(jnp.asarray(xs))[0])
                 results.append((xs, f, None, [], 1))
                 continue
             results.append(run(xs, bar))
@@ -214,7 +235,7 @@ def minimize_reselecting(
     each iterate under its freshly selected set.
     """
     x, unravel, free, lo, hi = _flatten(params, mask, lower, upper)
-    vg = jax.jit(jax.value_and_grad(lambda z, Z, *a: objective(unravel(z), Z, *a)))
+    vg = flat_value_and_grad(objective, params)
     n_evals = 0
 
     def fg(z, Z):

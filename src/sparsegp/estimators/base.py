@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import jax
 import jax.numpy as jnp
@@ -14,7 +15,7 @@ from ..errors import DataWarning, InputError, NotFittedError, NumericalError
 from ..kernels import Kernel, SquaredExponential
 from ..priors import LogNormal
 from ..training import minimize
-from ..transforms import MAX_VALUE, MIN_VALUE, RAW_MAX, RAW_MIN, log_jacobian, to_positive, to_raw
+from ..transforms import MAX_VALUE, MIN_VALUE, RAW_MAX, RAW_MIN, to_positive, to_raw
 from ..validation import (
     as_float_matrix,
     as_float_vector,
@@ -24,6 +25,7 @@ from ..validation import (
     feature_names_of,
 )
 from . import persistence
+from .objectives import noise_log_prior
 
 # Weak hyper-priors used when there are fewer than two samples per free hyper-parameter (see
 # GPRegressorBase._few_samples): sd of the log-normals, and the noise's prior median (normalised targets).
@@ -169,11 +171,12 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         min_noise = float(check_positive(self.min_noise, "min_noise"))
         return max(noise, min_noise)
 
+    def _fit_noise_prior(self):
+        """The noise prior of the current fit: ``noise_prior``, or the weak default of :meth:`_few_samples`."""
+        return getattr(self, "_noise_prior_fit", self.noise_prior)
+
     def _noise_log_prior(self, raw_noise):
-        prior = getattr(self, "_noise_prior_fit", self.noise_prior)
-        if prior is None:
-            return 0.0
-        return prior.log_prob(to_positive(raw_noise)) + log_jacobian(raw_noise)
+        return noise_log_prior(self._fit_noise_prior(), raw_noise)
 
     @staticmethod
     def _too_few(n_samples: int, n_free: int) -> bool:
@@ -197,6 +200,9 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
     def _fit_hyperparameters(self, objective, params, mask, args, desc, value_and_grad=None, scale=1.0, max_iter=None):
         """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'raw_noise').
 
+        ``objective``: an :class:`~.objectives.ExactNegative` or :class:`~.objectives.SparseNegative`,
+        whose noise prior is set here (the weak default of :meth:`_few_samples` when data are few).
+
         Kernel hyper-parameters are boxed to [1e-12, 1e12], the noise variance to [min_noise, 1e12];
         any other entry (free inducing inputs) is unbounded. ``params`` are for the inputs divided by
         ``scale``; the user's ``callback`` sees them in the inputs' own units. Sets
@@ -219,7 +225,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         self._few_samples(mask, n_samples=int(np.shape(args[-1])[0]))
         lower, upper = self._raw_bounds(params)
         params, report = minimize(
-            objective,
+            replace(objective, noise_prior=self._noise_prior_fit),
             params,
             args=args,
             mask=mask,

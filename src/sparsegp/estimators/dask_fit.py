@@ -121,7 +121,7 @@ def fit_dask(model, X, y):
             params = model._fit_subset_then_all(params, mask, Xsub, ysub, Z0, full, s)
         else:
             params = model._fit_hyperparameters(
-                model._objective,
+                model._objective(),
                 params,
                 mask,
                 (y,),

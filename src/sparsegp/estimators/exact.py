@@ -10,6 +10,7 @@ from ..errors import InputError
 from ..transforms import to_positive, to_raw
 from . import persistence
 from .base import GPRegressorBase, input_scale
+from .objectives import ExactNegative
 
 
 @persistence.register
@@ -86,11 +87,6 @@ class ExactGPRegressor(GPRegressorBase):
         self.verbose = verbose
         self.callback = callback
 
-    def _objective(self, params, X, y):
-        kernel, raw_noise = params["kernel"], params["raw_noise"]
-        nlml = exact_neg_log_marginal(kernel, to_positive(raw_noise), X, y)
-        return nlml - kernel.log_prior() - self._noise_log_prior(raw_noise)
-
     def fit(self, X, y):
         """Fit hyper-parameters (if ``optimize``) and cache the posterior. Returns self."""
         X, y = self._validate_training_data(X, y)
@@ -100,7 +96,7 @@ class ExactGPRegressor(GPRegressorBase):
         params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
         mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
         params = self._fit_hyperparameters(
-            self._objective, params, mask, (jnp.asarray(X / s), jnp.asarray(y)), "ExactGP fit", scale=s
+            ExactNegative(), params, mask, (jnp.asarray(X / s), jnp.asarray(y)), "ExactGP fit", scale=s
         )
         self.kernel_ = params["kernel"].for_scaled_inputs(1.0 / s)
         self.noise_ = float(to_positive(params["raw_noise"]))

@@ -25,6 +25,7 @@ from ..transforms import to_positive, to_raw
 from ..validation import as_float_matrix, as_float_vector, check_int, check_positive
 from . import persistence
 from .base import GPRegressorBase, input_scale, params_for_scaled_inputs
+from .objectives import SparseNegative
 
 APPROXIMATIONS = {
     # name: (objective = log marginal or bound, posterior, degenerate prediction, what the objective is)
@@ -263,12 +264,10 @@ class SparseGPRegressor(GPRegressorBase):
         return None
 
     # ---- objective -------------------------------------------------------------
-    def _objective(self, params, Z_fixed, X, y):
+    def _objective(self):
+        """The function to minimise at the current chunk size (its noise prior is set per fit)."""
         objective_fn = APPROXIMATIONS[self.approximation][0]
-        kernel, raw_noise = params["kernel"], params["raw_noise"]
-        Z = params["Z"] if "Z" in params else Z_fixed
-        value = objective_fn(kernel, Z, to_positive(raw_noise), X, y, chunk=self._chunk, jitter=float(self.jitter))
-        return -value - kernel.log_prior() - self._noise_log_prior(raw_noise)
+        return SparseNegative(objective_fn, self._chunk, float(self.jitter), self._fit_noise_prior())
 
     def _host_objective(self, X, y, Z_fixed=None):
         """FITC's objective with the sums on the host on a CPU backend; None otherwise (the JAX program).
@@ -330,7 +329,7 @@ class SparseGPRegressor(GPRegressorBase):
             params = self._fit_subset_then_all(params, mask, Xs[sub], y[sub], Z0, full, s)
         elif self.reselect is None:
             params = self._fit_hyperparameters(
-                self._objective,
+                self._objective(),
                 params,
                 mask,
                 (Zj, Xj, yj),
@@ -379,7 +378,7 @@ class SparseGPRegressor(GPRegressorBase):
         Z_fixed = None if self.optimize_inducing else Z0
         try:
             params = self._fit_hyperparameters(
-                self._objective,
+                self._objective(),
                 params,
                 mask,
                 (jnp.asarray(Z0), jnp.asarray(Xsub), jnp.asarray(ysub)),
@@ -393,7 +392,7 @@ class SparseGPRegressor(GPRegressorBase):
         if self.refine_iter > 0 and self.optimize:
             args, value_and_grad = full()
             params = self._fit_hyperparameters(
-                self._objective,
+                self._objective(),
                 params,
                 mask,
                 args,
@@ -450,7 +449,7 @@ class SparseGPRegressor(GPRegressorBase):
 
         def fit(p, idx, r):
             p = self._fit_hyperparameters(
-                self._objective,
+                self._objective(),
                 p,
                 mask,
                 (jnp.asarray(X[idx]), Xj, yj),
@@ -483,7 +482,7 @@ class SparseGPRegressor(GPRegressorBase):
             self.optimizer_report_, self.n_iter_ = None, 0
             return params, idx
         params, report = minimize_reselecting(
-            self._objective,
+            self._objective(),
             params,
             reselect,
             args=(Xj, yj),

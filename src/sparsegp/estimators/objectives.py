@@ -1,0 +1,57 @@
+"""The functions the regressors minimise: the negative objective plus the negative log hyper-priors.
+
+Each is a frozen dataclass, equal to another when its fields are, so :func:`sparsegp.training.minimize`
+compiles one program per objective and array shapes and reuses it for every later fit of the same kind
+in the process (another estimator instance, a refit, a cross-validation fold of the same size).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..approximations.exact import exact_neg_log_marginal
+from ..transforms import log_jacobian, to_positive
+
+
+def noise_log_prior(prior, raw_noise):
+    """log p(sigma^2) plus the log-Jacobian of the positive transform (0 without a prior)."""
+    if prior is None:
+        return 0.0
+    return prior.log_prob(to_positive(raw_noise)) + log_jacobian(raw_noise)
+
+
+@dataclass(frozen=True)
+class ExactNegative:
+    """-log p(y | X, theta) (RW eq. 2.30) minus the log hyper-priors; ``(params, X, y) -> scalar``."""
+
+    noise_prior: Any = None
+
+    def __call__(self, params, X, y):
+        kernel, raw_noise = params["kernel"], params["raw_noise"]
+        nlml = exact_neg_log_marginal(kernel, to_positive(raw_noise), X, y)
+        return nlml - kernel.log_prior() - noise_log_prior(self.noise_prior, raw_noise)
+
+
+@dataclass(frozen=True)
+class SparseNegative:
+    """Minus a sparse approximation's objective, minus the log hyper-priors; ``(params, Z_fixed, X, y) -> scalar``.
+
+    ``objective(kernel, Z, noise, X, y, *, chunk, jitter)`` is the approximation's (``vfe_bound``,
+    ``dtc_log_marginal``, ...); ``params["Z"]`` when the inducing inputs are free, ``Z_fixed`` otherwise.
+    """
+
+    objective: Callable
+    chunk: int
+    jitter: float
+    noise_prior: Any = None
+
+    def __call__(self, params, Z_fixed, X, y):
+        kernel, raw_noise = params["kernel"], params["raw_noise"]
+        Z = params["Z"] if "Z" in params else Z_fixed
+        value = self.objective(kernel, Z, to_positive(raw_noise), X, y, chunk=self.chunk, jitter=self.jitter)
+        return -value - kernel.log_prior() - noise_log_prior(self.noise_prior, raw_noise)
+
+
+__all__ = ["ExactNegative", "SparseNegative", "noise_log_prior"]
