@@ -4,11 +4,15 @@ Sparse fits (VFE, DTC, SoR, FITC; free and fixed inducing inputs; the subset-the
 variational EM and interleaved re-selection; a tiny set with its weak priors), exact fits, and each
 model's objective, predictions and ``log_marginal_likelihood`` with its gradient.
 
-    python benchmarks/fit_digest.py
+    python benchmarks/fit_digest.py [--save A.npz] [--compare A.npz]
+
+``--save`` keeps the arrays; ``--compare`` prints, for each fit whose digest differs, the largest
+difference from the saved arrays, relative where |value| > 1 (for changes meant to agree to rounding).
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import warnings
 
@@ -16,7 +20,13 @@ import numpy as np
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--save")
+    parser.add_argument("--compare")
+    opts = parser.parse_args()
     warnings.simplefilter("ignore")
+    saved = dict(np.load(opts.compare)) if opts.compare else {}
+    arrays = {}
     from sparsegp import ExactGPRegressor, SparseGPRegressor
     from sparsegp.selection import InfoGain
 
@@ -37,7 +47,12 @@ def main():
             parts += [np.ravel(model.Z_), [model.objective_]]
         a = np.concatenate([np.ravel(np.asarray(p, dtype=np.float64)) for p in parts])
         total.update(a.tobytes())
-        print(f"{name:28s} {hashlib.sha256(a.tobytes()).hexdigest()[:16]}")
+        arrays[name] = a
+        line = f"{name:28s} {hashlib.sha256(a.tobytes()).hexdigest()[:16]}"
+        if name in saved and not np.array_equal(saved[name], a):
+            err = np.max(np.abs(a - saved[name]) / np.maximum(np.abs(saved[name]), 1.0))
+            line += f"  largest difference {err:.2e} (relative where |value| > 1)"
+        print(line)
 
     for approx in ("vfe", "dtc", "sor", "fitc"):
         add(
@@ -75,6 +90,8 @@ def main():
     add("exact", ExactGPRegressor(max_iter=40).fit(X[:120], y[:120]))
     add("exact tiny (priors)", ExactGPRegressor(max_iter=40).fit(X[:8], y[:8]))
     print(f"{'all':28s} {total.hexdigest()[:16]}")
+    if opts.save:
+        np.savez(opts.save, **arrays)
 
 
 if __name__ == "__main__":
