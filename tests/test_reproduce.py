@@ -7,6 +7,7 @@ import os
 import pytest
 
 from sparsegp.cli import main
+from sparsegp.experiments.claims import STATUSES, claims_of, evaluate
 from sparsegp.experiments.registry import papers, reproduce
 
 
@@ -89,3 +90,17 @@ def test_quick_report_covers_every_experiment_of_the_issue(quick):
     report = (folder / "report.md").read_text()
     missing = [s for s in SECTIONS[paper] if s not in report]
     assert not missing, f"{paper}: no section for {missing}"
+
+
+def test_quick_run_evaluates_every_registered_claim_and_its_report_shows_them(quick):
+    paper, folder = quick
+    with open(folder / "results.json") as f:
+        results = json.load(f)["results"]
+    verdicts = evaluate(paper, results)
+    assert [c.key for c, _ in verdicts] == [c.key for c in claims_of(paper)]
+    report = (folder / "report.md").read_text()
+    for c, v in verdicts:
+        assert v.status in STATUSES
+        assert f"| {c.key} | {c.section} |" in report and f"**{v.status}**" in report
+    if verdicts:
+        assert f"{len(verdicts)} claims: " in report

@@ -1,7 +1,8 @@
 """What every reproduction writes: ``report.md`` (tables of ours beside the paper's), ``results.json``, figures.
 
 A :class:`Report` collects sections, comparison tables and figure names; :meth:`Report.write`
-puts them into ``out_dir`` with the command, the date and the library version at the top, and
+puts them into ``out_dir`` with the command, the date and the library version at the top, then the
+table of the paper's claims with their computed verdicts (:mod:`sparsegp.experiments.claims`), and
 refuses to write a non-finite number into results.json (it is valid JSON or nothing).
 """
 
@@ -15,6 +16,7 @@ import os
 import numpy as np
 
 from ..tables import markdown_table
+from .claims import evaluate, verdict_table
 
 
 def _finite_tree(x, path="results"):
@@ -75,6 +77,13 @@ class Report:
             f"# {self.title}\n\nCommand: `{self.command}` ({self.mode} mode)  \n"
             f"Date: {when}  \nsparsegp {__version__}\n"
         )
+        verdicts = evaluate(self.paper, _finite_tree(self.results))
+        if verdicts:
+            head += (
+                "\n## The paper's claims on this run\n\nEach verdict is computed from this run's results.json "
+                "(`sparsegp.experiments.claims`); *not run* marks a claim whose experiment this mode skips.\n\n"
+                + verdict_table(verdicts)
+            )
         with open(os.path.join(out_dir, "report.md"), "w") as f:
             f.write("\n".join([head, *self.parts]))
         payload = {

@@ -1,0 +1,129 @@
+"""The papers' claims as predicates on a reproduction's results: verdicts computed, not written.
+
+A :class:`Claim` carries the paper's wording and section and a function of the run's ``results``
+(results.json's ``"results"``) returning a :class:`Verdict`: ``holds``, ``fails`` or ``not run``
+(the run did not compute what the claim needs, as in ``--quick`` mode), our numbers and the
+criterion or statistical test applied. Each paper registers its claims in a module of this package;
+:func:`evaluate` runs them all and :func:`verdict_table` renders the table every report starts with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ...tables import markdown_table
+
+STATUSES = ("holds", "fails", "not run")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``status`` in :data:`STATUSES`; ``ours``: our numbers behind it; ``criterion``: the test applied."""
+
+    status: str
+    ours: str = ""
+    criterion: str = ""
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"verdict status must be one of {STATUSES}, got {self.status!r}")
+
+
+class NotRun(LookupError):
+    """The results lack what a claim needs (raised by :func:`need`, reported as ``not run``)."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper: ``key`` (unique in the paper), ``section`` and ``wording`` as published."""
+
+    paper: str
+    key: str
+    section: str
+    wording: str
+    check: Callable[[dict], Verdict]
+
+
+_REGISTRY: dict[str, dict[str, Claim]] = {}
+
+
+def claim(paper: str, key: str, section: str, wording: str):
+    """Decorator registering ``check(results) -> Verdict`` as the paper's claim ``key``."""
+
+    def register(check):
+        claims = _REGISTRY.setdefault(paper, {})
+        if key in claims:
+            raise ValueError(f"claim {key!r} of {paper} is registered twice")
+        claims[key] = Claim(paper, key, section, wording, check)
+        return check
+
+    return register
+
+
+def need(results: dict, path: str):
+    """``results`` at the slash-separated ``path``; :class:`NotRun` when any part is missing."""
+    node = results
+    for part in path.split("/"):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            raise NotRun(path)
+    return node
+
+
+def verdict(holds: bool, ours: str, criterion: str) -> Verdict:
+    return Verdict("holds" if holds else "fails", ours, criterion)
+
+
+def not_run(what: str) -> Verdict:
+    """The run did not compute ``what`` (for example a setting only the ``--full`` mode runs)."""
+    return Verdict("not run", "", f"needs {what}")
+
+
+def claims_of(paper: str) -> list[Claim]:
+    """Every registered claim of ``paper``, in the order the paper makes them."""
+    _load()
+    return list(_REGISTRY.get(paper, {}).values())
+
+
+def evaluate(paper: str, results: dict) -> list[tuple[Claim, Verdict]]:
+    """Each claim of ``paper`` with its verdict on ``results``."""
+    out = []
+    for c in claims_of(paper):
+        try:
+            v = c.check(results)
+        except NotRun as missing:
+            v = not_run(missing.args[0])
+        out.append((c, v))
+    return out
+
+
+def verdict_table(rows: list[tuple[Claim, Verdict]]) -> str:
+    """The markdown table of claims and verdicts, with a count line above it."""
+    counts = {s: sum(v.status == s for _, v in rows) for s in STATUSES}
+    head = ", ".join(f"{counts[s]} {s}" for s in STATUSES)
+    body = [[c.key, c.section, f"“{c.wording}”", f"**{v.status}**", v.ours or "-", v.criterion or "-"] for c, v in rows]
+    table = markdown_table(["claim", "section", "the paper says", "verdict", "ours", "criterion"], body, pad=False)
+    return f"{len(rows)} claims: {head}.\n\n{table}\n"
+
+
+def _load() -> None:
+    from . import titsias2009  # noqa: F401  (registers its claims)
+
+
+__all__ = [
+    "STATUSES",
+    "Claim",
+    "NotRun",
+    "Verdict",
+    "claim",
+    "claims_of",
+    "evaluate",
+    "need",
+    "not_run",
+    "verdict",
+    "verdict_table",
+]
