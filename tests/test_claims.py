@@ -1,17 +1,26 @@
 """Claims as predicates: the registry, missing results as "not run", verdicts computed from numbers."""
 
+import re
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 from sparsegp.experiments.claims import (
+    BEGIN,
+    END,
     STATUSES,
+    Claim,
     NotRun,
     Verdict,
     claim,
     claims_of,
     evaluate,
     need,
+    verdict_section,
     verdict_table,
 )
+from sparsegp.experiments.index import agreement_outside_verdicts, refresh, with_verdicts
 
 
 def test_need_walks_dicts_and_lists_and_reports_what_is_missing():
@@ -62,3 +71,118 @@ def test_titsias_snelson_values_compare_at_the_papers_precision():
 
     assert c.check(run(-55.57077, -55.56471)).status == "holds"
     assert c.check(run(-55.5712, -55.56471)).status == "fails"
+
+
+def test_every_paper_registers_claims_with_wording_and_section():
+    from sparsegp.experiments.registry import papers
+
+    for paper in papers():
+        claims = claims_of(paper)
+        assert len(claims) >= 5, paper
+        assert len({c.key for c in claims}) == len(claims)
+        assert all(c.wording and c.section and c.paper == paper for c in claims)
+
+
+def _check(paper, key):
+    (c,) = [c for c in claims_of(paper) if c.key == key]
+    return c.check
+
+
+def _qcr(aug_shift, n=10, seed=0):
+    """Table 1 (upper) results whose augmented losses are the degenerate ones plus ``aug_shift`` and noise."""
+    r = np.random.default_rng(seed)
+    reps = []
+    for _ in range(n):
+        rep = {}
+        for method in ("HPEV-rand", "SGGP"):
+            deg = {loss: float(r.uniform(0.1, 0.2)) for loss in ("MAE", "MSE", "NTL")}
+            aug = {loss: v + aug_shift + 1e-3 * float(r.normal()) for loss, v in deg.items()}
+            rep[method] = {"non-aug": deg, "aug": aug}
+        reps.append(rep)
+    return {"table1": {"upper": {"methods": ["HPEV-rand", "SGGP"], "per_repeat": reps}}}
+
+
+def test_qcr_augmented_superiority_is_a_paired_test_at_one_percent():
+    check = _check("quinonero-candela2005", "table1-upper-augmented-superior")
+    assert check(_qcr(-0.01)).status == "holds"
+    assert check(_qcr(+0.01)).status == "fails"  # augmented worse
+    assert check(_qcr(-0.0003)).status == "fails"  # better, but not significantly
+    with pytest.raises(NotRun):
+        check(_qcr(-0.01, n=1))
+
+
+def test_seeger_table2_failures_need_every_setting_and_any_success_fails():
+    check = _check("seeger2003", "t2-random-fixed-fail-small-d")
+
+    def table(**succ):
+        return {
+            "pumadyn": {"table2": {k.replace("_", " d="): {"successes": s, "runs": [{}] * 4} for k, s in succ.items()}}
+        }
+
+    six = {f"{m}_{d}": 0 for m in ("random", "fixed") for d in (50, 100, 200)}
+    assert check(table(**six)).status == "holds"
+    assert check(table(**{**six, "fixed_200": 1})).status == "fails"
+    partial = check(table(random_100=0))
+    assert partial.status == "not run" and "random d=100: 0/4" in partial.ours
+
+
+def test_lawrence_speed_claim_counts_tasks_where_the_ivm_is_slower():
+    check = _check("lawrence2003", "ivm-faster-every-task")
+    rows = [{"c": c, "ivm_s": 1.0, "svm_s": 2.0} for c in range(10)]
+    assert check({"rows": rows, "summary": {"index_size": 500}}).status == "holds"
+    rows[3]["ivm_s"] = 3.0
+    v = check({"rows": rows, "summary": {"index_size": 500}})
+    assert v.status == "fails" and "slower on c = [3]" in v.ours and "selection index 500" in v.ours
+
+
+def test_smola_bartlett_rapid_convergence_compares_kappas():
+    check = _check("smola-bartlett2001", "fig1-kappa-50-rapid")
+    assert check({"first_below": {"10": None, "20": 290, "50": 220, "100": 200}}).status == "holds"
+    assert check({"first_below": {"10": None, "20": 190, "50": 220, "100": 200}}).status == "fails"
+    assert check({"first_below": {"20": 190, "50": None}}).status == "fails"
+
+
+def test_a_pipe_in_our_numbers_does_not_break_the_table():
+    c = Claim("p", "k", "1", "a |x| b", lambda r: Verdict("holds"))
+    table = verdict_table([(c, Verdict("holds", "|d| = 3", "c"))])
+    assert "a \\|x\\| b" in table and "\\|d\\| = 3" in table
+    (row,) = [line for line in table.splitlines() if line.startswith("| k")]
+    assert len(re.findall(r"(?<!\\)\|", row)) == 7  # six cells
+
+
+def test_verdict_section_is_replaced_in_place_or_put_under_the_header():
+    section = f"{BEGIN}\nnew\n{END}\n"
+    old = "# T\n\nCommand: x  \nDate: y  \nsparsegp 0.1.0\n\nbody\n"
+    inserted = with_verdicts(old, section)
+    assert inserted == "# T\n\nCommand: x  \nDate: y  \nsparsegp 0.1.0\n\n" + section + "\nbody\n"
+    again = with_verdicts(inserted.replace("new", "stale"), section)
+    assert again == inserted
+    with pytest.raises(ValueError, match="header"):
+        with_verdicts("# no header\n", section)
+
+
+def test_agreement_words_are_flagged_outside_the_verdicts_only():
+    report = (
+        f"# T\nsparsegp 0.1.0\n{BEGIN}\n| x | “VAR matches the full GP” | **holds** |\n{END}\n"
+        "*Fig. 2 (paper: VAR matches the full GP, log p(y) above)*\nOur bound matches the exact one.\n"
+    )
+    assert agreement_outside_verdicts(report) == ["Our bound matches the exact one."]
+
+
+def test_checked_in_readme_and_verdicts_are_the_ones_computed_from_checked_in_results(tmp_path):
+    """reports/README.md and each report's verdict table are regenerated from the results.json beside them."""
+    import json
+    import shutil
+
+    from sparsegp.experiments.registry import papers
+
+    reports = Path(__file__).resolve().parent.parent / "reports"
+    copy = tmp_path / "reports"
+    shutil.copytree(reports, copy, ignore=shutil.ignore_patterns("*.png"))
+    refresh(str(copy), papers())
+    assert (copy / "README.md").read_text() == (reports / "README.md").read_text(), (
+        "reports/README.md is stale: run `sparsegp reproduce verdicts --out reports`"
+    )
+    for paper in papers():
+        results = json.loads((reports / paper / "results.json").read_text())["results"]
+        assert verdict_section(paper, results) in (reports / paper / "report.md").read_text(), paper

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from sparsegp.cli import main
-from sparsegp.experiments.claims import STATUSES, claims_of, evaluate
+from sparsegp.experiments.claims import STATUSES, claims_of, evaluate, verdict_section, verdict_table
+from sparsegp.experiments.index import agreement_outside_verdicts
 from sparsegp.experiments.registry import papers, reproduce
 
 
@@ -97,10 +98,13 @@ def test_quick_run_evaluates_every_registered_claim_and_its_report_shows_them(qu
     with open(folder / "results.json") as f:
         results = json.load(f)["results"]
     verdicts = evaluate(paper, results)
-    assert [c.key for c, _ in verdicts] == [c.key for c in claims_of(paper)]
+    assert verdicts and [c.key for c, _ in verdicts] == [c.key for c in claims_of(paper)]
     report = (folder / "report.md").read_text()
+    assert verdict_section(paper, results) in report
     for c, v in verdicts:
         assert v.status in STATUSES
         assert f"| {c.key} | {c.section} |" in report and f"**{v.status}**" in report
-    if verdicts:
-        assert f"{len(verdicts)} claims: " in report
+    assert f"{len(verdicts)} claims: " in report
+    readme = (folder.parent / "README.md").read_text()
+    assert f"({paper}/report.md)" in readme and verdict_table(verdicts) in readme
+    assert not agreement_outside_verdicts(report), f"{paper}: a sentence outside the verdicts claims agreement"

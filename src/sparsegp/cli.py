@@ -408,10 +408,16 @@ def build_parser():
         "reproduce",
         help="re-run a paper's experiments",
         description="Re-run a paper's experiments and write DIR/<paper>/report.md (ours beside the published "
-        "numbers), results.json and figures. --quick: subsampled, under a minute per paper; --full: the paper's "
+        "numbers, the paper's claims with computed verdicts), results.json and figures, then DIR/README.md from "
+        "every results.json under DIR. --quick: subsampled, under a minute per paper; --full: the paper's "
         "protocol as closely as this machine allows.",
     )
-    r.add_argument("paper", choices=papers() + ["all"])
+    r.add_argument(
+        "paper",
+        choices=papers() + ["all", "verdicts"],
+        help="a paper, all of them, or 'verdicts': re-evaluate the claims on the results.json under --out and "
+        "rewrite DIR/README.md and each report's verdict table, running nothing",
+    )
     speed = r.add_mutually_exclusive_group()
     speed.add_argument("--quick", action="store_true", help="subsampled, fewer repeats (the default)")
     speed.add_argument("--full", action="store_true", help="the paper's protocol as far as this machine allows")

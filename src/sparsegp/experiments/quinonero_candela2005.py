@@ -118,7 +118,7 @@ sin(x)/x on the 1,000 test inputs.""")
     rep.table(
         ["predictive sd (noise included), |x| > 10.5", "mean", "vs full GP"],
         [[k, float(np.mean(v[far])), float(np.mean(v[far]) / np.mean(sd_exact[far]))] for k, v in sds.items()],
-        caption="Fig. 1: outside the training range the degenerate RRGP is over-confident",
+        caption="Fig. 1: predictive sd beyond the training range, |x| > 10.5",
     )
     _plot_fig1(os.path.join(out_dir, "sinc_fig1.png"), Xt[:, 0], sds, X[sup, 0])
     rep.figure("sinc_fig1.png", "Fig. 1: predictive standard deviation, m = 10 support points chosen by SGEV")

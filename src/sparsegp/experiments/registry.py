@@ -27,8 +27,16 @@ def papers() -> list[str]:
 
 
 def reproduce(paper: str, mode: str = "quick", out: str = "reports", verbose: bool = True, log=print) -> list[str]:
-    """Run one paper's reproduction (or ``"all"``); returns the report paths written."""
+    """Run one paper's reproduction (or ``"all"``), then :func:`~sparsegp.experiments.index.refresh` ``out``;
+    returns the report paths written. ``paper="verdicts"`` runs nothing and only refreshes."""
+    from .index import refresh
+
     entries = _entries()
+    if paper == "verdicts":
+        readme = refresh(out, list(entries))
+        if log:
+            log(f"verdicts: {readme}")
+        return [readme]
     if mode not in MODES:
         raise InputError(f"mode must be one of {MODES}, got {mode!r}")
     names = list(entries) if paper == "all" else [paper]
@@ -42,4 +50,5 @@ def reproduce(paper: str, mode: str = "quick", out: str = "reports", verbose: bo
         written.append(path)
         if log:
             log(f"{name}: {path} ({time.perf_counter() - t0:.0f} s)")
+    refresh(out, list(entries))
     return written

@@ -16,7 +16,7 @@ import os
 import numpy as np
 
 from ..tables import markdown_table
-from .claims import evaluate, verdict_table
+from .claims import verdict_section
 
 
 def _finite_tree(x, path="results"):
@@ -77,13 +77,9 @@ class Report:
             f"# {self.title}\n\nCommand: `{self.command}` ({self.mode} mode)  \n"
             f"Date: {when}  \nsparsegp {__version__}\n"
         )
-        verdicts = evaluate(self.paper, _finite_tree(self.results))
-        if verdicts:
-            head += (
-                "\n## The paper's claims on this run\n\nEach verdict is computed from this run's results.json "
-                "(`sparsegp.experiments.claims`); *not run* marks a claim whose experiment this mode skips.\n\n"
-                + verdict_table(verdicts)
-            )
+        section = verdict_section(self.paper, _finite_tree(self.results))
+        if section:
+            head += "\n" + section
         with open(os.path.join(out_dir, "report.md"), "w") as f:
             f.write("\n".join([head, *self.parts]))
         payload = {

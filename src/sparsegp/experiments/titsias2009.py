@@ -191,7 +191,7 @@ latent predictive marginals on the 301-point test grid, summed.""")
                 ]
                 for a in ("vfe", "dtc", "fitc")
             ],
-            caption=f"n = {n}: VFE recovers the exact GP's hyper-parameters; DTC and FITC fit their own",
+            caption=f"n = {n}: each model's hyper-parameters beside the exact GP's",
         )
     rep.figure("snelson.png", "Fig. 1, top: predictions with 200 training points")
     rep.figure("snelson20.png", "Fig. 1, bottom: predictions with 20 training points")

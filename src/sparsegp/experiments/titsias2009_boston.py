@@ -219,7 +219,7 @@ prior variance added to both covariances).""")
             [m, float(obj["vfe"][i]), float(obj["dtc"][i]), float(obj["fitc"][i]), fixed["exact_log_marginal"]]
             for i, m in enumerate(fixed["m"])
         ],
-        caption="Fig. 2 c: objectives at fixed theta (VAR below the exact value; PP and SPGP above it at large m)",
+        caption="Fig. 2 c: objectives at fixed theta beside the exact log p(y) (paper: PP and SPGP become upper bounds)",
     )
     rows = []
     for i, m in enumerate(joint["m"]):

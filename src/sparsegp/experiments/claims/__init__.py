@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...tables import markdown_table
 
 STATUSES = ("holds", "fails", "not run")
@@ -78,6 +80,16 @@ def verdict(holds: bool, ours: str, criterion: str) -> Verdict:
     return Verdict("holds" if holds else "fails", ours, criterion)
 
 
+def paired_t(a, b) -> tuple[float, float]:
+    """Mean of ``a - b`` and the two-sided p-value of the paired t-test over matched repeats."""
+    from scipy import stats
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.size < 2:
+        raise NotRun("at least two paired repeats")
+    return float(np.mean(a - b)), float(stats.ttest_rel(a, b).pvalue)
+
+
 def not_run(what: str) -> Verdict:
     """The run did not compute ``what`` (for example a setting only the ``--full`` mode runs)."""
     return Verdict("not run", "", f"needs {what}")
@@ -101,17 +113,42 @@ def evaluate(paper: str, results: dict) -> list[tuple[Claim, Verdict]]:
     return out
 
 
+def _cell(text: str) -> str:
+    """``text`` safe inside a markdown table cell (a bare ``|`` would end the cell)."""
+    return text.replace("|", "\\|") if text else "-"
+
+
 def verdict_table(rows: list[tuple[Claim, Verdict]]) -> str:
     """The markdown table of claims and verdicts, with a count line above it."""
     counts = {s: sum(v.status == s for _, v in rows) for s in STATUSES}
     head = ", ".join(f"{counts[s]} {s}" for s in STATUSES)
-    body = [[c.key, c.section, f"“{c.wording}”", f"**{v.status}**", v.ours or "-", v.criterion or "-"] for c, v in rows]
+    body = [
+        [_cell(c.key), _cell(c.section), f"“{_cell(c.wording)}”", f"**{v.status}**", _cell(v.ours), _cell(v.criterion)]
+        for c, v in rows
+    ]
     table = markdown_table(["claim", "section", "the paper says", "verdict", "ours", "criterion"], body, pad=False)
     return f"{len(rows)} claims: {head}.\n\n{table}\n"
 
 
+BEGIN = "<!-- verdicts: computed from results.json by sparsegp.experiments.claims -->"
+END = "<!-- /verdicts -->"
+
+
+def verdict_section(paper: str, results: dict) -> str:
+    """The report section of ``paper``'s verdicts on ``results``, between :data:`BEGIN` and :data:`END`."""
+    rows = evaluate(paper, results)
+    if not rows:
+        return ""
+    return (
+        f"{BEGIN}\n## The paper's claims on this run\n\nEach verdict is computed from this run's results.json "
+        "(`sparsegp.experiments.claims`); *not run* marks a claim whose experiment the run did not include.\n\n"
+        f"{verdict_table(rows)}{END}\n"
+    )
+
+
 def _load() -> None:
-    from . import titsias2009  # noqa: F401  (registers its claims)
+    # importing a paper's module registers its claims
+    from . import lawrence2003, quinonero_candela2005, seeger2003, smola_bartlett2001, titsias2009  # noqa: F401
 
 
 __all__ = [
@@ -124,6 +161,8 @@ __all__ = [
     "evaluate",
     "need",
     "not_run",
+    "paired_t",
     "verdict",
+    "verdict_section",
     "verdict_table",
 ]

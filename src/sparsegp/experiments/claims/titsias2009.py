@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import claim, need, not_run, verdict
+from . import NotRun, claim, need, not_run, verdict
 
 P = "titsias2009"
 
@@ -171,4 +171,191 @@ def _boston_joint_higher(r):
         min(top.values()) > exact,
         f"exact {exact:.1f}; largest PP {top['dtc']:.1f}, SPGP {top['fitc']:.1f}",
         "the largest objective of each above the exact log p(y)",
+    )
+
+
+def _joint_mean(r, method, metric):
+    return np.mean(np.asarray(need(r, f"boston_joint/{method}/{metric}"), dtype=float), axis=1)
+
+
+@claim(
+    P,
+    "boston-joint-pp-overfits",
+    "4.2, Fig. 2(d-e)",
+    "The error measures clearly indicate that the PP log likelihood significantly overfits the data.",
+)
+def _boston_joint_pp(r):
+    full = need(r, "boston_joint/exact/snlp")
+    pp, var = _joint_mean(r, "dtc", "snlp"), _joint_mean(r, "vfe", "snlp")
+    ms = need(r, "boston_joint/m")
+    return verdict(
+        bool(np.all(pp > full) and np.all(pp > var)),
+        f"full GP SNLP {full:.2f}; PP " + ", ".join(f"m = {m}: {v:.2f}" for m, v in zip(ms, pp)),
+        "PP's mean SNLP above the full GP's and VAR's at every m",
+    )
+
+
+@claim(
+    P,
+    "boston-joint-spgp-smse-snlp",
+    "4.2, Fig. 2(d-e)",
+    "SPGP gives better SMSE error than the full GP model but it overfits w.r.t. the SNLP error.",
+)
+def _boston_joint_spgp(r):
+    smse_full, snlp_full = need(r, "boston_joint/exact/smse"), need(r, "boston_joint/exact/snlp")
+    smse, snlp = _joint_mean(r, "fitc", "smse"), _joint_mean(r, "fitc", "snlp")
+    ms = need(r, "boston_joint/m")
+    better = [m for m, v in zip(ms, smse) if v < smse_full]
+    worse = [m for m, v in zip(ms, snlp) if v > snlp_full]
+    return verdict(
+        len(better) == len(ms) and len(worse) == len(ms),
+        f"full GP SMSE {smse_full:.3f}, SNLP {snlp_full:.2f}; SPGP SMSE below it at m = {better or 'none'}, "
+        f"SNLP above it at m = {worse or 'none'} (SNLP {', '.join(f'{v:.2f}' for v in snlp)})",
+        "SPGP's mean SMSE below the full GP's and its mean SNLP above the full GP's, at every m",
+    )
+
+
+@claim(
+    P,
+    "boston-joint-var-matches-full",
+    "4.2, Fig. 2(d-f)",
+    "The variational method matches the full GP model.",
+)
+def _boston_joint_var(r):
+    ms = need(r, "boston_joint/m")
+    smse_full, snlp_full = need(r, "boston_joint/exact/smse"), need(r, "boston_joint/exact/snlp")
+    smse, snlp = _joint_mean(r, "vfe", "smse")[-1], _joint_mean(r, "vfe", "snlp")[-1]
+    return verdict(
+        abs(smse - smse_full) <= 0.1 * smse_full and abs(snlp - snlp_full) <= 0.1,
+        f"m = {ms[-1]}: VAR SMSE {smse:.3f} (full {smse_full:.3f}), SNLP {snlp:.3f} (full {snlp_full:.3f})",
+        "at the largest m, SMSE within 10 % and SNLP within 0.1 of the full GP's",
+    )
+
+
+def _fig3(r, dataset):
+    for entry in need(r, "fig3"):
+        if entry["dataset"] == dataset:
+            return entry
+    raise NotRun(f"fig3 on {dataset}")
+
+
+def _fig3_cells(r):
+    """(dataset, m, {method: (smse, snlp)}) for every dataset and m the run has."""
+    cells = []
+    for entry in need(r, "fig3"):
+        for i, m in enumerate(entry["m"]):
+            cells.append(
+                (entry["dataset"], m, {k: (entry[k]["smse"][i], entry[k]["snlp"][i]) for k in ("vfe", "dtc", "fitc")})
+            )
+    return cells
+
+
+@claim(
+    P,
+    "fig3-pp-snlp-overfits",
+    "4.3, Fig. 3",
+    "The PP log likelihood is significantly prone to overfitting as the SNLP errors clearly indicate.",
+)
+def _fig3_pp_snlp(r):
+    cells = _fig3_cells(r)
+    worst = [(d, m) for d, m, v in cells if v["dtc"][1] == max(x[1] for x in v.values())]
+    return verdict(
+        len(worst) == len(cells),
+        f"PP has the worst SNLP at {len(worst)} of {len(cells)} (dataset, m) points",
+        "PP's SNLP the worst of the three at every dataset and m",
+    )
+
+
+def _best_smse(r, dataset):
+    e = _fig3(r, dataset)
+    best = [
+        m for i, m in enumerate(e["m"]) if e["dtc"]["smse"][i] == min(e[k]["smse"][i] for k in ("vfe", "dtc", "fitc"))
+    ]
+    return verdict(
+        len(best) == len(e["m"]),
+        f"PP has the best SMSE at m = {best or 'none'} of {e['m']}",
+        f"PP's SMSE the best of the three at every m on {dataset}",
+    )
+
+
+@claim(
+    P,
+    "fig3-pp-best-smse-kin40k",
+    "4.3, Fig. 3",
+    "In the KIN40K and SARCOS datasets, PP gave the best performance w.r.t. to SMSE error [KIN40K].",
+)
+def _fig3_pp_kin(r):
+    return _best_smse(r, "kin40k")
+
+
+@claim(
+    P,
+    "fig3-pp-best-smse-sarcos",
+    "4.3, Fig. 3",
+    "In the KIN40K and SARCOS datasets, PP gave the best performance w.r.t. to SMSE error [SARCOS].",
+)
+def _fig3_pp_sarcos(r):
+    return _best_smse(r, "sarcos")
+
+
+@claim(
+    P,
+    "fig3-spgp-often-worst-smse",
+    "4.3, Fig. 3",
+    "SPGP often has the worst performance in terms of the SMSE error.",
+)
+def _fig3_spgp_smse(r):
+    cells = _fig3_cells(r)
+    worst = [(d, m) for d, m, v in cells if v["fitc"][0] == max(x[0] for x in v.values())]
+    return verdict(
+        len(worst) >= 0.5 * len(cells),
+        f"SPGP has the worst SMSE at {len(worst)} of {len(cells)} (dataset, m) points",
+        "worst at half of the points or more ('often')",
+    )
+
+
+@claim(
+    P,
+    "fig3-spgp-almost-always-best-snlp",
+    "4.3, Fig. 3",
+    "[SPGP has] almost always the best performance in terms of the SNLP error.",
+)
+def _fig3_spgp_snlp(r):
+    cells = _fig3_cells(r)
+    best = [(d, m) for d, m, v in cells if v["fitc"][1] == min(x[1] for x in v.values())]
+    return verdict(
+        len(best) >= 0.8 * len(cells),
+        f"SPGP has the best SNLP at {len(best)} of {len(cells)} (dataset, m) points",
+        "best at 80 % of the points or more ('almost always')",
+    )
+
+
+@claim(
+    P,
+    "fig3-abalone-spgp-beats-full-snlp",
+    "4.3, Fig. 3",
+    "In the ABALONE dataset, SPGP had significantly better SNLP error than the full GP model.",
+)
+def _fig3_abalone_full(r):
+    e = _fig3(r, "abalone")
+    full = need(e, "exact/snlp")
+    best = min(e["fitc"]["snlp"])
+    return verdict(best < full, f"full GP SNLP {full:.3f}; SPGP's best {best:.3f}", "SPGP's SNLP below the full GP's")
+
+
+@claim(
+    P,
+    "fig3-kin40k-spgp-noise-near-zero",
+    "4.3",
+    "In the KIN40K dataset, SPGP makes sigma^2 almost zero and thus the actual noise in the likelihood is "
+    "modelled by the heteroscedastic covariance.",
+)
+def _fig3_noise(r):
+    e = _fig3(r, "kin40k")
+    noise = need(e, "fitc/noise")
+    var = need(e, "vfe/noise")
+    return verdict(
+        noise[-1] < 0.1 * var[-1],
+        f"largest m: SPGP noise variance {noise[-1]:.3g}, VAR's {var[-1]:.3g}",
+        "SPGP's noise variance below a tenth of VAR's",
     )
