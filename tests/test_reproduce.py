@@ -108,3 +108,16 @@ def test_quick_run_evaluates_every_registered_claim_and_its_report_shows_them(qu
     readme = (folder.parent / "README.md").read_text()
     assert f"({paper}/report.md)" in readme and verdict_table(verdicts) in readme
     assert not agreement_outside_verdicts(report), f"{paper}: a sentence outside the verdicts claims agreement"
+
+
+def test_quick_report_starts_with_the_protocol_table_and_says_why_each_setting_differs(quick):
+    paper, folder = quick
+    report = (folder / "report.md").read_text()
+    with open(folder / "results.json") as f:
+        protocol = json.load(f)["protocol"]
+    assert len(protocol) >= 4
+    assert report.index("## Protocol: the paper's and this run's") < report.index("## The paper's claims")
+    for row in protocol:
+        assert (row["why"] == "-") == (row["paper"] == row["ours"]), row
+        assert f"| {row['setting']} | {row['paper']} | {row['ours']} | {row['why']} |" in report
+    assert any(row["why"] != "-" for row in protocol)  # the quick mode always differs somewhere

@@ -52,6 +52,13 @@ class Report:
         self.parts: list[str] = []
         self.figures: list[str] = []
         self.results: dict = {}
+        self.protocol_rows: list[list[str]] = []
+
+    def protocol(self, item: str, paper, ours, why: str = "") -> None:
+        """One row of the protocol table the report starts with: the paper's setting, this run's (taken from
+        the run's own configuration) and, where they differ, why."""
+        paper, ours = fmt(paper), fmt(ours)
+        self.protocol_rows.append([item, paper, ours, "-" if paper == ours else (why or "not stated")])
 
     def text(self, md: str) -> None:
         self.parts.append(md.strip() + "\n")
@@ -77,6 +84,10 @@ class Report:
             f"# {self.title}\n\nCommand: `{self.command}` ({self.mode} mode)  \n"
             f"Date: {when}  \nsparsegp {__version__}\n"
         )
+        if self.protocol_rows:
+            head += "\n## Protocol: the paper's and this run's\n\n" + markdown_table(
+                ["setting", "the paper", "this run", "why it differs"], self.protocol_rows, pad=False
+            )
         section = verdict_section(self.paper, _finite_tree(self.results))
         if section:
             head += "\n" + section
@@ -89,6 +100,7 @@ class Report:
             "date": when,
             "command": self.command,
             "figures": self.figures,
+            "protocol": [dict(zip(("setting", "paper", "ours", "why"), row)) for row in self.protocol_rows],
             "results": self.results,
         }
         with open(os.path.join(out_dir, "results.json"), "w") as f:

@@ -232,6 +232,22 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
 
     cfg = MODES[mode]
     rep = Report("seeger2003", "Seeger, Williams & Lawrence (2003): fast forward selection", mode)
+    pcfg = PUMADYN[mode]
+    rep.protocol("kin40k n", "2,000, 10,000", ", ".join(f"{q:,}" for q in cfg["n"]), "the --quick mode subsamples")
+    rep.protocol("kin40k d", ", ".join(map(str, PAPER_D)), ", ".join(map(str, cfg["d"])), "the --quick mode subsamples")
+    rep.protocol("kin40k repeats (info-gain, random / smo-bart)", "10 / 10", f"{cfg.get('repeats', 1)} / 1", "time")
+    rep.protocol("smo-bart candidates kappa", 30, cfg["kappa"])
+    rep.protocol("pumadyn curves: repeats", 10, pcfg["curves"].get("repeats", 1), "time")
+    rep.protocol("Table 2: runs per row", 10, pcfg["table2_runs"], "time: 2 cores")
+    rep.protocol(
+        "Table 2: rows",
+        "full GPR; info-gain, random, fixed at d = 50, 100, 200, 500",
+        "full GPR; " + ", ".join(f"{m} {d}" for m, d in pcfg["table2_configs"]),
+        "not yet run for the others",
+    )
+    rep.protocol("Table 2: iteration cap", 200, pcfg["table2_max_iter"], "the --quick mode shortens")
+    rep.protocol("hyper-priors", "Rasmussen (1996)", "none", "not yet implemented")
+    rep.protocol("kernel bias v_b", "fitted", "none", "not yet implemented")
     out = run_table1(verbose=verbose, **cfg)
     rep.text(f"""kin40k, fixed split (10,000 / 30,000), footnote-8 preprocessing; hyper-parameters from an exact GP on
 n_MS = {cfg["n_ms"]:,} rows (its test average squared error: {out["full_gp"]["avg_sq_error"]:.4f}); training sets

@@ -147,6 +147,23 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
     cfg = MODES[mode]
     starts = cfg["starts"]
     rep = Report("titsias2009", "Titsias (2009): variational learning of inducing variables", mode)
+    quick = "the --quick mode subsamples"
+    rep.protocol("Snelson: random starts per sparse model", "not stated", starts, "local optima of Z are common")
+    rep.protocol("Boston (a-c): repeats", 10, cfg["boston_repeats"], "time: 2 cores")
+    rep.protocol("Boston (a-c): m", "10 ... 456 (X_m = X)", ", ".join(map(str, cfg["boston_m"])), quick)
+    rep.protocol("Boston (d-f): repeats", 10, cfg["joint_repeats"], "time: 2 cores")
+    rep.protocol("L-BFGS iterations per fit", "not stated", cfg["max_iter"], "a cap has to be set")
+    settings = {e["name"]: e for e in cfg["large"]}
+    rep.protocol(
+        "Fig. 3 datasets",
+        "kin40k, SARCOS, abalone",
+        ", ".join(settings),
+        "SARCOS's 44,484-row training set could not be obtained",
+    )
+    rep.protocol("Fig. 3 repeats", 5, 1, "time: one kin40k fit at m = 512 takes minutes on 2 cores")
+    for name, e in settings.items():
+        rep.protocol(f"Fig. 3 {name}: m", "16 ... 1024", ", ".join(map(str, e["m_values"])), "time on 2 cores")
+    rep.protocol("Fig. 3: SD baseline / full GP on abalone", "yes / yes", "no / no", "not yet run")
     r200 = snelson(out_dir, starts=starts, verbose=verbose)
     r20 = snelson(out_dir, starts=starts, every10=True, verbose=verbose)
     rep.text(f"""Snelson's 1-D data, targets centred, SE kernel, m = 15 inducing inputs optimised jointly with the
