@@ -186,3 +186,19 @@ def test_checked_in_readme_and_verdicts_are_the_ones_computed_from_checked_in_re
     for paper in papers():
         results = json.loads((reports / paper / "results.json").read_text())["results"]
         assert verdict_section(paper, results) in (reports / paper / "report.md").read_text(), paper
+
+
+def test_ntl_offset_recovers_a_scale_and_a_left_out_constant():
+    from sparsegp.experiments.quinonero_candela2005_table1 import HALF_LOG_2PI, ntl_offsets
+
+    paper = {"A": (None, 0.04, 0.003, -0.40, 0.03, 0.002, -0.50), "B": (None, 0.05, 0.004, -0.30, 0.04, 0.003, -0.45)}
+    s = 0.2  # the paper's units per ours
+    rows = {}
+    for name, p in paper.items():
+        row = [0.0]
+        for j in (1, 4):
+            row += [p[j] / s, p[j + 1] / s**2, p[j + 2] - np.log(s) - HALF_LOG_2PI]
+        rows[name] = row + [1.0]
+    off = ntl_offsets(rows, paper)
+    assert len(off["cells"]) == 4
+    assert off["mean"] == pytest.approx(-HALF_LOG_2PI, abs=1e-12) and off["sd"] < 1e-12
