@@ -25,7 +25,7 @@ TABLE1 = {  # the upper subtable on disjoint blocks, the lower one on folds of t
         "lower": dict(n_train=600, n_test=200, repeats=2, m=16, rounds=1, max_iter=20, folds=True),
     },
     "full": {
-        "upper": dict(n_train=2000, n_test=2000, repeats=10, m=512, rounds=5, max_iter=50),
+        "upper": dict(n_train=2000, n_test=2000, repeats=10, m=512, rounds=10, max_iter=50),
         "lower": dict(n_train=36000, n_test=4000, repeats=2, m=512, rounds=1, max_iter=80, folds=True),
     },
 }
