@@ -13,7 +13,7 @@ import os
 import re
 
 from ..tables import markdown_table
-from .claims import BEGIN, END, STATUSES, evaluate, verdict_section, verdict_table
+from .claims import BEGIN, END, STATUSES, evaluate, section_of, verdict_table
 
 README_HEAD = """# Reproductions: the papers' claims, checked against our runs
 
@@ -37,11 +37,19 @@ _AGREEMENT = re.compile(
 _QUOTE = re.compile(r"\((the )?paper:(?:[^()]|\([^()]*\))*\)")
 
 
+def _around_verdicts(report_md: str) -> tuple[str, str] | None:
+    """The text before and after ``report_md``'s verdict section, or None when it has none."""
+    if BEGIN not in report_md or END not in report_md:
+        return None
+    head, rest = report_md.split(BEGIN, 1)
+    return head, rest.split(END, 1)[1]
+
+
 def agreement_outside_verdicts(report_md: str) -> list[str]:
     """The lines of ``report_md`` outside its verdict section whose words state an agreement with the paper."""
-    if BEGIN in report_md and END in report_md:
-        head, rest = report_md.split(BEGIN, 1)
-        report_md = head + rest.split(END, 1)[1]
+    around = _around_verdicts(report_md)
+    if around:
+        report_md = "".join(around)
     return [line for line in report_md.splitlines() if _AGREEMENT.search(_QUOTE.sub("", line))]
 
 
@@ -54,9 +62,9 @@ def _title(report_md: str, paper: str) -> str:
 
 def with_verdicts(report_md: str, section: str) -> str:
     """``report_md`` with its verdict section replaced by ``section`` (inserted under the header if absent)."""
-    if BEGIN in report_md and END in report_md:
-        head, rest = report_md.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1].lstrip("\n")
+    around = _around_verdicts(report_md)
+    if around:
+        head, tail = around[0], around[1].lstrip("\n")
         return head + section + ("\n" + tail if tail else "")
     lines = report_md.splitlines(keepends=True)
     for i, line in enumerate(lines):
@@ -79,13 +87,13 @@ def refresh(out: str, papers: list[str]) -> str:
         report_path = os.path.join(folder, "report.md")
         with open(report_path) as f:
             report_md = f.read()
-        section = verdict_section(paper, results)
+        rows = evaluate(paper, results)
+        section = section_of(rows)
         if section:
             updated = with_verdicts(report_md, section)
             if updated != report_md:
                 with open(report_path, "w") as f:
                     f.write(updated)
-        rows = evaluate(paper, results)
         counts = [sum(v.status == s for _, v in rows) for s in STATUSES]
         title = _title(report_md, paper)
         summary.append([f"[{title}]({paper}/report.md)", f"`{run['command']}`, {run['date']}", len(rows), *counts])

@@ -4,7 +4,8 @@ A :class:`Claim` carries the paper's wording and section and a function of the r
 (results.json's ``"results"``) returning a :class:`Verdict`: ``holds``, ``fails`` or ``not run``
 (the run did not compute what the claim needs, as in ``--quick`` mode), our numbers and the
 criterion or statistical test applied. Each paper registers its claims in a module of this package;
-:func:`evaluate` runs them all and :func:`verdict_table` renders the table every report starts with.
+:func:`evaluate` runs them all and :func:`verdict_section` renders the section each report carries under
+its protocol table.
 """
 
 from __future__ import annotations
@@ -136,7 +137,11 @@ END = "<!-- /verdicts -->"
 
 def verdict_section(paper: str, results: dict) -> str:
     """The report section of ``paper``'s verdicts on ``results``, between :data:`BEGIN` and :data:`END`."""
-    rows = evaluate(paper, results)
+    return section_of(evaluate(paper, results))
+
+
+def section_of(rows: list[tuple[Claim, Verdict]]) -> str:
+    """The verdict section for already evaluated ``rows`` ("" when there are none)."""
     if not rows:
         return ""
     return (
@@ -162,6 +167,7 @@ __all__ = [
     "need",
     "not_run",
     "paired_t",
+    "section_of",
     "verdict",
     "verdict_section",
     "verdict_table",

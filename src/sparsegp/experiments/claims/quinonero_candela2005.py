@@ -102,6 +102,11 @@ def _fig1(r):
     )
 
 
+def _paired(r, sub, a, b, pred, loss):
+    """Paired t-test of method ``a`` against ``b`` under one prediction and loss: (mean a - b, p)."""
+    return paired_t(_loss(r, sub, a, pred, loss), _loss(r, sub, b, pred, loss))
+
+
 def _augmented_superior(r, sub):
     methods = need(r, f"table1/{sub}/methods")
     worst = []
@@ -140,7 +145,7 @@ def _upper_equivalent(r):
     for (a, b), pred, loss in itertools.product(
         itertools.combinations(("SGGP", "SGEV", "HPEV-rand"), 2), PREDICTIONS, LOSSES
     ):
-        diff, p = paired_t(_loss(r, "upper", a, pred, loss), _loss(r, "upper", b, pred, loss))
+        diff, p = _paired(r, "upper", a, b, pred, loss)
         if p < ALPHA:
             found.append(f"{a} - {b} ({PREDICTIONS[pred]} {loss}) {diff:+.3g}, p = {p:.1g}")
     return verdict(
@@ -162,7 +167,7 @@ def _upper_interleaved(r):
     for a, b, pred, loss in itertools.product(
         ("HPEV-SGEV", "HPEV-SGGP"), ("SGGP", "SGEV", "HPEV-rand"), PREDICTIONS, LOSSES
     ):
-        diff, p = paired_t(_loss(r, "upper", a, pred, loss), _loss(r, "upper", b, pred, loss))
+        diff, p = _paired(r, "upper", a, b, pred, loss)
         n += 1
         if not (diff < 0 and p < ALPHA):
             failed.append(f"{a} - {b} ({PREDICTIONS[pred]} {loss}) {diff:+.3g}, p = {p:.1g}")
@@ -181,9 +186,7 @@ def _upper_interleaved(r):
 )
 def _upper_equal(r):
     ps = {
-        f"{PREDICTIONS[pred]} {loss}": paired_t(
-            _loss(r, "upper", "HPEV-SGEV", pred, loss), _loss(r, "upper", "HPEV-SGGP", pred, loss)
-        )[1]
+        f"{PREDICTIONS[pred]} {loss}": _paired(r, "upper", "HPEV-SGEV", "HPEV-SGGP", pred, loss)[1]
         for pred, loss in itertools.product(PREDICTIONS, LOSSES)
     }
     return verdict(

@@ -125,9 +125,14 @@ def _log_posterior(r):
     return verdict(rel < 0.005, f"relative difference {rel:.2g}", "within 0.5 % of the optimum")
 
 
+def _table2_column(r, field):
+    """Table 2's ``field`` per kernel width, widths in increasing order."""
+    return {w: need(r, f"table2/{w}/{field}") for w in sorted(need(r, "table2"), key=float)}
+
+
 def _table2_share(r, field, share, what):
     """Verdict: every width's ``field`` of Table 2 below ``share`` of the training points."""
-    counts = {w: need(r, f"table2/{w}/{field}") for w in need(r, "table2")}
+    counts = _table2_column(r, field)
     return verdict(
         max(counts.values()) < share * N_TRAIN,
         f"{what}: " + ", ".join(f"2w^2 = {w}: {c:.4g}" for w, c in counts.items()),
@@ -157,8 +162,8 @@ def _table2_2pc(r):
     "Kernels for error bars: 79, 49, 26, 17, 12, 8 for kernel widths 2w^2 = 1, 2, 5, 10, 20, 50.",
 )
 def _table2_trend(r):
-    widths = sorted(need(r, "table2"), key=float)
-    means = [need(r, f"table2/{w}/error_bars_mean") for w in widths]
+    column = _table2_column(r, "error_bars_mean")
+    widths, means = list(column), list(column.values())
     return verdict(
         bool(np.all(np.diff(means) < 0)),
         ", ".join(f"{w}: {m:.1f}" for w, m in zip(widths, means)),
@@ -173,8 +178,8 @@ def _table2_trend(r):
     "Kernels for log-posterior: 373, 287, 255, 257, 251, 270 for 2w^2 = 1, 2, 5, 10, 20, 50.",
 )
 def _table2_lp(r):
-    widths = sorted(need(r, "table2"), key=float)
-    counts = [need(r, f"table2/{w}/log_posterior") for w in widths]
+    column = _table2_column(r, "log_posterior")
+    widths, counts = list(column), list(column.values())
     if len(counts) < 3:
         return not_run("three kernel widths or more")
     i = int(np.argmax(counts))
