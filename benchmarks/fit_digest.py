@@ -62,7 +62,7 @@ def main():
         add(
             f"{approx} fixed Z",
             SparseGPRegressor(
-                inducing=15, approximation=approx, optimize_inducing=False, max_iter=40, random_state=1
+                inducing=15, approximation=approx, optimize="hyperparameters", max_iter=40, random_state=1
             ).fit(X, y),
         )
     add(
@@ -72,7 +72,7 @@ def main():
     add(
         "vfe variational EM",
         SparseGPRegressor(
-            inducing=InfoGain(12), reselect="em", n_rounds=2, optimize_inducing=False, max_iter=20, random_state=0
+            inducing=InfoGain(12), reselect="em", n_rounds=2, optimize="hyperparameters", max_iter=20, random_state=0
         ).fit(X, y),
     )
     add(
@@ -81,7 +81,7 @@ def main():
             inducing=InfoGain(12),
             approximation="dtc",
             reselect="interleaved",
-            optimize_inducing=False,
+            optimize="hyperparameters",
             max_iter=10,
             random_state=0,
         ).fit(X, y),

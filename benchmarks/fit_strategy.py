@@ -151,7 +151,7 @@ def main():
             noise=noise,
             max_iter=its,
             normalize_y=False,
-            optimize_inducing=not fixed,
+            optimize="hyperparameters" if fixed else True,
             callback=callback,
         ).fit(X, y)
         state["offset"] += model.n_iter_

@@ -45,7 +45,7 @@ def sparse_case(approximation, d, m, max_iter, trajectory):
         SquaredExponential(d["ell0"], float(d["var0"])),
         approximation=approximation,
         inducing=Z.copy(),
-        optimize_inducing=True,
+        optimize=True,
         noise=float(d["noise0"]),
         max_iter=max_iter,
         normalize_y=False,  # the protocol data are already standardised

@@ -34,7 +34,7 @@ ESTIMATORS = {
     "vfe, free Z (m=15)": lambda: SparseGPRegressor(approximation="vfe", inducing=15, random_state=0),
     **{
         f"{a}, fixed rows (m=15)": (
-            lambda a=a: SparseGPRegressor(approximation=a, inducing=15, random_state=0, optimize_inducing=False)
+            lambda a=a: SparseGPRegressor(approximation=a, inducing=15, random_state=0, optimize="hyperparameters")
         )
         for a in ("vfe", "dtc", "sor", "fitc")
     },

@@ -33,12 +33,12 @@ def _swap_search(kernel, noise, X, y, S, sweeps, rng):
     from sparsegp.selection.greedy import greedy_select
 
     S = np.asarray(S)
-    best = -greedy_select(VFERule(), kernel, noise, X, y, size=len(S), initial=S).state.vfe_neg_bound()
+    best = greedy_select(VFERule(), kernel, noise, X, y, size=len(S), initial=S).state.vfe_bound()
     for sweep in range(sweeps):
         kept = 0
         for out in rng.permutation(S):
             sel = greedy_select(VFERule(), kernel, noise, X, y, size=len(S), initial=S[S != out])
-            bound = -sel.state.vfe_neg_bound()
+            bound = sel.state.vfe_bound()
             if bound > best + 1e-9:
                 best, S, kept = bound, sel.indices, kept + 1
         print(f"diagnose: swap sweep {sweep + 1}: bound {best:.2f} at the optimised theta, {kept} moves kept")
@@ -53,14 +53,16 @@ def _diagnose(a, m_opt, X, y, D):
     from sparsegp.selection.criteria import VFERule
     from sparsegp.selection.greedy import greedy_select
 
-    diag = [("random training subset, fixed", dict(inducing=a.m, optimize_inducing=False, max_iter=a.opt_iter), None)]
+    diag = [
+        ("random training subset, fixed", dict(inducing=a.m, optimize="hyperparameters", max_iter=a.opt_iter), None)
+    ]
     for cand in ("full", 59):
         sel = VFEGreedy(a.m, candidates=cand).select(m_opt.kernel_, m_opt.noise_, X, y, random_state=a.seed)
         diag.append(
             (
                 f"greedy VFE subset ({cand} candidates) at the optimised theta",
-                dict(inducing=sel.indices, optimize_inducing=False, max_iter=a.opt_iter),
-                -sel.state.vfe_neg_bound(),
+                dict(inducing=sel.indices, optimize="hyperparameters", max_iter=a.opt_iter),
+                sel.state.vfe_bound(),
             )
         )
     # the optimised pseudo-inputs moved to their nearest training rows (ARD metric), topped up
@@ -71,7 +73,7 @@ def _diagnose(a, m_opt, X, y, D):
     snap = greedy_select(VFERule(), m_opt.kernel_, m_opt.noise_, X, y, size=a.m, initial=near)
     print(
         f"diagnose: pseudo-inputs snapped to {near.size} training rows and topped up: bound "
-        f"{-snap.state.vfe_neg_bound():.2f} at the optimised theta"
+        f"{snap.state.vfe_bound():.2f} at the optimised theta"
     )
     S, at_swap = _swap_search(
         m_opt.kernel_, m_opt.noise_, X, y, snap.indices, a.swap_sweeps, np.random.default_rng(a.seed)
@@ -79,7 +81,7 @@ def _diagnose(a, m_opt, X, y, D):
     diag.append(
         (
             "snapped pseudo-inputs after exchange moves",
-            dict(inducing=S, optimize_inducing=False, max_iter=a.opt_iter),
+            dict(inducing=S, optimize="hyperparameters", max_iter=a.opt_iter),
             at_swap,
         )
     )
@@ -127,13 +129,13 @@ def main(argv=None):
             "variational EM (greedy VFE selection)",
             dict(
                 inducing=VFEGreedy(a.m, candidates=cand),
-                optimize_inducing=False,
+                optimize="hyperparameters",
                 reselect="em",
                 n_rounds=a.rounds,
                 max_iter=a.max_iter,
             ),
         ),
-        ("optimised pseudo-inputs", dict(inducing=a.m, optimize_inducing=True, max_iter=a.opt_iter)),
+        ("optimised pseudo-inputs", dict(inducing=a.m, optimize=True, max_iter=a.opt_iter)),
     ):
         t0 = time.perf_counter()
         model = SparseGPRegressor(SquaredExponential(np.ones(D), 1.0), **common, **kw).fit(X, y)

@@ -71,6 +71,12 @@ def test_n_train_keeps_the_first_rows():
     sub = datasets.load("kin40k", split=0, preprocessing="none", n_train=2000)
     np.testing.assert_array_equal(sub.X_train, full.X_train[:2000])
     np.testing.assert_array_equal(sub.X_test, full.X_test)
+    # on abalone too: n_train cuts the training part, train_size sets the random split
+    ab = datasets.load("abalone", split=1, preprocessing="none", train_size=4000)
+    assert (len(ab.y_train), len(ab.y_test)) == (4000, 177)
+    cut = datasets.load("abalone", split=1, preprocessing="none", train_size=4000, n_train=100)
+    np.testing.assert_array_equal(cut.X_train, ab.X_train[:100])
+    np.testing.assert_array_equal(cut.X_test, ab.X_test)
 
 
 def test_unpacks_as_four_arrays():
@@ -100,6 +106,10 @@ def test_bad_requests_are_named():
         datasets.load("housing", preprocessing="whiten")
     with pytest.raises(InputError, match="exceeds"):
         datasets.load("housing", n_train=10_000)
+    with pytest.raises(InputError, match="train_size is for datasets split at random"):
+        datasets.load("housing", train_size=100)
+    with pytest.raises(InputError, match="train_size for 'abalone' must be an integer in 1..4176"):
+        datasets.load("abalone", train_size=4177)
 
 
 def _manifest(path):

@@ -108,6 +108,30 @@ def test_se_matches_seeger_form_with_bias(rng):
     assert np.isclose(float(k.evaluate(jnp.asarray(x), jnp.asarray(z))), expected, rtol=1e-14)
 
 
+def test_bias_is_non_negative_and_a_fit_can_drive_it_to_zero():
+    """v_b has the identity transform boxed to [0, 1e12]: 0 is a value, reached exactly by L-BFGS-B."""
+    from sparsegp import ExactGPRegressor
+    from sparsegp.transforms import RAW_MIN
+
+    k = SquaredExponential(lengthscale=1.0, variance=1.0, bias=0.0)
+    assert float(k.bias) == 0.0 and float(k.replace(bias=0.3).bias) == 0.3
+    lower, upper = k.raw_bounds()
+    assert [float(v) for v in jax.tree_util.tree_leaves(lower)] == [RAW_MIN, RAW_MIN, 0.0]
+    assert float(jax.tree_util.tree_leaves(upper)[2]) == 1e12
+    assert kernel_from_dict(k.to_dict()) == k
+    with pytest.raises(InputError, match="bias must be >= 0"):
+        SquaredExponential(bias=-0.1)
+    with pytest.raises(InputError, match="lengthscale must be strictly positive"):
+        SquaredExponential(lengthscale=0.0)
+    # centred data with no constant offset: the evidence falls as v_b grows, so the fit ends at 0
+    X = np.linspace(-3, 3, 60)[:, None]
+    y = np.sin(2 * X[:, 0]) + 0.1 * np.random.default_rng(0).normal(size=60)
+    model = ExactGPRegressor(SquaredExponential(1.0, 1.0, bias=0.5), normalize_y=False).fit(X, y - y.mean())
+    assert float(model.kernel_.bias) == 0.0
+    nobias = ExactGPRegressor(SquaredExponential(1.0, 1.0), normalize_y=False).fit(X, y - y.mean())
+    assert model.log_marginal_likelihood_ == pytest.approx(nobias.log_marginal_likelihood_, abs=1e-6)
+
+
 def test_composition_flattens_and_evaluates(rng):
     a, b, c = SquaredExponential(1.0), Linear(0.5), Constant(0.3)
     s = a + b + c

@@ -70,9 +70,9 @@ def test_the_refinement_stops_at_its_iterations_without_a_warning(fits):
     X, y = problem()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = SparseGPRegressor(inducing=15, optimize_inducing=False, random_state=0, subset=300, refine_iter=2).fit(
-            X, y
-        )
+        model = SparseGPRegressor(
+            inducing=15, optimize="hyperparameters", random_state=0, subset=300, refine_iter=2
+        ).fit(X, y)
     assert model.stages_[0]["report"].success and not model.stages_[1]["report"].success
     assert not [w for w in caught if issubclass(w.category, ConvergenceWarning)]
 
@@ -84,4 +84,4 @@ def test_bad_strategy_options_are_named():
     with pytest.raises(InputError, match="refine_iter"):
         SparseGPRegressor(subset=50, refine_iter=-1).fit(X, y)
     with pytest.raises(InputError, match="reselect"):
-        SparseGPRegressor(inducing=InfoGain(10), optimize_inducing=False, reselect="alternate", subset=50).fit(X, y)
+        SparseGPRegressor(inducing=InfoGain(10), optimize="hyperparameters", reselect="alternate", subset=50).fit(X, y)

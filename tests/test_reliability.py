@@ -200,7 +200,7 @@ SCALE_CASES = {
     "vfe-free-Z": lambda: SparseGPRegressor(approximation="vfe", inducing=15, random_state=0),
     **{
         f"{a}-rows": (
-            lambda a=a: SparseGPRegressor(approximation=a, inducing=15, random_state=0, optimize_inducing=False)
+            lambda a=a: SparseGPRegressor(approximation=a, inducing=15, random_state=0, optimize="hyperparameters")
         )
         for a in ("vfe", "dtc", "sor", "fitc")
     },
@@ -429,6 +429,25 @@ def test_log_marginal_likelihood_and_its_gradient_at_given_theta(make):
     if data:
         with pytest.raises(InputError, match="keeps no training data"):
             model.log_marginal_likelihood(theta)
+
+
+def test_log_marginal_likelihood_theta_holds_a_non_negative_bias_as_its_value():
+    X, y, _ = _sine_data(40)
+    model = ExactGPRegressor(SquaredExponential([1.0, 1.0], 1.0, bias=0.3), optimize=False).fit(X, y)
+    assert model.hyperparameter_names() == ["lengthscale[0]", "lengthscale[1]", "variance", "bias", "noise"]
+    theta = np.array([np.log(0.7), np.log(1.3), np.log(0.8), 0.2, np.log(0.05)])
+    value, grad = model.log_marginal_likelihood(theta, eval_gradient=True)
+    refit = ExactGPRegressor(
+        SquaredExponential([0.7, 1.3], 0.8, bias=0.2), noise=0.05, optimize=False, normalize_y=False
+    )
+    assert value == pytest.approx(refit.fit(X, (y - model.y_mean_) / model.y_std_).log_marginal_likelihood_, rel=1e-12)
+    step = np.zeros_like(theta)
+    step[3] = 1e-5
+    fd = (model.log_marginal_likelihood(theta + step) - model.log_marginal_likelihood(theta - step)) / 2e-5
+    assert grad[3] == pytest.approx(fd, rel=1e-5, abs=1e-8)
+    assert np.isfinite(model.log_marginal_likelihood(np.where(np.arange(5) == 3, 0.0, theta)))
+    with pytest.raises(InputError, match=r"non-negative \['bias'\]"):
+        model.log_marginal_likelihood(np.where(np.arange(5) == 3, -0.1, theta))
 
 
 # ---- pandas (an optional dependency; part of the dev install) ----------------------------------

@@ -23,16 +23,24 @@ def _numbers(x):
         yield x
 
 
-# one reproduction per paper, each in its own xdist group, so the papers run side by side
-@pytest.fixture(
-    scope="module",
-    params=[pytest.param(p, marks=pytest.mark.xdist_group(f"reproduce-{p}")) for p in papers()],
-)
-def quick(request, tmp_path_factory):
+@pytest.fixture(scope="session")
+def _quick_runs():
+    """Output folders of the reproductions run so far in this process, by paper."""
+    return {}
+
+
+# one reproduction per paper, each in its own xdist group, so the papers run side by side; pytest
+# tears a parametrised fixture down when the next test needs another parameter (or module), so the
+# folders are kept in a session cache and each paper runs once whatever the order of the tests
+@pytest.fixture(params=[pytest.param(p, marks=pytest.mark.xdist_group(f"reproduce-{p}")) for p in papers()])
+def quick(request, tmp_path_factory, _quick_runs):
     """(paper, its output folder) after ``sparsegp reproduce <paper> --quick``."""
-    d = tmp_path_factory.mktemp("reproduce")
-    assert main(["reproduce", request.param, "--quick", "--out", str(d), "--quiet"]) == 0
-    return request.param, d / request.param
+    paper = request.param
+    if paper not in _quick_runs:
+        d = tmp_path_factory.mktemp("reproduce")
+        assert main(["reproduce", paper, "--quick", "--out", str(d), "--quiet"]) == 0
+        _quick_runs[paper] = d / paper
+    return paper, _quick_runs[paper]
 
 
 def test_quick_report_exists_with_figures_and_finite_numbers(quick):

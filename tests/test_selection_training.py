@@ -26,7 +26,7 @@ def _kernel():
 def test_selector_as_inducing_fixes_the_training_rows():
     X, y = _data()
     m = SparseGPRegressor(
-        _kernel(), approximation="dtc", inducing=InfoGain(30), optimize_inducing=False, max_iter=30
+        _kernel(), approximation="dtc", inducing=InfoGain(30), optimize="hyperparameters", max_iter=30
     ).fit(X, y)
     np.testing.assert_array_equal(m.Z_, X[m.inducing_indices_])
     assert len(m.inducing_indices_) == 30 and m.selection_.state.d == 30
@@ -45,7 +45,7 @@ def test_variational_em_never_decreases_the_bound():
         _kernel(),
         approximation="vfe",
         inducing=VFEGreedy(40, random_state=0),
-        optimize_inducing=False,
+        optimize="hyperparameters",
         reselect="em",
         n_rounds=4,
         max_iter=40,
@@ -65,7 +65,7 @@ def test_alternation_rounds_and_objective_bookkeeping():
         _kernel(),
         approximation="sor",
         inducing=Evidence(25, random_state=1),
-        optimize_inducing=False,
+        optimize="hyperparameters",
         reselect="alternate",
         n_rounds=3,
         max_iter=30,
@@ -81,7 +81,7 @@ def test_interleaved_selection_improves_on_the_start():
         _kernel(),
         approximation="dtc",
         inducing=InfoGain(30),
-        optimize_inducing=False,
+        optimize="hyperparameters",
         reselect="interleaved",
         max_iter=25,
     ).fit(X, y)
@@ -93,8 +93,8 @@ def test_interleaved_selection_improves_on_the_start():
 def test_reselect_option_errors():
     X, y = _data(50)
     with pytest.raises(InputError, match="needs a selector"):
-        SparseGPRegressor(inducing=10, optimize_inducing=False, reselect="em").fit(X, y)
-    with pytest.raises(InputError, match="optimize_inducing=False"):
+        SparseGPRegressor(inducing=10, optimize="hyperparameters", reselect="em").fit(X, y)
+    with pytest.raises(InputError, match="set optimize='hyperparameters'"):
         SparseGPRegressor(inducing=InfoGain(5), reselect="alternate").fit(X, y)
     with pytest.raises(InputError, match="reselect must be"):
         SparseGPRegressor(inducing=InfoGain(5), reselect="sometimes").fit(X, y)
@@ -124,7 +124,7 @@ def test_models_fitted_with_selection_save_and_load(tmp_path):
 
     X, y = _data(150)
     m = SparseGPRegressor(
-        _kernel(), inducing=VFEGreedy(12), optimize_inducing=False, reselect="em", n_rounds=2, max_iter=10
+        _kernel(), inducing=VFEGreedy(12), optimize="hyperparameters", reselect="em", n_rounds=2, max_iter=10
     ).fit(X, y)
     path = tmp_path / "m.npz"
     m.save(path)

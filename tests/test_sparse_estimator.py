@@ -27,8 +27,8 @@ def test_all_data_inducing_estimator_equals_exact(toy_regression, approximation,
 
 def test_fit_optimises_inducing_inputs_and_improves_bound(toy_regression):
     X, y = toy_regression(80, 2)
-    fixed = SparseGPRegressor(inducing=8, optimize_inducing=False, random_state=0).fit(X, y)
-    free = SparseGPRegressor(inducing=8, optimize_inducing=True, random_state=0).fit(X, y)
+    fixed = SparseGPRegressor(inducing=8, optimize="hyperparameters", random_state=0).fit(X, y)
+    free = SparseGPRegressor(inducing=8, optimize=True, random_state=0).fit(X, y)
     np.testing.assert_array_equal(fixed.Z_, X[fixed.inducing_indices_])
     assert not np.allclose(free.Z_, X[free.inducing_indices_])
     assert free.objective_ > fixed.objective_
@@ -77,10 +77,41 @@ def test_corrupt_sparse_model_is_refused(toy_regression, tmp_path):
         load_model(tmp_path / "b3.npz")
 
 
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ((True, False), "hyperparameters"),
+        ((True, True), True),
+        (("inducing", True), "inducing"),
+        ((False, True), False),
+    ],
+)
+def test_format_1_files_with_optimize_inducing_load_as_one_optimize_option(toy_regression, tmp_path, old, new):
+    import json
+
+    X, y = toy_regression(30, 2)
+    m = SparseGPRegressor(inducing=5, optimize=False).fit(X, y)
+    path = m.save(tmp_path / "m.npz")
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(str(arrays.pop("__metadata__")))
+    assert meta["format_version"] == 2 and "optimize_inducing" not in meta["params"]
+    meta["format_version"] = 1
+    meta["params"].update(optimize=old[0], optimize_inducing=old[1])
+    np.savez(tmp_path / "v1.npz", __metadata__=np.array(json.dumps(meta)), **arrays)
+    loaded = load_model(tmp_path / "v1.npz")
+    assert loaded.optimize == new and "optimize_inducing" not in loaded.get_params()
+    np.testing.assert_array_equal(loaded.predict(X), m.predict(X))
+    meta["params"]["optimize_inducing"] = "yes"
+    np.savez(tmp_path / "bad.npz", __metadata__=np.array(json.dumps(meta)), **arrays)
+    with pytest.raises(ModelFileError, match="optimize_inducing' must be a bool"):
+        load_model(tmp_path / "bad.npz")
+
+
 def test_inducing_given_as_training_indices(toy_regression):
     X, y = toy_regression(40, 2)
     idx = np.array([3, 7, 11, 20])
-    m = SparseGPRegressor(inducing=idx, optimize_inducing=False, max_iter=10).fit(X, y)
+    m = SparseGPRegressor(inducing=idx, optimize="hyperparameters", max_iter=10).fit(X, y)
     np.testing.assert_array_equal(m.inducing_indices_, idx)
     np.testing.assert_array_equal(m.Z_, X[idx])
     with pytest.raises(InputError, match="distinct integers in 0..39"):
@@ -164,10 +195,14 @@ def test_optimize_inducing_only_keeps_kernel_and_noise(toy_regression):
     np.testing.assert_allclose(np.asarray(moved.kernel_.lengthscale), [0.8, 1.2], rtol=1e-12)
     assert float(moved.kernel_.variance) == pytest.approx(1.3, rel=1e-12) and moved.noise_ == pytest.approx(0.07)
     assert not np.allclose(moved.Z_, fixed.Z_) and moved.objective_ > fixed.objective_ + 1.0
-    with pytest.raises(InputError, match="optimize must be True, False or 'inducing'"):
+    # "hyperparameters" learns the kernel and noise and leaves the inducing inputs where they started
+    hyper = SparseGPRegressor(k, optimize="hyperparameters", **common).fit(X, y)
+    np.testing.assert_array_equal(hyper.Z_, fixed.Z_)
+    assert hyper.noise_ != pytest.approx(0.07) and hyper.objective_ > fixed.objective_
+    with pytest.raises(InputError, match="optimize must be True, False or one of"):
         SparseGPRegressor(k, optimize="all", **common).fit(X, y)
-    with pytest.raises(InputError, match="optimize_inducing=True"):
-        SparseGPRegressor(k, optimize="inducing", optimize_inducing=False, **common).fit(X, y)
+    with pytest.raises(TypeError, match="optimize_inducing"):
+        SparseGPRegressor(k, optimize_inducing=False, **common)
 
 
 def test_default_predictive_is_of_the_targets(toy_regression):

@@ -58,6 +58,6 @@ def dense_state(K: np.ndarray, y: np.ndarray, noise: float, I) -> dict:
         "p": np.diag(Qnn).copy(),
         "q": np.einsum("ij,ij->j", V, Minv @ V),
         "mu": V.T @ Minv @ V @ y,
-        "neg_log_evidence": phi,
-        "vfe_neg_bound": phi + 0.5 * float(np.trace(K) - np.trace(Qnn)) / noise,
+        "dtc_log_marginal": -phi,
+        "vfe_bound": -phi - 0.5 * float(np.trace(K) - np.trace(Qnn)) / noise,
     }

@@ -165,7 +165,7 @@ def _build_model(args, X):
     return SparseGPRegressor(
         approximation=args.model,
         inducing=inducing,
-        optimize_inducing=not args.fixed_inducing,
+        optimize="hyperparameters" if args.fixed_inducing else True,
         prediction=args.prediction,
         reselect=args.reselect,
         n_rounds=args.rounds,

@@ -94,18 +94,31 @@ def check_finite(arr: np.ndarray, name: str) -> None:
         )
 
 
-def check_positive(value, name: str) -> np.ndarray:
-    """Validate a positive hyper-parameter (scalar or array) and return it as float64."""
+def _hyperparameter(value, name: str, what: str) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise InputError(f"{name} must be a positive number or array of numbers, got {value!r}") from None
+        raise InputError(f"{name} must be a {what} number or array of numbers, got {value!r}") from None
     if arr.size == 0:
-        raise InputError(f"{name} is empty; expected a positive number or array")
+        raise InputError(f"{name} is empty; expected a {what} number or array")
     if not np.all(np.isfinite(arr)):
         raise InputError(f"{name} must be finite, got {value!r}")
+    return arr
+
+
+def check_positive(value, name: str) -> np.ndarray:
+    """Validate a positive hyper-parameter (scalar or array) and return it as float64."""
+    arr = _hyperparameter(value, name, "positive")
     if np.any(arr <= 0):
         raise InputError(f"{name} must be strictly positive, got {value!r}")
+    return arr
+
+
+def check_non_negative(value, name: str) -> np.ndarray:
+    """Validate a non-negative hyper-parameter (scalar or array) and return it as float64."""
+    arr = _hyperparameter(value, name, "non-negative")
+    if np.any(arr < 0):
+        raise InputError(f"{name} must be >= 0, got {value!r}")
     return arr
 
 

@@ -2,13 +2,13 @@
 
 Shapes, the same for every function of the layer (symbols: NOTATION.md): ``kernel`` a
 :class:`~sparsegp.kernels.Kernel`; ``Z`` (m, D) inducing inputs; ``noise`` a scalar sigma^2; ``X`` (n, D)
-and ``y`` (n,) training data; ``Xs`` (t, D) test inputs. ``*_log_marginal`` / ``*_log_evidence`` /
-``vfe_bound`` return a scalar (``exact_neg_log_marginal`` its negative); ``*_posterior`` a
+and ``y`` (n,) training data; ``Xs`` (t, D) test inputs. ``*_log_marginal`` and
+``vfe_bound`` return the scalar the papers maximise (a log marginal likelihood or a lower bound on it); ``*_posterior`` a
 :class:`~sparsegp.approximations.common.SparsePosterior` (``Z`` (m, D), ``Luu`` and ``LB`` (m, m), ``c`` and
 ``w_mean`` (m,)) or an ``ExactPosterior``; the predictions a mean (t,) and a variance (t,) or a
 covariance (t, t).
 """
 
-from .exact import ExactPosterior, exact_neg_log_marginal, exact_posterior, exact_predict
+from .exact import ExactPosterior, exact_log_marginal, exact_posterior, exact_predict
 
-__all__ = ["ExactPosterior", "exact_neg_log_marginal", "exact_posterior", "exact_predict"]
+__all__ = ["ExactPosterior", "exact_log_marginal", "exact_posterior", "exact_predict"]

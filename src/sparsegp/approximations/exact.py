@@ -14,19 +14,19 @@ import jax.numpy as jnp
 from ..linalg import cholesky, gaussian_nll, solve_lower, solve_upper
 
 
-def exact_neg_log_marginal(kernel, noise, X, y, jitter: float = 0.0):
-    """-log p(y | X, theta, sigma^2) for y ~ N(0, K + sigma^2 I).
+def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0):
+    """log p(y | X, theta, sigma^2) for y ~ N(0, K + sigma^2 I).
 
-    Quiñonero-Candela & Rasmussen eqs. 7-8: L = 1/2 log|Q| + 1/2 y^T Q^-1 y,
-    plus the constant n/2 log(2 pi) so the value is the true negative log density
-    (the form scikit-learn's ``log_marginal_likelihood`` returns, negated).
+    Quiñonero-Candela & Rasmussen eqs. 7-8 negated: -L = -1/2 log|Q| - 1/2 y^T Q^-1 y,
+    minus the constant n/2 log(2 pi) so the value is the true log density
+    (what scikit-learn's ``log_marginal_likelihood`` returns).
     Traceable, with the closed-form gradient of :func:`sparsegp.linalg.gaussian_nll`;
     ``jitter`` is relative to the mean diagonal of K.
     """
     n = X.shape[0]
     K = kernel.K(X)
     scale = jitter * jnp.mean(jnp.diag(K)) if jitter else 0.0
-    return gaussian_nll(K + (noise + scale) * jnp.eye(n, dtype=X.dtype), y)
+    return -gaussian_nll(K + (noise + scale) * jnp.eye(n, dtype=X.dtype), y)
 
 
 class ExactPosterior(NamedTuple):

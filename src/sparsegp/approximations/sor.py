@@ -11,7 +11,7 @@ from __future__ import annotations
 from .dtc import dtc_log_marginal, dtc_posterior
 
 
-def sor_log_evidence(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
+def sor_log_marginal(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
     """log p(y | X, theta, sigma^2) of the RRGP (eq. 23); identical to DTC's approximate marginal."""
     return dtc_log_marginal(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)
 

@@ -49,7 +49,13 @@ def available() -> list[dict]:
     return [d.as_dict() for d in DATASETS.values()]
 
 
-def load(name: str, split=None, preprocessing: str | None = None, n_train: int | None = None) -> Dataset:
+def load(
+    name: str,
+    split=None,
+    preprocessing: str | None = None,
+    n_train: int | None = None,
+    train_size: int | None = None,
+) -> Dataset:
     """Load a shipped dataset.
 
     Parameters
@@ -65,8 +71,11 @@ def load(name: str, split=None, preprocessing: str | None = None, n_train: int |
         as in :mod:`sparsegp.datasets.preprocessing` (regression only). None =
         ``"standardize"`` for regression, ``"none"`` for classification.
     n_train : int or None
-        Keep only the first ``n_train`` training rows (protocol K10: 10,000);
-        for abalone, the size of the random training part.
+        Keep only the first ``n_train`` training rows (protocol K10: 10,000).
+    train_size : int or None
+        For a dataset split at random by seed (abalone): the rows drawn into
+        the training part, the rest being the test part (None: 3,133 as
+        Titsias; Smola & Bartlett used 4,000 and 3,000). An error elsewhere.
     """
     if name not in DATASETS:
         raise InputError(f"unknown dataset {name!r}; available: {sorted(DATASETS)}")
@@ -78,18 +87,22 @@ def load(name: str, split=None, preprocessing: str | None = None, n_train: int |
         raise InputError(f"preprocessing must be one of {PREPROCESSING}, got {preprocessing!r}")
     if n_train is not None and (isinstance(n_train, bool) or not isinstance(n_train, (int, np.integer)) or n_train < 1):
         raise InputError(f"n_train must be a positive integer, got {n_train!r}")
+    if train_size is not None and info.layout != "abalone":
+        raise InputError(
+            f"train_size is for datasets split at random (abalone); {name!r} has fixed splits: use n_train"
+        )
 
     if info.layout == "uci":
         Xtr, ytr, Xte, yte, names = loaders.uci_split(name, split)
     elif info.layout == "snelson":
         Xtr, ytr, Xte, yte, names = loaders.snelson(split)
     elif info.layout == "abalone":
-        Xtr, ytr, Xte, yte, names = loaders.abalone(split, n_train)
+        Xtr, ytr, Xte, yte, names = loaders.abalone(split, train_size)
     elif info.layout == "mnist":
         Xtr, ytr, Xte, yte, names = loaders.mnist(split)
     else:
         Xtr, ytr, Xte, yte, names = loaders.banana(split)
-    if n_train is not None and info.layout != "abalone":
+    if n_train is not None:
         if n_train > len(Xtr):
             raise InputError(f"n_train={n_train} exceeds the {len(Xtr)} training rows of {name!r} split {split!r}")
         Xtr, ytr = Xtr[:n_train], ytr[:n_train]

@@ -55,7 +55,7 @@ def snelson(split):
     return x, y, d["x_test"][:, None], None, ["x"]
 
 
-def abalone(split, n_train):
+def abalone(split, train_size):
     with data_path("abalone", "abalone.csv.gz").open("rb") as raw, gzip.open(raw, "rt") as f:
         header = f.readline().strip().split(",")
         rows = [line.strip().split(",") for line in f if line.strip()]
@@ -63,11 +63,11 @@ def abalone(split, n_train):
     data = np.array([[sex[r[0]]] + [float(v) for v in r[1:]] for r in rows])
     if isinstance(split, bool) or not isinstance(split, (int, np.integer)) or split < 0:
         raise InputError(f"split for 'abalone' is a non-negative integer seed, got {split!r}")
-    n_train = 3133 if n_train is None else n_train
-    if not 1 <= n_train < len(data):
-        raise InputError(f"n_train for 'abalone' must be in 1..{len(data) - 1}, got {n_train}")
+    train_size = 3133 if train_size is None else train_size
+    if isinstance(train_size, bool) or not isinstance(train_size, (int, np.integer)) or not 1 <= train_size < len(data):
+        raise InputError(f"train_size for 'abalone' must be an integer in 1..{len(data) - 1}, got {train_size!r}")
     perm = np.random.default_rng(int(split)).permutation(len(data))
-    tr, te = perm[:n_train], perm[n_train:]
+    tr, te = perm[:train_size], perm[train_size:]
     return data[tr, :-1], data[tr, -1], data[te, :-1], data[te, -1], header[:-1]
 
 

@@ -99,7 +99,7 @@ DATASETS: dict[str, DatasetInfo] = {
             8,
             "abalone",
             0,
-            "seed s: random permutation, n_train rows train (default 3,133 as Titsias; Smola & Bartlett used 4,000 and 3,000)",
+            "seed s: random permutation, train_size rows train (default 3,133 as Titsias; Smola & Bartlett used 4,000 and 3,000)",
             "UCI Abalone (via github.com/gustavovazquez/datasets @ 90ffb73e)",
             "none stated",
             "Smola & Bartlett 2001; Titsias 2009",

@@ -15,7 +15,7 @@ from ..errors import DataWarning, InputError, NotFittedError, NumericalError
 from ..kernels import Kernel, SquaredExponential
 from ..priors import LogNormal
 from ..training import minimize
-from ..transforms import MAX_VALUE, MIN_VALUE, RAW_MAX, RAW_MIN, to_positive, to_raw
+from ..transforms import MAX_VALUE, MIN_VALUE, POSITIVE, RAW_MAX, to_positive, to_raw
 from ..validation import (
     as_float_matrix,
     as_float_vector,
@@ -183,18 +183,16 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         return bool(n_free) and n_samples < 2 * n_free
 
     def _raw_bounds(self, params):
-        """Bounds on the raw parameters: kernel hyper-parameters in [1e-12, 1e12], the noise in
-        [min_noise, 1e12] (value space), any other entry (free inducing inputs) unbounded."""
-
-        def bounds(value, inner):
-            out = {}
-            for key, leaf in params.items():
-                fill = value if key in ("kernel", "raw_noise") else inner
-                out[key] = jax.tree_util.tree_map(lambda a, fill=fill: jnp.full(jnp.shape(a), fill), leaf)
-            return out
-
-        lower, upper = bounds(RAW_MIN, -jnp.inf), bounds(RAW_MAX, jnp.inf)
-        lower["raw_noise"] = jnp.asarray(to_raw(float(self.min_noise)))
+        """Bounds on the raw parameters: each kernel hyper-parameter's from its transform ([1e-12, 1e12]
+        for a positive one, [0, 1e12] for a non-negative one), the noise in [min_noise, 1e12] (value
+        space), any other entry (free inducing inputs) unbounded."""
+        lower, upper = params["kernel"].raw_bounds()
+        lower, upper = {"kernel": lower}, {"kernel": upper}
+        lower["raw_noise"], upper["raw_noise"] = jnp.asarray(to_raw(float(self.min_noise))), jnp.asarray(RAW_MAX)
+        for key, leaf in params.items():
+            if key not in lower:
+                lower[key] = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), -jnp.inf), leaf)
+                upper[key] = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), jnp.inf), leaf)
         return lower, upper
 
     def _fit_hyperparameters(self, objective, params, mask, args, desc, value_and_grad=None, scale=1.0, max_iter=None):
@@ -283,8 +281,11 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             )
         kernel, free = params["kernel"], mask["kernel"]
         free_values = dict(zip(kernel.parameters(), (np.asarray(m) for m in jax.tree_util.tree_leaves(free))))
+        transforms = kernel.transforms()
         for pname, value in kernel.parameters().items():
-            hit = free_values[pname] & ((value <= MIN_VALUE * 1.001) | (value >= MAX_VALUE * 0.999))
+            # a non-negative parameter (lower bound 0) at 0 is a value the data chose, not a bound hit
+            low = transforms[pname].lower > 0 and value <= MIN_VALUE * 1.001
+            hit = free_values[pname] & (low | (value >= MAX_VALUE * 0.999))
             if np.any(hit):
                 warnings.warn(
                     f"{name}: kernel hyper-parameter {pname} ended at its bound ({MIN_VALUE:g} or {MAX_VALUE:g} on "
@@ -314,32 +315,38 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
     def log_marginal_likelihood(self, theta=None, eval_gradient=False, *, X=None, y=None):
         """The model's objective at ``theta``, and its gradient with respect to ``theta``.
 
-        scikit-learn's name and signature: ``theta`` holds the logs of the positive hyper-parameters
-        in the order of :meth:`hyperparameter_names` (None: the fitted values); targets are
-        standardised as at fit and the noise is on that scale; hyper-priors are not included. The
-        exact GP's objective is log p(y | X, theta) (RW eq. 2.30); a sparse model's is its
-        approximation's (``objective_name_``) at the fitted inducing inputs, on the training data
-        ``X, y`` that must be passed again (the model keeps only its posterior).
+        scikit-learn's name and signature: ``theta`` holds the log of each positive hyper-parameter
+        (and the value itself of a non-negative one, such as the bias v_b, which may be 0) in the order
+        of :meth:`hyperparameter_names` (None: the fitted values); targets are standardised as at fit
+        and the noise is on that scale; hyper-priors are not included. The exact GP's objective is
+        log p(y | X, theta) (RW eq. 2.30); a sparse model's is its approximation's
+        (``objective_name_``) at the fitted inducing inputs, on the training data ``X, y`` that must
+        be passed again (the model keeps only its posterior).
         Returns the value, or ``(value, gradient)`` with ``eval_gradient=True``.
         """
         self._check_fitted()
         X, y = self._objective_data(X, y)
         leaves, treedef = jax.tree_util.tree_flatten(self.kernel_)
+        logged = [t is POSITIVE for t in self.kernel_.transforms().values()]  # in leaf order
         sizes = [int(np.size(leaf)) for leaf in leaves]
         shapes = [np.shape(leaf) for leaf in leaves]
-        theta0 = np.concatenate([np.log(np.ravel(to_positive(leaf))) for leaf in leaves] + [[np.log(self.noise_)]])
+        values = [np.ravel(np.asarray(v)) for v in self.kernel_.parameters().values()]
+        theta0 = np.concatenate([np.log(v) if log else v for v, log in zip(values, logged)] + [[np.log(self.noise_)]])
         if theta is None:
             theta = theta0
         theta = as_float_vector(theta, "theta", n=theta0.size)
+        unlogged = np.concatenate([np.full(size, not log) for size, log in zip(sizes, logged)] + [[False]])
+        if np.any(theta[unlogged] < 0):
+            names = [n for n, u in zip(self.hyperparameter_names(), unlogged) if u]
+            raise InputError(f"theta holds the values of the non-negative {names}: they must be >= 0, got {theta}")
 
         def objective(th):
-            values = jnp.exp(th)
             raws, start = [], 0
-            for size, shape in zip(sizes, shapes):
-                v = values[start : start + size].reshape(shape)
-                raws.append(v + jnp.log(-jnp.expm1(-v)))  # the inverse softplus, traceable
+            for size, shape, log in zip(sizes, shapes, logged):
+                v = th[start : start + size].reshape(shape)
+                raws.append(jnp.exp(v) + jnp.log(-jnp.expm1(-jnp.exp(v))) if log else v)  # the inverse softplus
                 start += size
-            return self._log_objective(jax.tree_util.tree_unflatten(treedef, raws), values[-1], X, y)
+            return self._log_objective(jax.tree_util.tree_unflatten(treedef, raws), jnp.exp(th[-1]), X, y)
 
         if not eval_gradient:
             return float(objective(jnp.asarray(theta)))

@@ -14,7 +14,6 @@ Nyström predictions (they keep the training data), and the removal of repeated 
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -26,7 +25,7 @@ from ..linalg import MAX_JITTER
 from ..selection import KMeans, Selector
 from ..selection.dask_select import runs_on_partitions, select_dask
 from ..stats import chunk_size_for
-from ..transforms import to_positive, to_raw
+from ..transforms import to_positive
 from ..validation import as_float_matrix
 from .base import params_for_scaled_inputs, scale_from_variances
 
@@ -100,14 +99,8 @@ def fit_dask(model, X, y):
     model._chunk = chunk_size_for(max(X.chunks[0]), Z0.shape[0], model.chunk_size)
     data = DaskStats(X / s, (y - model.y_mean_) / model.y_std_, model._chunk, client)
     try:
-        params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
-        mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
-        if model.optimize_inducing:
-            params["Z"], mask["Z"] = jnp.asarray(Z0), jnp.ones(Z0.shape, dtype=bool)
-        if isinstance(model.optimize, str):
-            mask["kernel"] = jax.tree_util.tree_map(lambda m: jnp.zeros_like(m, dtype=bool), mask["kernel"])
-            mask["raw_noise"] = jnp.asarray(False)
-        Z_fixed = None if model.optimize_inducing else Z0
+        params, mask = model._trainable(kernel, noise, Z0)
+        Z_fixed = None if model._learns[1] else Z0
 
         def full():
             return (y,), HostObjective(
@@ -137,7 +130,7 @@ def fit_dask(model, X, y):
     user = params_for_scaled_inputs(params, 1.0 / s)
     model.kernel_ = user["kernel"]
     model.noise_ = float(to_positive(user["raw_noise"]))
-    model.Z_ = rows if (rows is not None and not model.optimize_inducing) else np.asarray(user["Z"])
+    model.Z_ = rows if (rows is not None and Z_fixed is not None) else np.asarray(user["Z"])
     model.inducing_indices_ = idx
     from .sparse import APPROXIMATIONS
 

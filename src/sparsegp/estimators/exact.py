@@ -5,7 +5,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from ..approximations.exact import exact_neg_log_marginal, exact_posterior, exact_predict
+from ..approximations.exact import exact_log_marginal, exact_posterior, exact_predict
 from ..errors import InputError
 from ..transforms import to_positive, to_raw
 from . import persistence
@@ -101,7 +101,7 @@ class ExactGPRegressor(GPRegressorBase):
         self.kernel_ = params["kernel"].for_scaled_inputs(1.0 / s)
         self.noise_ = float(to_positive(params["raw_noise"]))
         Xj, yj = jnp.asarray(X), jnp.asarray(y)
-        self.log_marginal_likelihood_ = -float(exact_neg_log_marginal(self.kernel_, self.noise_, Xj, yj))
+        self.log_marginal_likelihood_ = float(exact_log_marginal(self.kernel_, self.noise_, Xj, yj))
         self._cache(X, y)
         return self
 
@@ -111,7 +111,7 @@ class ExactGPRegressor(GPRegressorBase):
         return jnp.asarray(self.X_train_), jnp.asarray(self.y_train_)
 
     def _log_objective(self, kernel, noise, X, y):
-        return -exact_neg_log_marginal(kernel, noise, X, y)
+        return exact_log_marginal(kernel, noise, X, y)
 
     def _cache(self, X, y):
         post = exact_posterior(self.kernel_, self.noise_, jnp.asarray(X), jnp.asarray(y))
@@ -147,8 +147,8 @@ class ExactGPRegressor(GPRegressorBase):
         y = persistence.require_array(arrays, "y_train", ndim=1, shape=(X.shape[0],))
         model.optimizer_report_ = None
         model.n_iter_ = 0
-        model.log_marginal_likelihood_ = -float(
-            exact_neg_log_marginal(model.kernel_, model.noise_, jnp.asarray(X), jnp.asarray(y))
+        model.log_marginal_likelihood_ = float(
+            exact_log_marginal(model.kernel_, model.noise_, jnp.asarray(X), jnp.asarray(y))
         )
         model._cache(X, y)
         return model

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..approximations.exact import exact_neg_log_marginal
+from ..approximations.exact import exact_log_marginal
 from ..transforms import log_jacobian, to_positive
 
 
@@ -30,7 +30,7 @@ class ExactNegative:
 
     def __call__(self, params, X, y):
         kernel, raw_noise = params["kernel"], params["raw_noise"]
-        nlml = exact_neg_log_marginal(kernel, to_positive(raw_noise), X, y)
+        nlml = -exact_log_marginal(kernel, to_positive(raw_noise), X, y)
         return nlml - kernel.log_prior() - noise_log_prior(self.noise_prior, raw_noise)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import ModelFileError
 
 FORMAT = "sparsegp-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _ESTIMATORS: dict[str, type] = {}
 
 

@@ -13,7 +13,7 @@ from ..approximations.common import SparsePosterior, make_posterior, sparse_pred
 from ..approximations.dtc import dtc_log_marginal, dtc_posterior
 from ..approximations.fitc import fitc_log_marginal, fitc_posterior
 from ..approximations.objective import HostObjective
-from ..approximations.sor import sor_log_evidence, sor_posterior
+from ..approximations.sor import sor_log_marginal, sor_posterior
 from ..approximations.vfe import vfe_bound, vfe_posterior
 from ..distributed import is_dask_collection
 from ..errors import InputError, ModelFileError, NumericalError
@@ -32,10 +32,11 @@ APPROXIMATIONS = {
     "vfe": (vfe_bound, vfe_posterior, False, "VFE bound F_V (Titsias eq. 9)"),
     "dtc": (dtc_log_marginal, dtc_posterior, False, "DTC/PP approximate log marginal likelihood"),
     "fitc": (fitc_log_marginal, fitc_posterior, False, "FITC log marginal likelihood"),
-    "sor": (sor_log_evidence, sor_posterior, True, "SoR/RRGP log evidence (QC&R eq. 23)"),
+    "sor": (sor_log_marginal, sor_posterior, True, "SoR/RRGP log evidence (QC&R eq. 23)"),
 }
 PREDICTIONS = ("standard", "augmented", "nystrom")
 RESELECT = (None, "alternate", "em", "interleaved")
+OPTIMIZE_PARTS = ("hyperparameters", "inducing")
 
 
 @persistence.register
@@ -59,9 +60,6 @@ class SparseGPRegressor(GPRegressorBase):
         from :mod:`sparsegp.selection` (``InfoGain(256)``, ``VFEGreedy(128)``,
         ...) chooses training rows greedily at the initial hyper-parameters;
         ``KMeans(m)`` starts free inducing inputs at k-means centres.
-    optimize_inducing : bool
-        Optimise the inducing inputs jointly with the hyper-parameters
-        (Titsias sec. 4, SPGP); False keeps them where they started.
     prediction : {"standard", "augmented", "nystrom"}
         "standard": the approximation's own predictive (O(m) mean, O(m^2)
         variance per test point). "augmented": Quiñonero-Candela & Rasmussen's
@@ -69,7 +67,7 @@ class SparseGPRegressor(GPRegressorBase):
         training inputs). "nystrom": their eq. 39 (may give negative variances).
         The last two need approximation "sor", "dtc" or "vfe".
     reselect : {None, "alternate", "em", "interleaved"}
-        With a selector as ``inducing`` and ``optimize_inducing=False``, how
+        With a selector as ``inducing`` and ``optimize="hyperparameters"``, how
         selection and hyper-parameter learning are combined. None: select once
         at the initial hyper-parameters. "alternate": ``n_rounds`` rounds of
         selection at fixed hyper-parameters then evidence maximisation at a
@@ -91,11 +89,13 @@ class SparseGPRegressor(GPRegressorBase):
         posterior from all rows in one pass. None: every iteration on all rows.
     refine_iter : int
         L-BFGS iterations on all rows after the subset stage (0: none).
-    optimize : bool or "inducing"
-        True: learn the hyper-parameters and noise (and the inducing inputs if
-        ``optimize_inducing``); False: keep everything as given; "inducing":
-        optimise only the inducing inputs at the given kernel and noise
-        (Titsias's Boston experiment, Fig. 2 a-c).
+    optimize : {True, "hyperparameters", "inducing", False}
+        What the fit learns. True: the kernel hyper-parameters, the noise and
+        the inducing inputs jointly (Titsias sec. 4, SPGP). "hyperparameters":
+        the kernel and noise, the inducing inputs kept where they started (the
+        papers' fixed active sets). "inducing": only the inducing inputs, at the
+        given kernel and noise (Titsias's Boston experiment, Fig. 2 a-c).
+        False: nothing; everything as given.
     noise, n_restarts, max_iter, normalize_y, noise_prior, min_noise,
     random_state, verbose, callback : as in :class:`ExactGPRegressor`.
     jitter : float
@@ -117,7 +117,6 @@ class SparseGPRegressor(GPRegressorBase):
 
     _json_params = (
         "approximation",
-        "optimize_inducing",
         "prediction",
         "noise",
         "optimize",
@@ -140,7 +139,6 @@ class SparseGPRegressor(GPRegressorBase):
         *,
         approximation="vfe",
         inducing=64,
-        optimize_inducing=True,
         prediction="standard",
         noise=1.0,
         optimize=True,
@@ -162,7 +160,6 @@ class SparseGPRegressor(GPRegressorBase):
         self.kernel = kernel
         self.approximation = approximation
         self.inducing = inducing
-        self.optimize_inducing = optimize_inducing
         self.prediction = prediction
         self.noise = noise
         self.optimize = optimize
@@ -197,8 +194,8 @@ class SparseGPRegressor(GPRegressorBase):
             check_int(self.chunk_size, "chunk_size", minimum=1)
         if self.reselect not in RESELECT:
             raise InputError(f"reselect must be one of {RESELECT}, got {self.reselect!r}")
-        if not (isinstance(self.optimize, (bool, np.bool_)) or self.optimize == "inducing"):
-            raise InputError(f"optimize must be True, False or 'inducing', got {self.optimize!r}")
+        if not (isinstance(self.optimize, (bool, np.bool_)) or self.optimize in OPTIMIZE_PARTS):
+            raise InputError(f"optimize must be True, False or one of {OPTIMIZE_PARTS}, got {self.optimize!r}")
         if self.subset is not None:
             check_int(self.subset, "subset", minimum=2)
             if self.reselect is not None:
@@ -207,17 +204,34 @@ class SparseGPRegressor(GPRegressorBase):
                     "stage learns the inducing inputs by gradient, use reselect=None"
                 )
         check_int(self.refine_iter, "refine_iter")
-        if self.optimize == "inducing" and not self.optimize_inducing:
-            raise InputError("optimize='inducing' optimises only the inducing inputs: it needs optimize_inducing=True")
+
+    @property
+    def _learns(self) -> tuple[bool, bool]:
+        """(kernel and noise, inducing inputs): what ``optimize`` lets the fit learn."""
+        if isinstance(self.optimize, str):
+            return self.optimize == "hyperparameters", self.optimize == "inducing"
+        return bool(self.optimize), bool(self.optimize)
+
+    def _trainable(self, kernel, noise, Z0):
+        """The optimiser's start ``params`` and the ``mask`` of what it may change, from ``optimize``."""
+        hyper, inducing = self._learns
+        params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
+        mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(hyper)}
+        if not hyper:
+            mask["kernel"] = jax.tree_util.tree_map(lambda m: jnp.zeros_like(m, dtype=bool), mask["kernel"])
+        if inducing:
+            params["Z"], mask["Z"] = jnp.asarray(Z0), jnp.ones(Z0.shape, dtype=bool)
+        return params, mask
 
     def _check_selection_options(self):
         """Options that only matter for fitting (a loaded model keeps reselect but not its selector)."""
         if self.reselect is not None:
             if not isinstance(self.inducing, Selector):
                 raise InputError(f"reselect={self.reselect!r} needs a selector as inducing (e.g. InfoGain(256))")
-            if self.optimize_inducing:
+            if self._learns[1]:
                 raise InputError(
-                    f"reselect={self.reselect!r} keeps the inducing inputs at training rows: set optimize_inducing=False"
+                    f"reselect={self.reselect!r} keeps the inducing inputs at training rows: "
+                    f"set optimize='hyperparameters' (got optimize={self.optimize!r})"
                 )
             check_int(self.n_rounds, "n_rounds", minimum=1)
 
@@ -292,7 +306,7 @@ class SparseGPRegressor(GPRegressorBase):
         return -params["kernel"].log_prior() - self._noise_log_prior(params["raw_noise"])
 
     def fit(self, X, y):
-        """Fit hyper-parameters (and inducing inputs if ``optimize_inducing``); cache the posterior.
+        """Fit what ``optimize`` names (hyper-parameters, inducing inputs); cache the posterior.
 
         X and y may be dask arrays: the statistics are then computed on the workers of the current
         ``dask.distributed`` client, partition by partition (:mod:`sparsegp.estimators.dask_fit`).
@@ -312,19 +326,14 @@ class SparseGPRegressor(GPRegressorBase):
         Z0, idx = self._initial_inducing(Xs, rng, y, kernel, noise, scale=s)
         self._chunk = chunk_size_for(X.shape[0], Z0.shape[0], self.chunk_size)
         Xj, yj, Zj = jnp.asarray(Xs), jnp.asarray(y), jnp.asarray(Z0)
-        params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
-        mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
-        if self.optimize_inducing:
-            params["Z"], mask["Z"] = Zj, jnp.ones(Zj.shape, dtype=bool)
-        if isinstance(self.optimize, str):  # "inducing": kernel and noise held at their given values (Titsias sec. 5)
-            mask["kernel"] = jax.tree_util.tree_map(lambda m: jnp.zeros_like(m, dtype=bool), mask["kernel"])
-            mask["raw_noise"] = jnp.asarray(False)
+        params, mask = self._trainable(kernel, noise, Zj)
+        Z_fixed = None if self._learns[1] else Z0
         self.rounds_ = self.stages_ = None
         sub = self._subset_rows(X.shape[0], rng)
         if sub is not None:
 
             def full():  # the objective on all rows, as the ordinary fit evaluates it
-                return (Zj, Xj, yj), self._host_objective(Xs, y, None if self.optimize_inducing else Z0)
+                return (Zj, Xj, yj), self._host_objective(Xs, y, Z_fixed)
 
             params = self._fit_subset_then_all(params, mask, Xs[sub], y[sub], Z0, full, s)
         elif self.reselect is None:
@@ -334,7 +343,7 @@ class SparseGPRegressor(GPRegressorBase):
                 mask,
                 (Zj, Xj, yj),
                 f"SparseGP ({self.approximation}) fit",
-                value_and_grad=self._host_objective(Xs, y, None if self.optimize_inducing else Z0),
+                value_and_grad=self._host_objective(Xs, y, Z_fixed),
                 scale=s,
             )
         elif self.reselect == "interleaved":
@@ -347,7 +356,7 @@ class SparseGPRegressor(GPRegressorBase):
         self.kernel_ = params["kernel"]
         self.noise_ = float(to_positive(params["raw_noise"]))
         self.Z_ = np.asarray(params["Z"])
-        if idx is not None and not self.optimize_inducing:
+        if idx is not None and Z_fixed is not None:
             self.Z_ = X[idx]  # the training rows themselves, not a round trip through X / s
         self.inducing_indices_ = idx
         Xj = jnp.asarray(X)
@@ -375,7 +384,7 @@ class SparseGPRegressor(GPRegressorBase):
         memory or on a Dask cluster. Sets ``stages_``.
         """
         chunk, self._chunk = self._chunk, chunk_size_for(Xsub.shape[0], Z0.shape[0], self.chunk_size)
-        Z_fixed = None if self.optimize_inducing else Z0
+        Z_fixed = None if self._learns[1] else Z0
         try:
             params = self._fit_hyperparameters(
                 self._objective(),
@@ -585,7 +594,7 @@ class SparseGPRegressor(GPRegressorBase):
 
     @classmethod
     def _from_state(cls, meta, arrays):
-        model = cls._restore_base(meta)
+        model = cls._restore_base(_one_optimize_option(meta))
         try:
             model._check_options()
         except InputError as exc:
@@ -623,3 +632,17 @@ class SparseGPRegressor(GPRegressorBase):
             model.train_cache_ = TrainingCache(jnp.asarray(Xs), jnp.asarray(rs), jnp.asarray(ms))
         model.optimizer_report_, model.n_iter_ = None, 0
         return model
+
+
+def _one_optimize_option(meta):
+    """Format 1 files carry ``optimize_inducing`` beside ``optimize``; format 2 has the one ``optimize``."""
+    params = meta.get("params")
+    if not isinstance(params, dict) or "optimize_inducing" not in params or meta.get("format_version") != 1:
+        return meta
+    params = dict(params)
+    free = params.pop("optimize_inducing")
+    if not isinstance(free, bool):
+        raise persistence.ModelFileError(f"metadata 'params' entry 'optimize_inducing' must be a bool, got {free!r}")
+    if params.get("optimize", True) is True and not free:
+        params["optimize"] = "hyperparameters"
+    return {**meta, "params": params}

@@ -26,7 +26,6 @@ def fixed_sparse(kernel, noise: float, inducing, approximation: str = "dtc", **o
         inducing=inducing,
         noise=noise,
         optimize=False,
-        optimize_inducing=False,
         normalize_y=False,
         **options,
     )

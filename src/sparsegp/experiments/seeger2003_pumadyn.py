@@ -105,7 +105,7 @@ def model_selection(n_ms, configs, runs, max_iter, verbose=False):
                         approximation="dtc",
                         inducing=selector,
                         noise=0.1,
-                        optimize_inducing=False,
+                        optimize="hyperparameters",
                         normalize_y=False,
                         reselect=None if method == "fixed" else "interleaved",
                         max_iter=max_iter,

@@ -73,7 +73,7 @@ def abalone(seed: int, n_train: int):
     211 reach 0.025, against the paper's 373 and 257."""
     from .. import datasets
 
-    Xtr, ytr, Xte, yte = datasets.load("abalone", split=seed, n_train=n_train, preprocessing="none")
+    Xtr, ytr, Xte, yte = datasets.load("abalone", split=seed, train_size=n_train, preprocessing="none")
 
     def onehot(X):
         sex = np.stack([X[:, 0] == 1.0, X[:, 0] == -1.0, X[:, 0] == 0.0], axis=1).astype(float)  # M, F, I

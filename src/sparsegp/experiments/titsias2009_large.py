@@ -19,7 +19,7 @@ from ..progress import progress_bar
 from .protocols import titsias_sparse
 
 LABELS = {"vfe": "VAR", "dtc": "PP", "fitc": "SPGP"}
-SPLITS = {"kin40k": dict(split="fixed"), "abalone": dict(split=0, n_train=3133)}
+SPLITS = {"kin40k": dict(split="fixed"), "abalone": dict(split=0, train_size=3133)}
 
 
 def _data(name, n_train=None, n_test=None):

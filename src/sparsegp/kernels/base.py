@@ -1,12 +1,13 @@
-"""Kernel base class: immutable JAX pytrees with named positive hyper-parameters.
+"""Kernel base class: immutable JAX pytrees with named, constrained hyper-parameters.
 
 A kernel defines one point-pair evaluation ``evaluate(x, z)``; ``K`` builds the
 Gram matrix by ``vmap`` unless a subclass has a faster closed form (the
 stationary kernels use one matrix product, see :mod:`.distance`). ``+`` and
 ``*`` compose kernels into :class:`Sum` and :class:`Product`.
 
-Hyper-parameters are the pytree leaves, stored unconstrained (``raw``, see
-:mod:`sparsegp.transforms`); the static part (which parameters exist, their
+Hyper-parameters are the pytree leaves, stored unconstrained (``raw``) and mapped to
+their values by a transform per parameter (:mod:`sparsegp.transforms`: positive by
+default, non-negative where a kernel names it in ``_transforms``); the static part (which parameters exist, their
 priors, which are fixed) is the pytree's auxiliary data, so a kernel can be
 passed straight through ``jax.jit`` and ``jax.grad``.
 """
@@ -21,8 +22,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..priors import prior_from_dict
-from ..transforms import log_jacobian, to_positive, to_raw
-from ..validation import check_positive
+from ..transforms import POSITIVE, Transform
 
 KERNEL_REGISTRY: dict[str, type[Kernel]] = {}
 
@@ -47,6 +47,8 @@ class Kernel:
     # How a hyper-parameter follows a change of input units x -> x / s: it becomes value * s**power
     # (a length-scale -1, a linear kernel's variance 2; absent means 0, unchanged).
     _input_power: ClassVar[dict[str, int]] = {}
+    # Parameters that are not positive-by-softplus (sparsegp.transforms.POSITIVE), by name.
+    _transforms: ClassVar[dict[str, Transform]] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -67,7 +69,8 @@ class Kernel:
             )
         raw = {}
         for name, v in values.items():
-            raw[name] = jnp.asarray(to_raw(check_positive(v, f"{type(self).__name__}.{name}")))
+            t = self._transform(name)
+            raw[name] = jnp.asarray(t.inverse(t.check(v, f"{type(self).__name__}.{name}")))
         for name, prior in priors.items():
             size = np.size(getattr(prior, "mu", 0.0))
             if size > 1 and size != raw[name].size:
@@ -103,34 +106,43 @@ class Kernel:
         return ()
 
     # ---- parameter access -------------------------------------------------
+    @classmethod
+    def _transform(cls, name: str) -> Transform:
+        return cls._transforms.get(name, POSITIVE)
+
     def _value(self, name):
-        return to_positive(self._raw[name])
+        return self._transform(name).forward(self._raw[name])
 
     def __getattr__(self, name):
         # Constrained access to hyper-parameters: kernel.lengthscale etc.
         raw = self.__dict__.get("_raw")
         if raw is not None and name in raw:
-            return to_positive(raw[name])
+            return self._value(name)
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     def parameters(self) -> dict[str, np.ndarray]:
-        """Positive hyper-parameter values by name (NumPy)."""
-        return {n: np.asarray(to_positive(self._raw[n])) for n in self._names}
+        """Hyper-parameter values by name (NumPy)."""
+        return {n: np.asarray(self._value(n)) for n in self._names}
+
+    def transforms(self) -> dict[str, Transform]:
+        """Each hyper-parameter's transform, by the names of :meth:`parameters`."""
+        return {n: self._transform(n) for n in self._names}
 
     def replace(self, **values) -> Kernel:
-        """A copy with some hyper-parameters set to new positive values."""
+        """A copy with some hyper-parameters set to new values (checked as the constructor checks them)."""
         unknown = set(values) - set(self._names)
         if unknown:
             raise InputError(f"{type(self).__name__} has no hyper-parameter(s) {sorted(unknown)}")
         leaves = []
         for n in self._names:
             if n in values:
-                v = check_positive(values[n], f"{type(self).__name__}.{n}")
+                t = self._transform(n)
+                v = t.check(values[n], f"{type(self).__name__}.{n}")
                 if v.shape != np.shape(self._raw[n]):
                     raise InputError(
                         f"{type(self).__name__}.{n} must have shape {np.shape(self._raw[n])}, got {v.shape}"
                     )
-                leaves.append(jnp.asarray(to_raw(v)))
+                leaves.append(jnp.asarray(t.inverse(v)))
             else:
                 leaves.append(self._raw[n])
         return type(self).tree_unflatten(self.tree_flatten()[1], leaves)
@@ -139,6 +151,14 @@ class Kernel:
         """Same pytree structure with ``True`` where a hyper-parameter is optimised."""
         leaves = [jnp.full(np.shape(self._raw[n]), n not in self._fixed) for n in self._names]
         return type(self).tree_unflatten(self.tree_flatten()[1], leaves)
+
+    def raw_bounds(self):
+        """(lower, upper): the optimisation's box on the raw leaves, from each parameter's transform."""
+        aux = self.tree_flatten()[1]
+        shapes = [(np.shape(self._raw[n]), self._transform(n)) for n in self._names]
+        lower = [jnp.full(shape, t.raw_lower) for shape, t in shapes]
+        upper = [jnp.full(shape, t.raw_upper) for shape, t in shapes]
+        return type(self).tree_unflatten(aux, lower), type(self).tree_unflatten(aux, upper)
 
     def for_scaled_inputs(self, s: float) -> Kernel:
         """The same covariance function written for inputs divided by ``s``: k'(x / s, z / s) = k(x, z).
@@ -150,7 +170,9 @@ class Kernel:
         if s == 1.0 or not powers:
             return self
         names, priors, fixed, static = self.tree_flatten()[1]
-        leaves = [jnp.asarray(to_raw(np.asarray(to_positive(self._raw[n])) * s ** powers.get(n, 0))) for n in names]
+        leaves = [
+            jnp.asarray(self._transform(n).inverse(np.asarray(self._value(n)) * s ** powers.get(n, 0))) for n in names
+        ]
         priors = tuple((n, p.scaled(s ** powers[n]) if n in powers else p) for n, p in priors)
         return type(self).tree_unflatten((names, priors, fixed, static), leaves)
 
@@ -158,7 +180,7 @@ class Kernel:
         """Sum of the hyper-priors' log densities plus the transform's log-Jacobian."""
         total = jnp.zeros(())
         for name, prior in self._priors:
-            total = total + prior.log_prob(self._value(name)) + log_jacobian(self._raw[name])
+            total = total + prior.log_prob(self._value(name)) + self._transform(name).log_jacobian(self._raw[name])
         return total
 
     # ---- evaluation ------------------------------------------------------
@@ -273,6 +295,16 @@ class _Composite(Kernel):
 
     def trainable_mask(self):
         return type(self).tree_unflatten(None, [k.trainable_mask() for k in self.kernels])
+
+    def transforms(self):
+        out = {}
+        for i, k in enumerate(self.kernels):
+            out.update({f"k{i}.{n}": t for n, t in k.transforms().items()})
+        return out
+
+    def raw_bounds(self):
+        pairs = [k.raw_bounds() for k in self.kernels]
+        return tuple(type(self).tree_unflatten(None, [p[j] for p in pairs]) for j in (0, 1))
 
     def for_scaled_inputs(self, s):
         return type(self).tree_unflatten(None, [k.for_scaled_inputs(s) for k in self.kernels])

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import InputError
+from ..transforms import NON_NEGATIVE
 from .base import HostForm, Kernel
 from .distance import safe_sqrt, sqdist
 
@@ -99,8 +100,11 @@ se_gram.defvjp(_se_fwd, _se_bwd)
 class SquaredExponential(Stationary):
     """k(x, z) = C exp(-1/2 (x - z)^T W (x - z)) + v_b  (Seeger et al. 2003, sec. 4).
 
-    ``bias`` is the constant v_b; ``None`` (default) leaves it out.
+    ``bias`` is the constant v_b >= 0 (non-negative: a fit may drive it to exactly 0); ``None``
+    (default) leaves it out.
     """
+
+    _transforms = {"bias": NON_NEGATIVE}
 
     def __init__(self, lengthscale=1.0, variance=1.0, bias=None, *, priors=None, fixed=()):
         values = {"lengthscale": lengthscale, "variance": variance}

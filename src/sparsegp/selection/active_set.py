@@ -116,20 +116,20 @@ class ActiveSetState:
         return (~self.active) & (self.diag - self.p > RESIDUAL_RTOL * self.diag)
 
     # ---- objectives of the current set -------------------------------------------
-    def neg_log_evidence(self) -> float:
-        """-log Q(y) of the PP / DTC approximation (Seeger et al. App. A.2, with the 2 pi constant):
+    def dtc_log_marginal(self) -> float:
+        """log Q(y) of the PP / DTC approximation: -phi of Seeger et al. App. A.2 (with the 2 pi constant),
 
         phi = 1/2 (log|M| + (n - d) log sigma^2 + sigma^-2 (y^T y - beta^T beta) + n log 2 pi).
-        It equals the SoR evidence of Quinonero-Candela & Rasmussen eq. 23 (their L, eq. 30).
+        It equals the SoR evidence of Quinonero-Candela & Rasmussen eq. 23 (minus their L, eq. 30).
         """
         d = self.d
         logdetM = 2.0 * np.sum(np.log(np.diag(self.LM)[:d])) if d else 0.0
         bb = float(self.beta[:d] @ self.beta[:d])
-        return 0.5 * (logdetM + (self.n - d) * np.log(self.noise) + (self.yy - bb) / self.noise + self.n * LOG_2PI)
+        return -0.5 * (logdetM + (self.n - d) * np.log(self.noise) + (self.yy - bb) / self.noise + self.n * LOG_2PI)
 
-    def vfe_neg_bound(self) -> float:
-        """-F of Titsias (2009) eq. 9: phi plus the trace term tr(K - Q_nn) / (2 sigma^2)."""
-        return self.neg_log_evidence() + 0.5 * float(np.sum(self.residual())) / self.noise
+    def vfe_bound(self) -> float:
+        """F of Titsias (2009) eq. 9: log Q(y) minus the trace term tr(K - Q_nn) / (2 sigma^2)."""
+        return self.dtc_log_marginal() - 0.5 * float(np.sum(self.residual())) / self.noise
 
     def sb_primal(self) -> float:
         """Smola & Bartlett's Q at its minimiser with support I: -beta^T beta / 2 (Seeger et al. sec. 3)."""

@@ -45,6 +45,10 @@ class Selection:
     last_scores: np.ndarray | None = None
 
     def curve(self, key: str) -> np.ndarray:
+        """One history field after each inclusion: "dtc_log_marginal", "vfe_bound", "primal", "score", "gap", ..."""
+        known = sorted(set().union(*(r.keys() for r in self.history)))
+        if key not in known:
+            raise InputError(f"no {key!r} in this selection's history; it has {known}")
         return np.array([r[key] for r in self.history], dtype=float)
 
 
@@ -118,8 +122,8 @@ def _record(state, i: int, score: float, t0: float) -> dict:
         "d": state.d,
         "index": i,
         "score": score,
-        "neg_log_evidence": state.neg_log_evidence(),
-        "vfe_neg_bound": state.vfe_neg_bound(),
+        "dtc_log_marginal": state.dtc_log_marginal(),
+        "vfe_bound": state.vfe_bound(),
         "primal": state.sb_primal(),
         "seconds": time.perf_counter() - t0,
     }

@@ -98,7 +98,7 @@ class EvidenceMinimum(_Monitor):
     what = "the negative log evidence"
 
     def _value(self, state, record):
-        return record["neg_log_evidence"]
+        return -record["dtc_log_marginal"]
 
 
 class RemainingError(_Monitor):
