@@ -341,12 +341,13 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             raise InputError(f"theta holds the values of the non-negative {names}: they must be >= 0, got {theta}")
 
         def objective(th):
+            values = jnp.where(jnp.asarray(unlogged), th, jnp.exp(th))
             raws, start = [], 0
             for size, shape, log in zip(sizes, shapes, logged):
-                v = th[start : start + size].reshape(shape)
-                raws.append(jnp.exp(v) + jnp.log(-jnp.expm1(-jnp.exp(v))) if log else v)  # the inverse softplus
+                v = values[start : start + size].reshape(shape)
+                raws.append(v + jnp.log(-jnp.expm1(-v)) if log else v)  # the inverse softplus, traceable
                 start += size
-            return self._log_objective(jax.tree_util.tree_unflatten(treedef, raws), jnp.exp(th[-1]), X, y)
+            return self._log_objective(jax.tree_util.tree_unflatten(treedef, raws), values[-1], X, y)
 
         if not eval_gradient:
             return float(objective(jnp.asarray(theta)))
