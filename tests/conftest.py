@@ -8,8 +8,9 @@ os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", _CACHE)
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 # Most programs the tests compile run once on a few dozen rows: XLA's backend optimisation (LLVM) costs
-# more than it saves there. Level 0 keeps the same operations in the same order (no fast-math either
-# way); the suite's time with and without it is in BENCHMARKS.md ("The test suite").
+# more than it saves there. Level 0 changes how LLVM emits machine code for the program XLA built, not
+# that program (fast-math is off either way); the bit-for-bit tests compare programs compiled alike.
+# The suite's time with and without it is in BENCHMARKS.md ("The test suite").
 os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
 
 import numpy as np  # noqa: E402

@@ -29,10 +29,14 @@ def _quick_runs():
     return {}
 
 
-# one reproduction per paper, each in its own xdist group, so the papers run side by side; pytest
-# tears a parametrised fixture down when the next test needs another parameter (or module), so the
-# folders are kept in a session cache and each paper runs once whatever the order of the tests
-@pytest.fixture(params=[pytest.param(p, marks=pytest.mark.xdist_group(f"reproduce-{p}")) for p in papers()])
+# One reproduction per paper. Each paper's tests form one xdist group, so they run in one process and
+# the papers run side by side. pytest tears a parametrised fixture down when the next test needs another
+# parameter, so the folders are kept in a session cache: each paper runs once whatever the order.
+PAPERS = [pytest.param(p, marks=pytest.mark.xdist_group(f"reproduce-{p}"), id=p) for p in papers()]
+per_paper = pytest.mark.parametrize("quick", PAPERS, indirect=True)
+
+
+@pytest.fixture
 def quick(request, tmp_path_factory, _quick_runs):
     """(paper, its output folder) after ``sparsegp reproduce <paper> --quick``."""
     paper = request.param
@@ -43,6 +47,7 @@ def quick(request, tmp_path_factory, _quick_runs):
     return paper, _quick_runs[paper]
 
 
+@per_paper
 def test_quick_report_exists_with_figures_and_finite_numbers(quick):
     paper, folder = quick
     report = (folder / "report.md").read_text()
@@ -94,6 +99,7 @@ SECTIONS = {
 }
 
 
+@per_paper
 def test_quick_report_covers_every_experiment_of_the_issue(quick):
     paper, folder = quick
     report = (folder / "report.md").read_text()
@@ -101,6 +107,7 @@ def test_quick_report_covers_every_experiment_of_the_issue(quick):
     assert not missing, f"{paper}: no section for {missing}"
 
 
+@per_paper
 def test_quick_run_evaluates_every_registered_claim_and_its_report_shows_them(quick):
     paper, folder = quick
     with open(folder / "results.json") as f:
@@ -118,6 +125,7 @@ def test_quick_run_evaluates_every_registered_claim_and_its_report_shows_them(qu
     assert not agreement_outside_verdicts(report), f"{paper}: a sentence outside the verdicts claims agreement"
 
 
+@per_paper
 def test_quick_report_starts_with_the_protocol_table_and_says_why_each_setting_differs(quick):
     paper, folder = quick
     report = (folder / "report.md").read_text()
