@@ -126,13 +126,29 @@ def test_seeger_table2_failures_need_every_setting_and_any_success_fails():
     assert partial.status == "not run" and "random d=100: 0/4" in partial.ours
 
 
-def test_lawrence_speed_claim_counts_tasks_where_the_ivm_is_slower():
+def test_lawrence_speed_claim_is_taken_at_the_papers_index_and_prints_the_others():
     check = _check("lawrence2003", "ivm-faster-every-task")
-    rows = [{"c": c, "ivm_s": 1.0, "svm_s": 2.0} for c in range(10)]
-    assert check({"rows": rows, "summary": {"index_size": 500}}).status == "holds"
-    rows[3]["ivm_s"] = 3.0
-    v = check({"rows": rows, "summary": {"index_size": 500}})
-    assert v.status == "fails" and "slower on c = [3]" in v.ours and "selection index 500" in v.ours
+
+    def run(slow_at_500=(), slow_at_100=()):
+        def rows(slow):
+            return [{"c": c, "ivm_s": 3.0 if c in slow else 1.0, "svm_s": 2.0} for c in range(10)]
+
+        return {
+            "index_sizes": [100, 500],
+            "by_index": {
+                "100": {"rows": rows(slow_at_100), "summary": {}},
+                "500": {"rows": rows(slow_at_500), "summary": {}},
+            },
+        }
+
+    assert check(run(slow_at_100=(1, 2))).status == "holds"
+    v = check(run(slow_at_500=(3,)))
+    assert (
+        v.status == "fails" and "selection index 500: IVM faster on 9 of 10" in v.ours and "slower on c = [3]" in v.ours
+    )
+    assert "at index 100: 10 of 10" in v.ours
+    with pytest.raises(NotRun):
+        check({"rows": [], "summary": {"index_size": 500}})  # a results.json from before the per-index runs
 
 
 def test_smola_bartlett_rapid_convergence_compares_kappas():
