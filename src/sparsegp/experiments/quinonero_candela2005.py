@@ -26,7 +26,7 @@ TABLE1 = {  # the upper subtable on disjoint blocks, the lower one on folds of t
     },
     "full": {
         "upper": dict(n_train=2000, n_test=2000, repeats=10, m=512, rounds=10, max_iter=50),
-        "lower": dict(n_train=36000, n_test=4000, repeats=2, m=512, rounds=1, max_iter=80, folds=True),
+        "lower": dict(n_train=36000, n_test=4000, repeats=10, m=512, rounds=1, max_iter=80, folds=True),
     },
 }
 

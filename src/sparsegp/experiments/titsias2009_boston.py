@@ -236,13 +236,3 @@ prior variance added to both covariances).""")
         "above the exact log p(y) and overfits; VAR matches the full GP)",
     )
     rep.figure("boston.png", "Fig. 2: Boston housing, KL (a, b), objectives (c), joint learning (d-f)")
-    checks = {
-        "var_lowest_kl_at_largest_m": bool(mean["vfe"][-1] <= min(mean["dtc"][-1], mean["fitc"][-1])),
-        "var_below_rspp_below_sd": bool(
-            np.all(mean["vfe"] <= mean["rspp"] + 1e-9) and np.all(mean["rspp"] <= mean["sd"] + 1e-9)
-        ),
-        "var_bound_below_exact": bool(
-            np.all(np.asarray(fixed["objective"]["vfe"]) <= fixed["exact_log_marginal"] + 1e-6)
-        ),
-    }
-    return checks
