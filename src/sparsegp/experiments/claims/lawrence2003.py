@@ -86,10 +86,14 @@ def _reject(r):
     index, _, s = _runs(r)[0]
     f = np.asarray(need(s, "reject_fractions"), dtype=float)
     ivm, svm = need(s, "reject_ivm"), need(s, "reject_svm")
+    n_test = 10000
+    k = int(np.argmin(np.abs(f - 0.05)))
+    kept = round((1 - f[k]) * n_test)
     return verdict(
         bool(np.mean(below(s)) >= 0.9),
         f"index {index}: IVM below the SVM at {int(below(s).sum())} of {len(f)} rejection rates in "
-        f"{f[0]:.0%}-{f[-1]:.0%} (at 0 %: IVM {ivm[0]:.2%}, SVM {svm[0]:.2%})"
+        f"{f[0]:.0%}-{f[-1]:.0%} (at 0 %: IVM {ivm[0]:.2%}, SVM {svm[0]:.2%}; at {f[k]:.0%} rejected the "
+        f"curves are IVM {round(ivm[k] * kept)} and SVM {round(svm[k] * kept)} wrong of {kept:,} kept images)"
         + _others(r, lambda i, rows, s: f"{i}: {int(below(s).sum())} of {len(f)}"),
         "IVM's error below the SVM's at 90 % of the rejection rates or more",
     )
