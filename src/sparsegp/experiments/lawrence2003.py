@@ -128,8 +128,8 @@ def run_tasks(
     X, y, Xv, yv = Xall[tr], yall[tr], Xall[val], yall[val]
     svm_grid = {"C": list(SVM_C), "gamma": [g / (2 * D) for g in GAMMAS]}
     ivm_grid = {"kernel": [rbf(C, g) for C in IVM_C for g in GAMMAS]}
-    rows = {i: [] for i in index_sizes}
-    scores = {i: {} for i in index_sizes}
+    rows: dict[int, list[dict]] = {i: [] for i in index_sizes}
+    scores: dict[int, dict[int, tuple]] = {i: {} for i in index_sizes}
     for c in tasks:
         yc, yvc, ytc = (y == c).astype(int), (yv == c).astype(int), (yt == c).astype(int)
         sub = np.random.default_rng([seed, c]).choice(len(y), size=min(n_select, len(y)), replace=False)
@@ -249,13 +249,14 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
     from .report import Report
 
     cfg = MODES[mode]
+    sizes: tuple[int, ...] = cfg["index_sizes"]  # type: ignore[assignment]
     rep = Report("lawrence2003", "Lawrence, Seeger & Herbrich (2003): the IVM against an SVM on MNIST 13x13", mode)
     rep.protocol("training images", "59,000", f"{cfg['n_train']:,}", "the --quick mode subsamples")
     rep.protocol("model-selection subset", "5,000", f"{cfg['n_select']:,}", "the --quick mode subsamples")
     rep.protocol(
         "IVM selection index",
         PAPER_INDEX,
-        " and ".join(map(str, cfg["index_sizes"])),
+        " and ".join(map(str, sizes)),
         "the paper's, and 100 beside it: fewer candidates scored per inclusion",
     )
     rep.protocol("runs", 10, 1, "time: 2 cores; one split, one run per selection index")
