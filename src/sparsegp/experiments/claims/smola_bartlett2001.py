@@ -69,11 +69,15 @@ def _fig1_variance(r):
     runs = {k: np.asarray(v, dtype=float) for k, v in need(r, "gap_runs").items()}
     if min(len(v) for v in runs.values()) < 2:
         return not_run("two runs or more per kappa")
-    rel = {k: float(np.max(np.var(v, axis=0, ddof=1) / np.mean(v, axis=0) ** 2)) for k, v in runs.items()}
+    curves = {k: np.var(v, axis=0, ddof=1) / np.mean(v, axis=0) ** 2 for k, v in runs.items()}
+    rel = {k: float(np.max(c)) for k, c in curves.items()}
     worst = max(rel, key=rel.get)
+    over = {k: (np.flatnonzero(c >= 0.1) + 1).tolist() for k, c in curves.items() if np.any(c >= 0.1)}
     return verdict(
         rel[worst] < 0.1,
-        f"largest relative variance {rel[worst]:.3f} (kappa = {worst}) over {len(runs[worst])} runs",
+        f"largest relative variance {rel[worst]:.3f} (kappa = {worst}) over {len(runs[worst])} runs"
+        + (f"; at or above 0.1 only at iterations {over}" if over else "")
+        + f"; at the last iteration at most {max(float(c[-1]) for c in curves.values()):.2g}",
         "var / mean^2 of the gap below 0.1 at every kappa and iteration",
     )
 
