@@ -126,6 +126,16 @@ def test_seeger_table2_failures_need_every_setting_and_any_success_fails():
     assert partial.status == "not run" and "random d=100: 0/4" in partial.ours
 
 
+def test_seeger_fig4_plateau_counts_a_flat_stretch_only_when_the_criterion_falls_after_it():
+    from sparsegp.experiments.seeger2003_pumadyn import longest_plateau
+
+    descent = list(np.linspace(1000.0, 510.0, 6))
+    flat = [500.0 - 0.01 * i for i in range(13)]  # 12 steps of 0.01 < 1e-3 x 500
+    assert longest_plateau(descent + flat + [300.0, 290.0]) == 12
+    assert longest_plateau(descent + flat) == 0  # a converged tail is no plateau: nothing falls after it
+    assert longest_plateau(descent + flat[:5] + [300.0] + flat[:3] + [250.0]) == 4
+
+
 def test_lawrence_speed_claim_is_taken_at_the_papers_index_and_prints_the_others():
     check = _check("lawrence2003", "ivm-faster-every-task")
 

@@ -19,7 +19,7 @@ from sparsegp.kernels import (
     Sum,
     kernel_from_dict,
 )
-from sparsegp.priors import Gamma, LogNormal
+from sparsegp.priors import Gamma, GammaPrecision, LogNormal, prior_from_dict
 
 
 def make_kernels(D, r):
@@ -213,6 +213,23 @@ def test_priors_match_scipy_and_enter_log_prior():
         SquaredExponential(priors={"period": ln})
     with pytest.raises(InputError, match="sigma"):
         LogNormal(0.0, -1.0)
+
+
+def test_gamma_precision_is_the_gamma_density_of_w_carried_to_the_lengthscale():
+    import scipy.integrate
+
+    prior = GammaPrecision(1.5, 4.0)
+    for ell in [0.2, 1.0, 3.0]:  # p(l) = Gamma(l^-2) |dw/dl|, dw/dl = -2 l^-3
+        expected = scipy.stats.gamma(a=1.5, scale=1 / 4.0).logpdf(ell**-2) + np.log(2 * ell**-3)
+        assert float(prior.log_prob(ell)) == pytest.approx(expected, rel=1e-12)
+    total, _ = scipy.integrate.quad(lambda v: np.exp(float(prior.log_prob(v))), 0, np.inf)
+    assert total == pytest.approx(1.0, rel=1e-8)
+    # an ARD vector sums the elements' log densities
+    vec = float(prior.log_prob(jnp.asarray([0.5, 2.0])))
+    assert vec == pytest.approx(float(prior.log_prob(0.5)) + float(prior.log_prob(2.0)), rel=1e-12)
+    assert prior_from_dict(prior.to_dict()) == prior
+    with pytest.raises(InputError, match="shape and rate"):
+        GammaPrecision(0.0, 1.0)
 
 
 def test_fixed_parameters_are_masked():

@@ -10,7 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from sparsegp import DataWarning, ExactGPRegressor, InputError, ModelFileError, SparseGPRegressor, load_model
 from sparsegp.kernels import Linear, Matern32, SquaredExponential
-from sparsegp.priors import Gamma, LogNormal
+from sparsegp.priors import Gamma, GammaPrecision, LogNormal
 
 
 class Table:
@@ -238,6 +238,7 @@ def test_default_length_scales_start_at_the_column_spread():
             priors={"lengthscale": LogNormal(0.3, 1.0), "variance": Gamma(2.0, 1.0)},
         ),
         Matern32(0.7) + Linear(np.array([0.2, 3.0]), priors={"variance": Gamma(3.0, 2.0)}),
+        SquaredExponential(np.array([0.5, 2.0]), 1.0, bias=0.1, priors={"lengthscale": GammaPrecision(1.0, 2.0)}),
     ],
 )
 def test_a_kernel_rewritten_for_scaled_inputs_is_the_same_covariance_and_prior(kernel):
