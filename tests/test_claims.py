@@ -136,6 +136,34 @@ def test_seeger_fig4_plateau_counts_a_flat_stretch_only_when_the_criterion_falls
     assert longest_plateau(descent + flat[:5] + [300.0] + flat[:3] + [250.0]) == 4
 
 
+def test_titsias_em_claims_read_the_e_steps_of_each_objective():
+    from sparsegp.experiments.titsias2009_em import _steps
+
+    rounds = [
+        {"after_selection": -10.0, "after_hyperparameters": -8.0},
+        {"after_selection": -8.5, "after_hyperparameters": -7.0},  # the E-step lowered it by 0.5
+        {"after_selection": -6.0, "after_hyperparameters": -5.0},
+    ]
+    seq, e_steps = _steps(rounds)
+    assert seq == [-10.0, -8.0, -8.5, -7.0, -6.0, -5.0] and e_steps == [-0.5, 1.0]
+
+    def run(decreases, pp, spgp):
+        steps = {"objective_steps": seq, "e_step_changes": [1.0], "decreases": decreases}
+        return {
+            "variational_em": {
+                "vfe": steps,
+                "dtc": dict(steps, e_step_changes=pp),
+                "fitc": dict(steps, e_step_changes=spgp),
+            }
+        }
+
+    monotone, others = _check("titsias2009", "em-var-bound-monotone"), _check("titsias2009", "em-pp-spgp-can-decrease")
+    assert monotone(run(0, [1.0], [1.0])).status == "holds"
+    assert monotone(run(1, [1.0], [1.0])).status == "fails"
+    assert others(run(0, [1.0, 2.0], [0.5])).status == "fails"
+    assert others(run(0, [1.0, -0.1], [0.5])).status == "holds"
+
+
 def test_lawrence_speed_claim_is_taken_at_the_papers_index_and_prints_the_others():
     check = _check("lawrence2003", "ivm-faster-every-task")
 
