@@ -248,7 +248,8 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
     rep.protocol("kin40k repeats (info-gain, random / smo-bart)", "10 / 10", f"{reps} / 1", "time: smo-bart is 10-20x")
     rep.protocol("smo-bart candidates kappa", 30, cfg["kappa"])
     rep.protocol("pumadyn curves: repeats", 10, pcfg["curves"].get("repeats", 1), "the --quick mode shortens")
-    rep.protocol("Fig. 3: iterates plotted", "every iteration", f"every {pcfg['traj_every']}", "the --quick mode thins")
+    every = "every iteration" if pcfg["traj_every"] == 1 else f"every {pcfg['traj_every']}"
+    rep.protocol("Fig. 3: iterates plotted", "every iteration", every, "the --quick mode thins")
     runs = sorted({k for *_, k in pcfg["table2_configs"]})
     rep.protocol(
         "Table 2: runs per row",

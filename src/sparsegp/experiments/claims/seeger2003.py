@@ -244,6 +244,20 @@ def _t2(r, key):
     return row["successes"], len(row["runs"]), row
 
 
+def _failures(r, keys) -> str:
+    """Where the failed runs of Table 2's ``keys`` ended: their median error and iterations (the measurement
+    behind a failed verdict: the paper's second profile, error near 0.5, reached early)."""
+    table = need(r, "pumadyn/table2")
+    out = []
+    for k in keys:
+        bad = [q for q in table.get(k, {}).get("runs", []) if q.get("error", 0.0) >= SUCCESS_ERROR]
+        if bad:
+            out.append(
+                f"{k} {np.median([q['error'] for q in bad]):.3f} after {np.median([q['n_iter'] for q in bad]):.0f}"
+            )
+    return "; failed runs, median error after median iterations: " + ", ".join(out) if out else ""
+
+
 @claim(
     P,
     "t2-info-gain-reliable",
@@ -254,7 +268,8 @@ def _t2_reliable(r):
     got = {d: _t2(r, f"info-gain d={d}")[:2] for d in (100, 200)}
     return verdict(
         all(s >= 0.9 * n for s, n in got.values()),
-        ", ".join(f"d = {d}: {s}/{n}" for d, (s, n) in got.items()),
+        ", ".join(f"d = {d}: {s}/{n}" for d, (s, n) in got.items())
+        + _failures(r, [f"info-gain d={d}" for d in (100, 200)]),
         f"at least 90 % of the runs succeed (error below {SUCCESS_ERROR}) at d = 100 and 200",
     )
 
@@ -271,6 +286,7 @@ def _t2_fail(r):
     have = {k: (table[k]["successes"], len(table[k]["runs"])) for k in settings if k in table}
     missing = [k for k in settings if k not in table]
     ours = ", ".join(f"{k}: {s}/{n}" for k, (s, n) in have.items()) + (f"; not run: {missing}" if missing else "")
+    ours += _failures(r, list(have))
     if any(s > 0 for s, _ in have.values()):
         return verdict(False, ours, "no successful run in any of the six settings")
     if missing:
@@ -299,7 +315,7 @@ def _t2_500(r):
     got = {k: _t2(r, k)[:2] for k in ("random d=500", "fixed d=500")}
     return verdict(
         all(s >= 0.5 * n for s, n in got.values()),
-        ", ".join(f"{k}: {s}/{n}" for k, (s, n) in got.items()),
+        ", ".join(f"{k}: {s}/{n}" for k, (s, n) in got.items()) + _failures(r, list(got)),
         "at least half of the runs succeed for each",
     )
 
@@ -335,9 +351,17 @@ def _t2_time(r):
         raise NotRun("a successful full GPR run")
     times = {k: v["median_seconds"] for k, v in table.items() if k != "full GPR" and v["median_seconds"] is not None}
     slower = [k for k, t in times.items() if t >= full]
+
+    def per_iter(k):  # seconds per optimiser iteration over the successful runs: where the time goes
+        ok = [q for q in table[k]["runs"] if q["error"] < SUCCESS_ERROR]
+        return np.median([q["seconds"] / max(q["n_iter"], 1) for q in ok])
+
     return verdict(
         not slower,
-        f"full GPR {full:.0f} s; " + ", ".join(f"{k} {t:.0f} s" for k, t in times.items()),
+        f"full GPR {full:.0f} s; "
+        + ", ".join(f"{k} {t:.0f} s" for k, t in times.items())
+        + "; per iteration: "
+        + ", ".join(f"{k} {per_iter(k):.2f} s" for k in ["full GPR", *slower]),
         "every sparse setting with a successful run takes less median time than full GPR",
     )
 
@@ -370,11 +394,12 @@ def _fig4_hypers(r):
     f4 = need(r, "pumadyn/fig4")
     key = f"random d={f4['d']}"
     at, own = f4["exact_error_at_hypers"][key], f4["errors"]["full GPR"]
+    succeeded = f4["errors"][key] < SUCCESS_ERROR  # the paper's premise: a successful random run
     return verdict(
-        at > own,
+        succeeded and at > own,
         f"full GPR at random d = {f4['d']}'s hyper-parameters {at:.4f}, at its own {own:.4f} "
         f"(Table 2 run {f4['run']}, {f4['run_kind']})",
-        "full GPR's error at random's hyper-parameters above its error at its own",
+        "random successful in the run, and full GPR's error at its hyper-parameters above that at full GPR's own",
     )
 
 
