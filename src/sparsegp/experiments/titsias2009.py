@@ -117,8 +117,8 @@ MODES: dict[str, dict[str, Any]] = {
         joint_m=(20,),
         joint_repeats=1,
         max_iter=60,
-        large=[dict(name="abalone", m_values=(16, 32), max_iter=30, runs={16: 2, 32: 1}, n_train=600, n_test=300)],
-        em=dict(n=300, m=16, rounds=4, max_iter=10, opt_iter=30, n_test=2000),
+        large=[dict(name="abalone", m_values=(8, 16), max_iter=20, runs={8: 2, 16: 1}, n_train=300, n_test=300)],
+        em=dict(n=200, m=8, rounds=2, max_iter=5, opt_iter=20, n_test=1000),
     ),
     "full": dict(
         starts=5,
