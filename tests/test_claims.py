@@ -242,6 +242,38 @@ def test_checked_in_readme_and_verdicts_are_the_ones_computed_from_checked_in_re
         assert verdict_section(paper, results) in (reports / paper / "report.md").read_text(), paper
 
 
+def test_a_reason_is_kept_only_where_a_claim_fails_and_rendered_under_the_table():
+    from sparsegp.experiments.claims import verdict
+
+    calls = []
+
+    def why():
+        calls.append(1)
+        return "because of 3.2"
+
+    assert verdict(True, "x", "c", why).reason == "" and not calls  # computed only when needed
+    failed = verdict(False, "x", "c", why)
+    assert failed.reason == "because of 3.2" and calls == [1]
+    c = Claim("p", "k", "1", "w", lambda r: failed)
+    table = verdict_table([(c, failed), (Claim("p", "h", "1", "w", lambda r: Verdict("holds")), Verdict("holds"))])
+    assert "- **k**: because of 3.2" in table and "**h**:" not in table
+
+
+def test_every_failing_verdict_of_the_checked_in_reports_gives_its_reason():
+    """A paper's conclusion that fails in our data comes with the most likely reason, computed from the run."""
+    import json
+
+    from sparsegp.experiments.claims import evaluate
+    from sparsegp.experiments.registry import papers
+
+    reports = Path(__file__).resolve().parent.parent / "reports"
+    for paper in papers():
+        results = json.loads((reports / paper / "results.json").read_text())["results"]
+        for c, v in evaluate(paper, results):
+            if v.status == "fails":
+                assert len(v.reason) > 40 and re.search(r"\d", v.reason), (paper, c.key, v.reason)
+
+
 def test_ntl_offset_recovers_a_scale_and_a_left_out_constant():
     from sparsegp.experiments.quinonero_candela2005_table1 import HALF_LOG_2PI, ntl_offsets
 

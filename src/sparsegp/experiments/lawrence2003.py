@@ -227,7 +227,7 @@ def _summary_line(rows):
     )
 
 
-def _speed_reason(results) -> str:
+def speed_reason(results) -> str:
     """Why the time ratio moved since 2003, measured: each method's speed-up over the paper's times."""
     sizes = results["index_sizes"]
     rows0 = results["by_index"][str(sizes[0])]["rows"]
@@ -270,8 +270,6 @@ selection index keeping the best half of its candidates. One run (the paper: mea
 machine's, the paper's are 2003's. The verdicts above are computed at selection index {index}.""")
     for i in out["index_sizes"]:
         _table1(rep, i, out["by_index"][str(i)]["rows"])
-    if mode == "full":  # the paper's times are for the full training set only
-        rep.text(_speed_reason(out))
     if "combined_ivm_error" in main["summary"]:
         body = [
             [f"IVM, index {i}", out["by_index"][str(i)]["summary"]["combined_ivm_error"], PAPER_COMBINED["IVM"]]

@@ -313,5 +313,14 @@ n = {", ".join(f"{q:,}" for q in cfg["n"])}{"" if mode == "full" else " (the pap
     )
     rbf_out = pd.rbf(curves["full_gp"]["n_ms"], curves["full_gp"]["w"], pcfg["rbf_max_iter"], verbose=verbose)
     extra = pd.report(rep, out_dir, curves, traj, table2, dict(pcfg["curves"], **pcfg), rbf_out)
-    rep.results = {**out, "pumadyn": {"learning_curves": curves, "trajectory": traj, "table2": table2, **extra}}
+    rep.results = {
+        **out,
+        "pumadyn": {
+            "learning_curves": curves,
+            "trajectory": traj,
+            "table2": table2,
+            "table2_n_ms": pcfg["table2_n_ms"],
+            **extra,
+        },
+    }
     return rep.write(out_dir)

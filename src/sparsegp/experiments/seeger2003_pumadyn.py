@@ -118,11 +118,14 @@ def model_selection(n_ms, configs, runs, max_iter, verbose=False):
                     ).fit(Xm, ym)
                 run = {"error": avg_sq_error(model, Xt, yt), "n_iter": int(model.n_iter_)}
                 run["seconds"] = time.perf_counter() - t0
+                # where and why the run stopped: the ARD weights and the noise tell the two profiles apart
+                run.update(
+                    w=(np.asarray(model.kernel_.lengthscale, dtype=float) ** -2).tolist(),
+                    noise=float(model.noise_),
+                    stop=model.optimizer_report_.reason,
+                )
                 if d is None or d == d_fig4:
-                    run.update(
-                        history=[float(v) for v in model.optimizer_report_.history],
-                        w=(np.asarray(model.kernel_.lengthscale, dtype=float) ** -2).tolist(),
-                    )
+                    run["history"] = [float(v) for v in model.optimizer_report_.history]
                     if d is not None:  # full GPR at the sparse method's hyper-parameters (sec. 4.2)
                         gp = ExactGPRegressor(model.kernel_, noise=model.noise_, optimize=False, normalize_y=False)
                         run["exact_error_at_hypers"] = avg_sq_error(gp.fit(Xm, ym), Xt, yt)

@@ -117,7 +117,9 @@ def joint_learning(m_values, repeats, max_iter, verbose=False):
     mean, sd = exact.predict(Xt, return_std=True, include_noise=True)
     # standard errors over the test points: how far the test set alone moves the exact GP's losses
     sq = (yt - mean) ** 2 / np.var(yt)
-    nlp = metrics.gaussian_nlpd(yt, mean, sd**2) - metrics.gaussian_nlpd(yt, np.full_like(yt, y.mean()), np.full_like(yt, np.var(y)))
+    nlp = metrics.gaussian_nlpd(yt, mean, sd**2) - metrics.gaussian_nlpd(
+        yt, np.full_like(yt, y.mean()), np.full_like(yt, np.var(y))
+    )
     out = {
         "m": list(m_values),
         "repeats": repeats,

@@ -22,11 +22,13 @@ STATUSES = ("holds", "fails", "not run")
 
 @dataclass(frozen=True)
 class Verdict:
-    """``status`` in :data:`STATUSES`; ``ours``: our numbers behind it; ``criterion``: the test applied."""
+    """``status`` in :data:`STATUSES`; ``ours``: our numbers behind it; ``criterion``: the test applied;
+    ``reason``: where the claim fails, the most likely reason, with the measurement from the run behind it."""
 
     status: str
     ours: str = ""
     criterion: str = ""
+    reason: str = ""
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -77,8 +79,16 @@ def need(results: dict, path: str):
     return node
 
 
-def verdict(holds: bool, ours: str, criterion: str) -> Verdict:
-    return Verdict("holds" if holds else "fails", ours, criterion)
+def verdict(holds: bool, ours: str, criterion: str, reason: str | Callable[[], str] = "") -> Verdict:
+    """``holds`` or ``fails``; ``reason`` (or a function computing it) is kept only where the claim fails."""
+    if holds:
+        return Verdict("holds", ours, criterion)
+    if callable(reason):
+        try:
+            reason = reason()
+        except (NotRun, LookupError) as missing:  # an older results.json without the measurement behind it
+            reason = f"not computed: the run lacks {missing}"
+    return Verdict("fails", ours, criterion, reason)
 
 
 def paired_t(a, b) -> tuple[float, float]:
@@ -128,7 +138,9 @@ def verdict_table(rows: list[tuple[Claim, Verdict]]) -> str:
         for c, v in rows
     ]
     table = markdown_table(["claim", "section", "the paper says", "verdict", "ours", "criterion"], body, pad=False)
-    return f"{len(rows)} claims: {head}.\n\n{table}\n"
+    failed = [f"- **{c.key}**: {v.reason or 'no reason computed.'}" for c, v in rows if v.status == "fails"]
+    why = "\n*Where a claim fails: the most likely reason, from this run's numbers*\n\n" + "\n".join(failed) + "\n"
+    return f"{len(rows)} claims: {head}.\n\n{table}\n" + (why if failed else "")
 
 
 BEGIN = "<!-- verdicts: computed from results.json by sparsegp.experiments.claims -->"

@@ -14,6 +14,7 @@ from . import NotRun, Verdict, claim, need, verdict
 P = "seeger2003"
 METHODS = ("info-gain", "random", "smo-bart")
 SUCCESS_ERROR = 0.03  # the paper's two profiles: "below 0.03" or "close to 0.5"
+NOISE_ERROR = 0.3  # at or above: the second profile, the noise explaining the targets
 
 
 def _curve(r, method, n, base="curves"):
@@ -40,7 +41,33 @@ def _time_ratio(r, method, lo, hi, paper):
         ours += (
             f"; scoring its kappa candidates one at a time (smo-bart-seq) {min(seq):.1f}-{max(seq):.1f}" if seq else ""
         )
-    return verdict(lo <= min(ratios) and max(ratios) <= hi, ours, f"between {lo} and {hi} at every n and d ({paper})")
+    return verdict(
+        lo <= min(ratios) and max(ratios) <= hi,
+        ours,
+        f"between {lo} and {hi} at every n and d ({paper})",
+        lambda: _ratio_reason(r, method),
+    )
+
+
+def _ratio_reason(r, method) -> str:
+    """Where Table 1's time ratio leaves the paper's band: how it moves with n and d, and info-gain's time there."""
+    rows = [row for row in need(r, "rows") if row["method"] == method and row.get("ratio_to_info_gain") is not None]
+    base = {(row["n"], row["d"]): row["time_s"] for row in need(r, "rows") if row["method"] == "info-gain"}
+    parts = []
+    for n in sorted({row["n"] for row in rows}):
+        at = sorted((row["d"], row["ratio_to_info_gain"]) for row in rows if row["n"] == n)
+        (d0, r0), (d1, r1) = at[0], at[-1]
+        parts.append(
+            f"n = {n:,}: {r0:.1f} at d = {d0} (info-gain {base[(n, d0)]:.2f} s) to {r1:.1f} at d = {d1} "
+            f"(info-gain {base[(n, d1)]:.1f} s)"
+        )
+    return (
+        f"The ratio is not constant here as in the paper's table: {'; '.join(parts)}. Where info-gain takes "
+        "hundredths of a second its fixed per-inclusion costs (not the O(n d) arithmetic) set its time, and the "
+        f"ratio is high; at large n and d {method} scores its candidates in one matrix product (a BLAS-3 call, "
+        "where arithmetic is cheapest per flop) and the ratio falls. The paper's ratio is flat in n and d, as when "
+        "both methods' times are their arithmetic."
+    )
 
 
 @claim(P, "t1-random-as-fast", "4.1, Table 1", "While random and info-gain have similar training times [...]")
@@ -125,11 +152,31 @@ def _sparse_beats_full(r):
     if not all(at.values()):
         raise NotRun("learning curves at d = 1000 and 1250")
     ok = all(max(v) < full for v in at.values())
+
+    def why():
+        worst = [(m, d) for m, e in errs.items() for d in (1000, 1250) if d in e and e[d] >= full]
+        out = []
+        for m, d in worst:
+            c = need(r, f"curves/{m} n={n}")
+            runs = np.asarray(c.get("avg_sq_error_runs", []), dtype=float)
+            j = list(c["d"]).index(d)
+            below = int(np.sum(runs[:, j] < full)) if runs.size else 0
+            out.append(
+                f"{m} at d = {d} is {errs[m][d] / full - 1:+.1%} from full GPR's error, its median over "
+                f"{len(runs)} runs; {below} of those runs are below full GPR"
+            )
+        return (
+            "; ".join(out) + ". A difference of this size is within the spread of random active sets (and of the "
+            "single full GPR fit on one subset of 2,000 rows): 'significantly' does not hold for random at d = "
+            "1000, while the other methods and d = 1250 are below full GPR."
+        )
+
     return verdict(
         ok,
         f"full GPR (n = 2,000) {full:.4f}; at n = {n}, d = 1000 / 1250: "
         + ", ".join(f"{m} {v[0]:.4f} / {v[-1]:.4f}" for m, v in at.items()),
         "every method's error at d = 1000 and 1250 below full GPR's",
+        why,
     )
 
 
@@ -142,7 +189,17 @@ def _sparse_beats_full(r):
 )
 def _pumadyn_full(r):
     e = need(r, "pumadyn/learning_curves/full_gp/avg_sq_error")
-    return verdict(abs(e / 0.0225 - 1) <= 0.1, f"{e:.4f}", "within 10 % of 0.0225")
+
+    def why():
+        t2 = need(r, "pumadyn/table2/full GPR")
+        return (
+            f"With the paper's model (the bias v_b and the hyper-priors) full GPR's median over its "
+            f"{len(t2['runs'])} Table 2 runs is {t2['median_error']:.4f} ({t2['median_error'] / 0.0225 - 1:+.0%} from "
+            "0.0225, on n_MS = 2,048); the learning curves' full GPR is one fit without them on n_MS = 1,024 and ends "
+            f"at {e:.4f}. The gap is the model and the data behind the hyper-parameters, not the predictor."
+        )
+
+    return verdict(abs(e / 0.0225 - 1) <= 0.1, f"{e:.4f}", "within 10 % of 0.0225", why)
 
 
 @claim(
@@ -258,6 +315,48 @@ def _failures(r, keys) -> str:
     return "; failed runs, median error after median iterations: " + ", ".join(out) if out else ""
 
 
+def _spread(run) -> float:
+    """Largest over smallest ARD weight w_j of a run: near 1 when no attribute is singled out."""
+    w = np.asarray(run["w"], dtype=float)
+    return float(w.max() / w.min())
+
+
+def _basin_reason(r) -> str:
+    """Why Table 2's runs fail: where the failed runs stop, measured on the runs that kept their weights."""
+    table = need(r, "pumadyn/table2")
+    runs = [q for k, v in table.items() if k != "full GPR" for q in v["runs"] if "w" in q and "error" in q]
+    bad = [q for q in runs if q["error"] >= NOISE_ERROR]
+    good = [q for q in runs if q["error"] < SUCCESS_ERROR]
+    between = {
+        k: [q["error"] for q in v["runs"] if SUCCESS_ERROR <= q.get("error", 0.0) < NOISE_ERROR]
+        for k, v in table.items()
+    }
+    between = {k: v for k, v in between.items() if v}
+    if not bad:
+        return "No failed run kept its ARD weights, so where the runs stopped cannot be told from this run."
+    stops = sorted({q["stop"] for q in bad if "stop" in q})
+    text = (
+        f"Every failed run stops early (median {np.median([q['n_iter'] for q in bad]):.0f} iterations) at a point "
+        "where no attribute is singled out: over the failed runs that kept their weights, the largest w_j is at "
+        f"most {max(_spread(q) for q in bad):.1f} times the smallest"
+    )
+    if good:
+        text += f", against at least {min(_spread(q) for q in good):.0f} times in the successful ones"
+    text += (" (" + "; ".join(stops) + ")" if stops else "") + (
+        ". That is the all-noise stationary point of the criterion, the paper's second profile (error close to "
+        "0.5); which basin a run falls into is set by the start and the hyper-priors, and the paper gives neither "
+        "its start nor its prior parameters (Rasmussen 1996's recommendation): ours, in the protocol table, put "
+        "the runs into that basin at other rates than the paper's."
+    )
+    if between:
+        text += (
+            f" Runs between the two profiles (error from {SUCCESS_ERROR} to {NOISE_ERROR}), counted as failed: "
+            + "; ".join(f"{k} {', '.join(f'{e:.4f}' for e in v)}" for k, v in between.items())
+            + "."
+        )
+    return text
+
+
 @claim(
     P,
     "t2-info-gain-reliable",
@@ -271,6 +370,7 @@ def _t2_reliable(r):
         ", ".join(f"d = {d}: {s}/{n}" for d, (s, n) in got.items())
         + _failures(r, [f"info-gain d={d}" for d in (100, 200)]),
         f"at least 90 % of the runs succeed (error below {SUCCESS_ERROR}) at d = 100 and 200",
+        lambda: _basin_reason(r),
     )
 
 
@@ -288,7 +388,13 @@ def _t2_fail(r):
     ours = ", ".join(f"{k}: {s}/{n}" for k, (s, n) in have.items()) + (f"; not run: {missing}" if missing else "")
     ours += _failures(r, list(have))
     if any(s > 0 for s, _ in have.values()):
-        return verdict(False, ours, "no successful run in any of the six settings")
+        return verdict(
+            False,
+            ours,
+            "no successful run in any of the six settings",
+            "Ours succeed where the paper's never did; the runs that fail and those that succeed differ in where "
+            "they stop. " + _basin_reason(r),
+        )
     if missing:
         return Verdict("not run", ours, "needs all six settings (random and fixed at d = 50, 100, 200)")
     return verdict(True, ours, "no successful run in any of the six settings")
@@ -317,6 +423,7 @@ def _t2_500(r):
         all(s >= 0.5 * n for s, n in got.values()),
         ", ".join(f"{k}: {s}/{n}" for k, (s, n) in got.items()) + _failures(r, list(got)),
         "at least half of the runs succeed for each",
+        lambda: _basin_reason(r),
     )
 
 
@@ -356,6 +463,25 @@ def _t2_time(r):
         ok = [q for q in table[k]["runs"] if q["error"] < SUCCESS_ERROR]
         return np.median([q["seconds"] / max(q["n_iter"], 1) for q in ok])
 
+    def why():
+        d_of = {k: table[k]["d"] for k in times}
+        for k in slower:
+            same = sorted((d_of[j], per_iter(j)) for j in times if table[j]["method"] == table[k]["method"])
+            if len(same) < 2:
+                continue
+            (d0, t0), (d1, t1) = same[0], same[-1]
+            n_ms = int(need(r, "pumadyn/table2_n_ms")) if "table2_n_ms" in need(r, "pumadyn") else None
+            flops = f" ({n_ms:,} x {d1}^2 = {n_ms * d1 * d1:.1e} flops per selection)" if n_ms else ""
+            return (
+                f"{k}'s time per iteration grows {t1 / t0:.1f}-fold from d = {d0} to d = {d1} ({t0:.2f} to "
+                f"{t1:.2f} s), closer to the {d1 / d0:.0f}-fold of a cost per inclusion than the "
+                f"{(d1 / d0) ** 2:.0f}-fold of the O(n d^2) arithmetic{flops}: most likely the re-selection's {d1} "
+                "sequential inclusions per iteration cost a fixed time each, while full GPR's work is a few large "
+                "O(n^3) BLAS calls. The paper's times (full GPR 22,100.5 s, info-gain at d = 500 9,079 s) scale "
+                "with the arithmetic."
+            )
+        return "A setting with one d only: no per-iteration scaling to measure."
+
     return verdict(
         not slower,
         f"full GPR {full:.0f} s; "
@@ -363,6 +489,7 @@ def _t2_time(r):
         + "; per iteration: "
         + ", ".join(f"{k} {per_iter(k):.2f} s" for k in ["full GPR", *slower]),
         "every sparse setting with a successful run takes less median time than full GPR",
+        why,
     )
 
 
@@ -380,6 +507,21 @@ def _fig4(r):
         plateau >= 10,
         f"random d = {d}: {plateau} iterations (Table 2 run {f4['run']}, {f4['run_kind']}); {others}",
         "a plateau of 10 or more iterations changing the criterion by under 1e-3 (relative), then a fall of over 1 %",
+        lambda: _no_random_success(r, f4),
+    )
+
+
+def _no_random_success(r, f4) -> str:
+    """Fig. 4 needs a random run that found the relevant attributes; where none did, why."""
+    key = f"random d={f4['d']}"
+    run = need(r, f"pumadyn/table2/{key}")
+    if run["successes"]:
+        return f"The plotted random run ended at error {f4['errors'][key]:.4f} (run {f4['run']}, {f4['run_kind']})."
+    return (
+        f"No {key} run succeeded ({run['successes']} of {len(run['runs'])}; see t2-random-fixed-500-succeed), so "
+        f"the plotted run stopped at the all-noise point (error {f4['errors'][key]:.3f}) before any plateau could "
+        "be crossed; full GPR's own curve shows a plateau of "
+        f"{f4['plateau_iterations'].get('full GPR', 0)} iterations. " + _basin_reason(r)
     )
 
 
@@ -400,6 +542,7 @@ def _fig4_hypers(r):
         f"full GPR at random d = {f4['d']}'s hyper-parameters {at:.4f}, at its own {own:.4f} "
         f"(Table 2 run {f4['run']}, {f4['run_kind']})",
         "random successful in the run, and full GPR's error at its hyper-parameters above that at full GPR's own",
+        lambda: _no_random_success(r, f4),
     )
 
 
