@@ -165,7 +165,12 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
         ", ".join(settings),
         "SARCOS's 44,484-row training set could not be obtained",
     )
+    from ..selection import VFEGreedy
     from . import titsias2009_em, titsias2009_large
+
+    rep.protocol(
+        "Variational EM: working set J per inclusion", "random, size not stated", VFEGreedy.default_candidates, ""
+    )
 
     large = [titsias2009_large.smse_snlp_vs_m(verbose=verbose, **c) for c in cfg["large"]]
     for e in large:
