@@ -169,7 +169,10 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
     from . import titsias2009_em, titsias2009_large
 
     rep.protocol(
-        "Variational EM: working set J per inclusion", "random, size not stated", VFEGreedy.default_candidates, ""
+        "Variational EM: working set J per inclusion",
+        "random, size not stated",
+        VFEGreedy.default_candidates,
+        "a size has to be set",
     )
 
     large = [titsias2009_large.smse_snlp_vs_m(verbose=verbose, **c) for c in cfg["large"]]

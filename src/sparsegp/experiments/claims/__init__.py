@@ -88,6 +88,8 @@ def verdict(holds: bool, ours: str, criterion: str, reason: str | Callable[[], s
             reason = reason()
         except (NotRun, LookupError) as missing:  # an older results.json without the measurement behind it
             reason = f"not computed: the run lacks {missing}"
+        except (TypeError, ValueError, ZeroDivisionError) as bad:  # e.g. a median over no successful run
+            reason = f"not computed: {type(bad).__name__}: {bad}"
     return Verdict("fails", ours, criterion, reason)
 
 

@@ -192,6 +192,8 @@ def _pumadyn_full(r):
 
     def why():
         t2 = need(r, "pumadyn/table2/full GPR")
+        if t2["median_error"] is None:
+            return f"Full GPR with the paper's model did not succeed in Table 2 either ({len(t2['runs'])} runs)."
         return (
             f"With the paper's model (the bias v_b and the hyper-priors) full GPR's median over its "
             f"{len(t2['runs'])} Table 2 runs is {t2['median_error']:.4f} ({t2['median_error'] / 0.0225 - 1:+.0%} from "
