@@ -1,5 +1,6 @@
 """Selection inside SparseGPRegressor: one-shot, HPEV alternation, variational EM, Seeger's interleaving."""
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -117,6 +118,36 @@ def test_minimize_reselecting_reaches_the_minimum_of_a_fixed_function():
     )
     np.testing.assert_allclose(np.asarray(p["x"]), 1.0, atol=1e-4)
     assert rep.history[-1] < 1e-8
+
+
+def test_minimize_reselecting_keeps_going_with_a_variable_held_at_its_bound():
+    # A coupled quadratic whose unconstrained minimum has x0 < 0; with x0 >= 0 the minimum is on the bound. A
+    # direction built from the full gradient mixes the held variable's large pull into the free ones, and the
+    # clipped step then stalls the line search before the free variables reach their minimum.
+    import scipy.optimize
+
+    A = jnp.array([[10.0, 9.0, 0.0], [9.0, 10.0, 3.0], [0.0, 3.0, 2.0]])
+    b = jnp.array([-50.0, 1.0, 1.0])
+
+    def f(p, Z):
+        x = p["x"]
+        return 0.5 * x @ A @ x - b @ x + 0.0 * jnp.sum(Z)
+
+    lower, upper = {"x": jnp.array([0.0, -jnp.inf, -jnp.inf])}, {"x": jnp.full(3, jnp.inf)}
+    p, rep = minimize_reselecting(
+        f, {"x": jnp.array([1.0, 1.0, 1.0])}, lambda p: jnp.zeros(2), lower=lower, upper=upper, max_iter=200, gtol=1e-9
+    )
+    ref = scipy.optimize.minimize(
+        lambda x: float(f({"x": jnp.asarray(x)}, jnp.zeros(2))),
+        np.ones(3),
+        jac=lambda x: np.asarray(jax.grad(lambda v: f({"x": v}, jnp.zeros(2)))(jnp.asarray(x))),
+        bounds=[(0, None), (None, None), (None, None)],
+        method="L-BFGS-B",
+        options={"gtol": 1e-12, "ftol": 1e-15},
+    )
+    assert ref.x[0] == 0.0  # the bound is active at the minimum
+    np.testing.assert_allclose(np.asarray(p["x"]), ref.x, atol=1e-6)
+    assert rep.reason != "line search failed to decrease the objective", rep.reason
 
 
 def test_models_fitted_with_selection_save_and_load(tmp_path):

@@ -258,21 +258,31 @@ def minimize_reselecting(
             if not np.isfinite(f):
                 reason = "the objective is not finite at the current point"
                 break
-            if np.max(np.abs(g)) < gtol:
-                reason = "gradient below gtol"
+            # A variable on a bound whose gradient pushes it outwards stays there: the direction is built from
+            # the other variables alone (else the clipped step can go uphill in them and the search stalls).
+            held = ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0))
+            g_free = np.where(held, 0.0, g)
+            if np.max(np.abs(g_free)) < gtol:
+                reason = "projected gradient below gtol"
                 break
-            # Two-loop recursion for d = -H g.
-            q, alphas = g.copy(), []
-            for s, yv in reversed(list(zip(S, Y))):
+            # Two-loop recursion for d = -H g over the free variables.
+            q, alphas = g_free.copy(), []
+            pairs = [(np.where(held, 0.0, s), np.where(held, 0.0, yv)) for s, yv in zip(S, Y)]
+            pairs = [(s, yv) for s, yv in pairs if s @ yv > 0]
+            for s, yv in reversed(pairs):
                 a = (s @ q) / (yv @ s)
                 alphas.append(a)
                 q -= a * yv
-            q *= (S[-1] @ Y[-1]) / (Y[-1] @ Y[-1]) if S else 1.0 / max(1.0, float(np.linalg.norm(g)))
-            for (s, yv), a in zip(zip(S, Y), reversed(alphas)):
+            q *= (
+                (pairs[-1][0] @ pairs[-1][1]) / (pairs[-1][1] @ pairs[-1][1])
+                if pairs
+                else 1.0 / max(1.0, float(np.linalg.norm(g_free)))
+            )
+            for (s, yv), a in zip(pairs, reversed(alphas)):
                 q += s * (a - (yv @ q) / (yv @ s))
-            d = -q
-            if g @ d >= 0:  # not a descent direction under the new set: restart the memory
-                S, Y, d = [], [], -g / max(1.0, np.linalg.norm(g))
+            d = np.where(held, 0.0, -q)
+            if g_free @ d >= 0:  # not a descent direction under the new set: restart the memory
+                S, Y, d = [], [], -g_free / max(1.0, np.linalg.norm(g_free))
             t, accepted = 1.0, False
             for _ in range(40):
                 xn = np.clip(x + t * d, lo, hi)
