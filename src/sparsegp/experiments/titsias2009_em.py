@@ -104,7 +104,7 @@ def report(rep, em: dict) -> None:
         rows,
         caption=f"Sec. 3.1, variational EM: kin40k, first {em['n']:,} training rows, {em['n_test']:,} test rows, "
         f"m = {em['m']} grown in {em['rounds']} E-steps (greedy VFE criterion over a random working set J of "
-        f"{em.get('candidates', VFEGreedy.default_candidates)} candidates per inclusion), each "
+        f"{em['candidates']} candidates per inclusion), each "
         f"followed by an M-step of at most {em['max_iter']} L-BFGS iterations; the same schedule under each "
         f"objective. Pseudo-inputs: at most {em['opt_iter']} iterations from a random subset",
     )

@@ -467,12 +467,12 @@ def _t2_time(r):
 
     def why():
         d_of = {k: table[k]["d"] for k in times}
+        n_ms = need(r, "pumadyn").get("table2_n_ms")
         for k in slower:
             same = sorted((d_of[j], per_iter(j)) for j in times if table[j]["method"] == table[k]["method"])
             if len(same) < 2:
                 continue
             (d0, t0), (d1, t1) = same[0], same[-1]
-            n_ms = int(need(r, "pumadyn/table2_n_ms")) if "table2_n_ms" in need(r, "pumadyn") else None
             flops = f" ({n_ms:,} x {d1}^2 = {n_ms * d1 * d1:.1e} flops per selection)" if n_ms else ""
             return (
                 f"{k}'s time per iteration grows {t1 / t0:.1f}-fold from d = {d0} to d = {d1} ({t0:.2f} to "

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..titsias2009_boston import LABELS
 from . import NotRun, claim, need, not_run, paired_t, verdict
 
 P = "titsias2009"
-LABELS = {"vfe": "VAR", "dtc": "PP", "fitc": "SPGP"}
 
 
 def _mean_kl(results, method):
@@ -159,7 +159,7 @@ def _boston_order(r):
 
     def why():
         fixed = r["boston_fixed"]
-        parts, ps = [], []
+        parts, ps, terms = [], [], []
         for m in bad:
             i = ms.index(m)
             a, b = (np.asarray(fixed["kl"][k][i], dtype=float) for k in ("rspp", "sd"))
@@ -169,23 +169,16 @@ def _boston_order(r):
                 text += f" (sd over repeats: RSPP {a.std(ddof=1):.1f}, SD {b.std(ddof=1):.1f}; paired p = {ps[-1]:.2g})"
             if "kl_mean_term" in fixed:
                 ma, mb = (float(np.mean(fixed["kl_mean_term"][k][i])) for k in ("rspp", "sd"))
+                terms.append((np.mean(a - b), ma - mb))
                 text += (
                     f", of it the mean term {ma - mb:+.1f} and the covariance term {np.mean(a - b) - (ma - mb):+.1f}"
                 )
             parts.append(text)
         reps = len(fixed["kl"]["rspp"][0])
         where = ""
-        if "kl_mean_term" in fixed:  # which part of the KL carries RSPP's excess
-            i0 = [ms.index(m) for m in bad]
-            excess = np.mean([np.mean(fixed["kl"]["rspp"][i]) - np.mean(fixed["kl"]["sd"][i]) for i in i0])
-            mean_part = np.mean(
-                [np.mean(fixed["kl_mean_term"]["rspp"][i]) - np.mean(fixed["kl_mean_term"]["sd"][i]) for i in i0]
-            )
-            where = (
-                " RSPP's excess is in its predictive mean"
-                if mean_part > 0.5 * excess
-                else " RSPP's excess is in its predictive covariance"
-            )
+        if terms:  # which part of the KL carries RSPP's excess
+            excess, mean_part = np.mean(terms, axis=0)
+            where = f" RSPP's excess is in its predictive {'mean' if mean_part > 0.5 * excess else 'covariance'}"
         if ps and min(ps) >= 0.05:
             end = (
                 f"No reversal is significant (every paired p >= 0.05): with {reps} repeats (the paper's: 10) the "
