@@ -284,7 +284,7 @@ def _boston_joint_spgp(r):
             gap = min(snlp) - snlp_full
             text += (
                 f" (by up to {-gap:.2f}; the full GP's SNLP has a standard error of {exact['snlp_se']:.2f} over the "
-                f"{need(r, 'boston_joint/n_test') if 'n_test' in r['boston_joint'] else 51} test points)"
+                f"{need(r, 'boston_fixed/n_test')} test points)"
             )
         return text + (
             f", although SPGP's objective exceeds the exact log marginal likelihood by {obj[-1] - exact['log_marginal']:.0f} "
