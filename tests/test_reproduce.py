@@ -69,16 +69,75 @@ def test_all_runs_every_paper_in_order(tmp_path, monkeypatch):
     ran, names = [], papers()
 
     def entry(name):
-        def run(out, mode, verbose):
-            ran.append((name, mode))
+        def run(out, mode, verbose, command):
+            ran.append((name, mode, command))
             return os.path.join(out, "report.md")
 
         return run
 
     monkeypatch.setattr(registry, "_entries", lambda: {p: entry(p) for p in names})
     written = reproduce("all", mode="quick", out=str(tmp_path), log=None)
-    assert ran == [(p, "quick") for p in names] and len(names) == 5
+    assert ran == [(p, "quick", "sparsegp reproduce all --quick") for p in names] and len(names) == 5
     assert written == [os.path.join(str(tmp_path), p, "report.md") for p in names]
+
+
+def test_resume_keeps_only_reports_written_by_this_code_in_this_mode(tmp_path, monkeypatch):
+    from sparsegp.experiments import registry, report
+
+    ran, names = [], papers()
+
+    def entry(name):
+        def run(out, mode, verbose, command):
+            ran.append(name)
+            return os.path.join(out, "report.md")
+
+        return run
+
+    def finished(paper, mode, revision):
+        folder = tmp_path / paper
+        folder.mkdir()
+        (folder / "report.md").write_text("# done\n\nsparsegp 0.1.0 (commit abc123)\n")
+        (folder / "results.json").write_text(
+            json.dumps(
+                {"paper": paper, "mode": mode, "revision": revision, "date": "2026-11-25", "command": "", "results": {}}
+            )
+        )
+
+    monkeypatch.setattr(registry, "_entries", lambda: {p: entry(p) for p in names})
+    monkeypatch.setattr(report, "source_revision", lambda: "abc123")
+    finished(names[0], "full", "abc123")  # kept
+    finished(names[1], "quick", "abc123")  # another mode: run again
+    finished(names[2], "full", "def456")  # other code: run again
+    finished(names[3], "full", None)  # no recorded commit: run again
+    written = reproduce("all", mode="full", out=str(tmp_path), log=None, resume=True)
+    assert ran == names[1:] and len(written) == 5
+    ran.clear()
+    reproduce("all", mode="full", out=str(tmp_path), log=None)  # without --resume everything runs
+    assert ran == names
+    ran.clear()
+    monkeypatch.setattr(report, "source_revision", lambda: "abc123+modified")
+    reproduce("all", mode="full", out=str(tmp_path), log=None, resume=True)  # uncommitted code keeps nothing
+    assert ran == names
+
+
+def test_report_names_the_commit_it_was_written_from(tmp_path, monkeypatch):
+    from sparsegp.experiments import report
+
+    monkeypatch.setattr(report, "source_revision", lambda: "abc123")
+    rep = report.Report("titsias2009", "Titsias (2009)", "quick")
+    rep.write(str(tmp_path))
+    assert "sparsegp " in (tmp_path / "report.md").read_text()
+    assert "(commit abc123)" in (tmp_path / "report.md").read_text()
+    assert json.loads((tmp_path / "results.json").read_text())["revision"] == "abc123"
+
+
+def test_source_revision_is_a_commit_or_none():
+    import re
+
+    from sparsegp.experiments.report import source_revision
+
+    revision = source_revision()  # None where the package is not in a git checkout (an installed wheel)
+    assert revision is None or re.fullmatch(r"[0-9a-f]{12}(\+modified)?", revision), revision
 
 
 def test_unknown_paper_and_mode_are_clear_errors(tmp_path):

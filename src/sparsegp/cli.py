@@ -304,7 +304,9 @@ def cmd_predict(args):
 def cmd_reproduce(args):
     from .experiments.registry import reproduce
 
-    reproduce(args.paper, mode="full" if args.full else "quick", out=args.out, verbose=not args.quiet)
+    reproduce(
+        args.paper, mode="full" if args.full else "quick", out=args.out, verbose=not args.quiet, resume=args.resume
+    )
     return 0
 
 
@@ -423,6 +425,12 @@ def build_parser():
     speed.add_argument("--full", action="store_true", help="the paper's protocol as far as this machine allows")
     r.add_argument("--out", default="reports", help="output folder (default: reports)")
     r.add_argument("--quiet", action="store_true", help="no progress bars")
+    r.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep each paper whose report under --out was written in this mode by this very code (a clean "
+        "checkout at the same commit) and run the rest: an interrupted 'all' run goes on where it stopped",
+    )
     r.set_defaults(func=cmd_reproduce)
     return p
 

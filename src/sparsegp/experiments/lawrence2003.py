@@ -244,13 +244,15 @@ def speed_reason(results) -> str:
     )
 
 
-def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
+def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command: str | None = None) -> str:
     """Write report.md, results.json and reject_c9.png for ``mode`` ("quick" or "full") into ``out_dir``."""
     from .report import Report
 
     cfg = MODES[mode]
     sizes: tuple[int, ...] = cfg["index_sizes"]  # type: ignore[assignment]
-    rep = Report("lawrence2003", "Lawrence, Seeger & Herbrich (2003): the IVM against an SVM on MNIST 13x13", mode)
+    rep = Report(
+        "lawrence2003", "Lawrence, Seeger & Herbrich (2003): the IVM against an SVM on MNIST 13x13", mode, command
+    )
     rep.protocol("training images", "59,000", f"{cfg['n_train']:,}", "the --quick mode subsamples")
     rep.protocol("model-selection subset", "5,000", f"{cfg['n_select']:,}", "the --quick mode subsamples")
     rep.protocol(

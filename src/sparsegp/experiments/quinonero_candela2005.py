@@ -45,7 +45,7 @@ def _rrgp_mean(K, Kt, y, I, noise):
     return Kt[:, I] @ np.linalg.solve(A + 1e-10 * np.trace(A) / len(I) * np.eye(len(I)), Knm.T @ y)
 
 
-def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
+def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command: str | None = None) -> str:
     from ..estimators import ExactGPRegressor, SparseGPRegressor
     from ..kernels import SquaredExponential
     from ..selection import Evidence, SmolaBartlett
@@ -54,7 +54,7 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
     m_max = 30 if mode == "quick" else 60
     seeds = [0] if mode == "quick" else list(range(10))
     kernel, noise = SquaredExponential(1.0, 1.0), 0.01
-    rep = Report("quinonero-candela2005", "Quiñonero-Candela & Rasmussen (2005): reduced-rank GPs", mode)
+    rep = Report("quinonero-candela2005", "Quiñonero-Candela & Rasmussen (2005): reduced-rank GPs", mode, command)
     up, low = TABLE1[mode]["upper"], TABLE1[mode]["lower"]
     rep.protocol("sinc toy: noise draws", 1, len(seeds), "ten draws show the spread of the arg-mins")
     rep.protocol(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -26,9 +27,33 @@ def papers() -> list[str]:
     return list(_entries())
 
 
-def reproduce(paper: str, mode: str = "quick", out: str = "reports", verbose: bool = True, log=print) -> list[str]:
+def finished_here(out_dir: str, mode: str) -> bool:
+    """Whether ``out_dir`` holds a report written in ``mode`` by the code running now (a clean checkout at the
+    same commit): what ``reproduce all --resume`` may keep instead of running the paper again."""
+    from .report import source_revision
+
+    revision = source_revision()
+    if revision is None or revision.endswith("+modified"):
+        return False
+    try:
+        with open(os.path.join(out_dir, "results.json")) as f:
+            done = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return (
+        isinstance(done, dict)
+        and done.get("mode") == mode
+        and done.get("revision") == revision
+        and os.path.exists(os.path.join(out_dir, "report.md"))
+    )
+
+
+def reproduce(
+    paper: str, mode: str = "quick", out: str = "reports", verbose: bool = True, log=print, resume: bool = False
+) -> list[str]:
     """Run one paper's reproduction (or ``"all"``), then :func:`~sparsegp.experiments.index.refresh` ``out``;
-    returns the report paths written. ``paper="verdicts"`` runs nothing and only refreshes."""
+    returns the report paths written. ``paper="verdicts"`` runs nothing and only refreshes. ``resume`` keeps
+    each paper whose report under ``out`` is :func:`finished_here` (an interrupted ``all`` run goes on)."""
     from .index import refresh
 
     entries = _entries()
@@ -44,9 +69,16 @@ def reproduce(paper: str, mode: str = "quick", out: str = "reports", verbose: bo
     if unknown:
         raise InputError(f"unknown paper {unknown[0]!r}; choose from {sorted(entries)} or 'all'")
     written = []
+    command = f"sparsegp reproduce {paper} --{mode}"
     for name in names:
+        out_dir = os.path.join(out, name)
+        if resume and finished_here(out_dir, mode):
+            written.append(os.path.join(out_dir, "report.md"))
+            if log:
+                log(f"{name}: kept {written[-1]} (written by this code in {mode} mode)")
+            continue
         t0 = time.perf_counter()
-        path = entries[name](os.path.join(out, name), mode=mode, verbose=verbose)
+        path = entries[name](out_dir, mode=mode, verbose=verbose, command=command)
         written.append(path)
         if log:
             log(f"{name}: {path} ({time.perf_counter() - t0:.0f} s)")

@@ -12,6 +12,7 @@ import datetime
 import json
 import math
 import os
+import subprocess
 
 import numpy as np
 
@@ -41,6 +42,29 @@ def fmt(v, digits: int = 4) -> str:
     if isinstance(v, (float, np.floating)):
         return f"{float(v):.{digits}g}"
     return str(v)
+
+
+def source_revision() -> str | None:
+    """The git commit the package runs from (``+modified`` when its tree has changes), or None outside a
+    checkout: a report names the code that produced it, and ``reproduce all --resume`` keeps only reports
+    from the very same code."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.dirname(here)
+    try:
+        head = subprocess.run(
+            ["git", "-C", here, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, timeout=10
+        )
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(
+            ["git", "-C", here, "status", "--porcelain", "--untracked-files=no", "--", package],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+modified" if dirty.returncode != 0 or dirty.stdout.strip() else "")
 
 
 class Report:
@@ -80,9 +104,10 @@ class Report:
             if not os.path.exists(os.path.join(out_dir, name)):
                 raise FileNotFoundError(f"figure {name} was announced but not written to {out_dir}")
         when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        revision = source_revision()
         head = (
             f"# {self.title}\n\nCommand: `{self.command}` ({self.mode} mode)  \n"
-            f"Date: {when}  \nsparsegp {__version__}\n"
+            f"Date: {when}  \nsparsegp {__version__}" + (f" (commit {revision})" if revision else "") + "\n"
         )
         if self.protocol_rows:
             head += "\n## Protocol: the paper's and this run's\n\n" + markdown_table(
@@ -97,6 +122,7 @@ class Report:
             "paper": self.paper,
             "mode": self.mode,
             "version": __version__,
+            "revision": revision,
             "date": when,
             "command": self.command,
             "figures": self.figures,

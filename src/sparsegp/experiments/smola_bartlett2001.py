@@ -123,14 +123,14 @@ def _kernel(width2):
     return SquaredExponential(lengthscale=np.sqrt(width2 / 2.0), variance=1.0)  # 2 omega^2 = width2
 
 
-def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False) -> str:
+def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command: str | None = None) -> str:
     from ..selection import SmolaBartlett
     from ..selection.criteria import SmolaBartlettRule
     from ..selection.greedy import greedy_select
     from .report import Report
 
     cfg = MODES[mode]
-    rep = Report("smola-bartlett2001", "Smola & Bartlett (2001): sparse greedy GP regression", mode)
+    rep = Report("smola-bartlett2001", "Smola & Bartlett (2001): sparse greedy GP regression", mode, command)
     X, y, Xt, yt = abalone(0, cfg["n"])
     quick = "the --quick mode subsamples"
     rep.protocol("training / test (Fig. 1, Table 2)", "4,000 / 177", f"{cfg['n']:,} / {cfg['n_test']}", quick)
