@@ -288,3 +288,24 @@ def test_ntl_offset_recovers_a_scale_and_a_left_out_constant():
     off = ntl_offsets(rows, paper)
     assert len(off["cells"]) == 4
     assert off["mean"] == pytest.approx(-HALF_LOG_2PI, abs=1e-12) and off["sd"] < 1e-12
+
+
+def test_seeger_basin_reason_counts_the_rows_own_failed_runs_and_the_capped_ones():
+    from sparsegp.experiments.claims.seeger2003 import _basin_reason
+
+    def run(error, n_iter, stop, spread):
+        return {"error": error, "n_iter": n_iter, "stop": stop, "w": [1.0] * 31 + [spread]}
+
+    table = {
+        "full GPR": {"runs": [run(0.02, 100, "converged", 500.0)]},
+        "random d=50": {"runs": [run(0.48, 200, "reached max_iter=200", 1.2), run(0.02, 200, "x", 300.0)]},
+        "fixed d=50": {"runs": [run(0.48, 30, "CONVERGENCE", 2.5), run(0.04, 200, "x", 900.0)]},
+    }
+    r = {"pumadyn": {"table2": table}}
+    text = _basin_reason(r, ["random d=50"])
+    assert "The 1 runs near the all-noise error" in text and "at most 1.2 times" in text
+    assert "at least 300 times in the 1 successful runs" in text  # sparse rows only, not full GPR
+    assert "the 1 that ran to the iteration cap did not leave that point" in text
+    assert "fixed d=50" not in text
+    text = _basin_reason(r, ["fixed d=50"])
+    assert "at most 2.5 times" in text and "iteration cap" not in text and "fixed d=50 0.0400" in text
