@@ -309,3 +309,25 @@ def test_seeger_basin_reason_counts_the_rows_own_failed_runs_and_the_capped_ones
     assert "fixed d=50" not in text
     text = _basin_reason(r, ["fixed d=50"])
     assert "at most 2.5 times" in text and "iteration cap" not in text and "fixed d=50 0.0400" in text
+
+
+def test_checked_in_reports_come_from_full_runs_at_one_clean_commit():
+    """Every checked-in report was written by `sparsegp reproduce` in full mode (the paper alone or `all`) at one
+    clean commit, and its header names that command, commit and date."""
+    import json
+
+    from sparsegp.experiments.registry import papers
+
+    reports = Path(__file__).resolve().parent.parent / "reports"
+    runs = {p: json.loads((reports / p / "results.json").read_text()) for p in papers()}
+    for p, r in runs.items():
+        assert r["mode"] == "full", p
+        assert r["command"] in ("sparsegp reproduce all --full", f"sparsegp reproduce {p} --full"), (p, r["command"])
+    revisions = {r.get("revision") for r in runs.values()}
+    assert len(revisions) == 1, revisions
+    (revision,) = revisions
+    assert revision and not revision.endswith("+modified"), revision
+    for p, r in runs.items():
+        head = (reports / p / "report.md").read_text().split("\n## ")[0]
+        assert f"Command: `{r['command']}`" in head and f"(commit {revision})" in head, p
+        assert f"Date: {r['date']}" in head, p
