@@ -27,12 +27,10 @@ def papers() -> list[str]:
     return list(_entries())
 
 
-def finished_here(out_dir: str, mode: str) -> bool:
-    """Whether ``out_dir`` holds a report written in ``mode`` by the code running now (a clean checkout at the
-    same commit): what ``reproduce all --resume`` may keep instead of running the paper again."""
-    from .report import source_revision
-
-    revision = source_revision()
+def finished_here(out_dir: str, mode: str, revision: str | None) -> bool:
+    """Whether ``out_dir`` holds a report written in ``mode`` by the code at ``revision`` (the
+    :func:`~sparsegp.experiments.report.source_revision` running now; a clean checkout only): what
+    ``reproduce all --resume`` may keep instead of running the paper again."""
     if revision is None or revision.endswith("+modified"):
         return False
     try:
@@ -54,6 +52,7 @@ def reproduce(
     """Run one paper's reproduction (or ``"all"``), then :func:`~sparsegp.experiments.index.refresh` ``out``;
     returns the report paths written. ``paper="verdicts"`` runs nothing and only refreshes. ``resume`` keeps
     each paper whose report under ``out`` is :func:`finished_here` (an interrupted ``all`` run goes on)."""
+    from . import report
     from .index import refresh
 
     entries = _entries()
@@ -70,9 +69,10 @@ def reproduce(
         raise InputError(f"unknown paper {unknown[0]!r}; choose from {sorted(entries)} or 'all'")
     written = []
     command = f"sparsegp reproduce {paper} --{mode}"
+    revision = report.source_revision() if resume else None
     for name in names:
         out_dir = os.path.join(out, name)
-        if resume and finished_here(out_dir, mode):
+        if resume and finished_here(out_dir, mode, revision):
             written.append(os.path.join(out_dir, "report.md"))
             if log:
                 log(f"{name}: kept {written[-1]} (written by this code in {mode} mode)")
