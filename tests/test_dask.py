@@ -288,3 +288,39 @@ def test_a_worker_killed_mid_fit_gives_a_retried_evaluation_with_the_same_result
     assert killed
     assert remote.objective_ == pytest.approx(local.objective_, rel=1e-8)
     client.wait_for_workers(2, timeout=60)
+
+
+def test_a_broadcast_that_meets_a_dying_worker_is_sent_again(client, monkeypatch):
+    """The scheduler raises KeyError from a broadcast to a worker it is still removing; the fit goes on."""
+    X, y = problem()
+    common = dict(approximation="vfe", inducing=10, max_iter=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        local = SparseGPRegressor(**common).fit(X, y)
+        real, calls = client.scatter, []
+
+        def scatter_failing_once_in_three(*args, **kwargs):
+            calls.append(1)
+            if len(calls) % 3 == 1:
+                raise KeyError("tcp://127.0.0.1:1")
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(client, "scatter", scatter_failing_once_in_three)
+        monkeypatch.setattr("sparsegp.distributed.time.sleep", lambda s: None)
+        remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60))
+    assert len(calls) > 6
+    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-8)
+
+
+def test_a_broadcast_that_keeps_failing_raises_a_clear_error(client, monkeypatch):
+    from sparsegp.errors import DistributedError
+
+    X, y = problem(60)
+
+    def scatter_failing(*args, **kwargs):
+        raise KeyError("tcp://127.0.0.1:1")
+
+    monkeypatch.setattr(client, "scatter", scatter_failing)
+    monkeypatch.setattr("sparsegp.distributed.time.sleep", lambda s: None)
+    with pytest.raises(DistributedError, match="sending the parameters .* failed 3 times .*KeyError"):
+        SparseGPRegressor(inducing=5, max_iter=3).fit(da.from_array(X, chunks=(30, 3)), da.from_array(y, chunks=30))

@@ -14,8 +14,9 @@ runs unchanged on a cluster:
   The factor's cotangent is linear in the sums, so per-partition terms add up exactly.
 
 Per evaluation O(m^2 + m D) numbers travel each way per partition (:attr:`DaskStats.bytes_moved`
-counts them). A lost worker makes Dask recompute what it held from the arrays' task graph: the
-evaluation is retried, never summed over fewer partitions (:meth:`DaskStats._gather` checks the row
+counts them). A lost worker makes Dask recompute what it held from the arrays' task graph, and a
+broadcast that meets a dying worker is sent again: the evaluation is retried, never summed over fewer
+partitions (:meth:`DaskStats._gather` checks the row
 count of every reduction and raises :class:`~sparsegp.errors.DistributedError` otherwise).
 
 Dask is an optional dependency (``pip install sparsegp[dask]``); this module imports it lazily.
@@ -24,6 +25,7 @@ Dask is an optional dependency (``pip install sparsegp[dask]``); this module imp
 from __future__ import annotations
 
 import functools
+import time
 
 import numpy as np
 
@@ -145,6 +147,29 @@ def _gather(client, futures, what: str, expected: int | None = None):
     return out
 
 
+SCATTER_TRIES = 3
+
+
+def _scatter(client, args, what: str, tries: int = SCATTER_TRIES, wait: float = 0.5):
+    """``args`` sent to every worker once; the future that the partitions' tasks read.
+
+    A worker that dies between the scheduler's worker list and the broadcast makes the scatter
+    itself fail (a KeyError or a closed comm inside the scheduler); the nanny restarts it and the
+    broadcast is tried again after a short wait, up to ``tries`` times, then a clear error.
+    """
+    for attempt in range(1, tries + 1):
+        try:
+            [scattered] = client.scatter([args], broadcast=True, hash=False)
+            return scattered
+        except Exception as exc:  # KeyError, CommClosedError, OSError: the cluster changed under us
+            if attempt == tries:
+                raise DistributedError(
+                    f"sending the parameters for {what} to the workers failed {tries} times "
+                    f"({type(exc).__name__}: {exc}); check the cluster (client.scheduler_info()) and fit again"
+                ) from exc
+            time.sleep(wait * attempt)
+
+
 class DaskStats:
     """(X, y) as dask arrays, split into partitions held by the workers; the two passes as maps.
 
@@ -171,7 +196,7 @@ class DaskStats:
         return _gather(self.client, futures, what, self.n_partitions)
 
     def _map_forward(self, method, args, what):
-        [scattered] = self.client.scatter([args], broadcast=True, hash=False)
+        scattered = _scatter(self.client, args, what)
         fwd = [self.client.submit(_forward, p, method, scattered, pure=False) for p in self.parts]
         sums = self._gather([self.client.submit(_sums, f, pure=False) for f in fwd], what)
         self.bytes_moved += _nbytes(args) * self.n_partitions + _nbytes(sums)
@@ -179,7 +204,7 @@ class DaskStats:
         return [np.sum([s[k] for s in sums], axis=0) for k in range(len(sums[0]))], fwd
 
     def _map_backward(self, method, fwd, args, what):
-        [scattered] = self.client.scatter([args], broadcast=True, hash=False)
+        scattered = _scatter(self.client, args, what)
         futures = [self.client.submit(_backward, p, method, f, scattered, pure=False) for p, f in zip(self.parts, fwd)]
         out = self._gather(futures, what)
         self.bytes_moved += _nbytes(args) * self.n_partitions + _nbytes(out)
