@@ -16,8 +16,8 @@ runs unchanged on a cluster:
 Per evaluation O(m^2 + m D) numbers travel each way per partition (:attr:`DaskStats.bytes_moved`
 counts them). A lost worker makes Dask recompute what it held from the arrays' task graph, and a
 broadcast that meets a dying worker is sent again: the evaluation is retried, never summed over fewer
-partitions (:meth:`DaskStats._gather` checks the row
-count of every reduction and raises :class:`~sparsegp.errors.DistributedError` otherwise).
+partitions (:meth:`DaskStats._gather` checks the row count of every reduction and raises
+:class:`~sparsegp.errors.DistributedError` otherwise).
 
 Dask is an optional dependency (``pip install sparsegp[dask]``); this module imports it lazily.
 """
