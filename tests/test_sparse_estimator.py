@@ -95,7 +95,7 @@ def test_format_1_files_with_optimize_inducing_load_as_one_optimize_option(toy_r
     with np.load(path, allow_pickle=False) as f:
         arrays = {k: f[k] for k in f.files}
     meta = json.loads(str(arrays.pop("__metadata__")))
-    assert meta["format_version"] == 2 and "optimize_inducing" not in meta["params"]
+    assert meta["format_version"] == 3 and "optimize_inducing" not in meta["params"]
     meta["format_version"] = 1
     meta["params"].update(optimize=old[0], optimize_inducing=old[1])
     np.savez(tmp_path / "v1.npz", __metadata__=np.array(json.dumps(meta)), **arrays)
@@ -130,7 +130,7 @@ def test_bad_options_are_named(toy_regression):
         SparseGPRegressor(approximation="fitc", prediction="augmented").fit(X, y)
     with pytest.raises(InputError, match="at least one inducing point"):
         SparseGPRegressor(inducing=0).fit(X, y)
-    with pytest.warns(UserWarning, match="inducing=50 exceeds n_samples=20; using all 20"):
+    with pytest.warns(UserWarning, match="inducing=50 exceeds the 20 distinct training inputs; using all of them"):
         assert SparseGPRegressor(inducing=50, max_iter=3).fit(X, y).Z_.shape == (20, 2)
     with pytest.raises(InputError, match="inducing has 3 features"):
         SparseGPRegressor(inducing=np.zeros((4, 3))).fit(X, y)

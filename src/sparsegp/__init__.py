@@ -10,7 +10,15 @@ from . import (
     metrics,
     priors,
 )
-from .errors import DataWarning, InputError, ModelFileError, NotFittedError, NumericalError, SparseGPError
+from .errors import (
+    CalibrationWarning,
+    DataWarning,
+    InputError,
+    ModelFileError,
+    NotFittedError,
+    NumericalError,
+    SparseGPError,
+)
 from .estimators import (
     ExactGPRegressor,
     IVMClassifier,
@@ -34,6 +42,7 @@ __all__ = [
     "load_model",
     "save_model",
     "SparseGPError",
+    "CalibrationWarning",
     "DataWarning",
     "InputError",
     "NumericalError",

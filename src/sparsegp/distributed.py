@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 from .errors import DistributedError, InputError
+from .replicates import collapse
 from .stats import FITCStats, Stats
 from .stats_blas import BlasStats, _tree_add
 
@@ -67,7 +68,8 @@ def _worker_threads():
         return None
 
 
-def _make_part(X, y, chunk):
+def _make_part(X, y, chunk, grouped=False):
+    """One partition's :class:`BlasStats`; with ``grouped``, over one weighted row per distinct input of its rows."""
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if X.ndim != 2 or y.shape != (X.shape[0],):
         raise InputError(
@@ -76,6 +78,12 @@ def _make_part(X, y, chunk):
         )
     if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
         raise InputError("X or y contains NaN or infinity (found in a partition of the dask arrays)")
+    if grouped:
+        groups = collapse(X, y)
+        if groups.repeated:
+            return BlasStats(
+                groups.X, groups.y, chunk, threads=_worker_threads(), counts=groups.counts, scatter=groups.scatter
+            )
     return BlasStats(X, y, chunk, threads=_worker_threads())
 
 
@@ -173,17 +181,19 @@ def _scatter(client, args, what: str, tries: int = SCATTER_TRIES, wait: float = 
 class DaskStats:
     """(X, y) as dask arrays, split into partitions held by the workers; the two passes as maps.
 
-    ``X`` (n, D) and ``y`` (n,) are rechunked to one column chunk and the same row chunks if needed.
+    ``X`` (n, D) and ``y`` (n,) are rechunked to one column chunk and the same row chunks if needed. With
+    ``grouped`` each partition sums over one weighted row per distinct input of its own rows
+    (:mod:`sparsegp.replicates`): the same sums, from fewer rows where inputs repeat.
     """
 
-    def __init__(self, X, y, chunk: int, client=None):
+    def __init__(self, X, y, chunk: int, client=None, grouped: bool = False):
         self.client = _client(client)
         if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
             raise InputError(f"X must be 2-D and y 1-D with as many rows, got shapes {X.shape} and {y.shape}")
         self.n = int(X.shape[0])
         self.n_partitions = len(X.chunks[0])
         self.rows = [int(r) for r in X.chunks[0]]
-        self.parts = _partitions(self.client, X, y, _make_part, lambda k: (int(chunk),))
+        self.parts = _partitions(self.client, X, y, _make_part, lambda k: (int(chunk), bool(grouped)))
         self._check(self._gather([self.client.submit(_rows, p, pure=False) for p in self.parts], "the partitions"))
         self.bytes_moved = 0  # sent to and returned from the workers by the evaluations, in bytes
         self.evaluations = 0

@@ -41,3 +41,7 @@ class DistributedError(SparseGPError, RuntimeError):
 
 class DataWarning(UserWarning):
     """The training data were changed or look wrong in a way the fit had to work around (e.g. repeated rows)."""
+
+
+class CalibrationWarning(UserWarning):
+    """The fitted model's leave-one-out check says its error bars are far from honest (too narrow or too wide)."""

@@ -9,8 +9,13 @@ over rows of the *whitened* cross-covariances a_i = L_uu^-1 k_u(x_i):
     S   = sum_i w_i a_i a_i^T        (m x m; A A^T = L^-1 K_uf K_fu L^-T for w = 1)
     v   = sum_i w_i a_i y_i          (m;     L^-1 K_uf y)
     yy  = sum_i w_i y_i^2
-    trK = sum_i K(x_i, x_i)          (the trace term of Titsias's bound)
-    trQ = sum_i |a_i|^2              (= tr Q_ff, the Nyström diagonal)
+    trK = sum_i w_i K(x_i, x_i)      (the trace term of Titsias's bound)
+    trQ = sum_i w_i |a_i|^2          (= tr Q_ff, the Nyström diagonal)
+
+Rows that share an input are one row with weight c_i, its mean target and its within-input sum of
+squares SS_i (``counts`` and ``scatter``, :mod:`sparsegp.replicates`): w_i = c_i and yy gains
+sum_i SS_i (FITC: w_i = c_i / Lambda_i and yy gains sum_i SS_i / Lambda_i), which are the sums over
+all rows exactly. Without ``counts`` every row has weight 1.
 
 They are accumulated over row chunks with ``lax.scan``, so peak memory is
 O(m^2 + chunk * m) whatever n is, and the same sums add up across the partitions
@@ -78,20 +83,28 @@ def chunk_size_for(n: int, m: int, chunk_size: int | None = None) -> int:
     return -(-n // n_chunks)
 
 
-def chunk_rows(X, y, chunk: int):
-    """Reshape (n, D), (n,) into (n_chunks, chunk, D), (n_chunks, chunk) plus a 0/1 row mask.
+def chunk_rows(X, y, chunk: int, counts=None):
+    """Reshape (n, D), (n,) into (n_chunks, chunk, D), (n_chunks, chunk) plus the rows' weights.
 
     Padding rows repeat the last real row (so every kernel value stays finite)
-    and carry mask 0.
+    and carry weight 0; real rows weight 1, or their ``counts``.
     """
     n = X.shape[0]
     n_chunks = -(-n // chunk)
     pad = n_chunks * chunk - n
-    mask = jnp.concatenate([jnp.ones(n, X.dtype), jnp.zeros(pad, X.dtype)])
+    weights = jnp.ones(n, X.dtype) if counts is None else jnp.asarray(counts, X.dtype)
+    mask = jnp.concatenate([weights, jnp.zeros(pad, X.dtype)])
     if pad:
         X = jnp.concatenate([X, jnp.repeat(X[-1:], pad, axis=0)])
         y = jnp.concatenate([y, jnp.zeros(pad, y.dtype)])
     return X.reshape(n_chunks, chunk, -1), y.reshape(n_chunks, chunk), mask.reshape(n_chunks, chunk)
+
+
+def chunk_values(a, chunk: int):
+    """A per-row vector (n,) as (n_chunks, chunk), padded with zeros like :func:`chunk_rows`'s targets."""
+    n = a.shape[0]
+    n_chunks = -(-n // chunk)
+    return jnp.concatenate([a, jnp.zeros(n_chunks * chunk - n, a.dtype)]).reshape(n_chunks, chunk)
 
 
 # ---------------------------------------------------------------------------
@@ -99,13 +112,13 @@ def chunk_rows(X, y, chunk: int):
 # ---------------------------------------------------------------------------
 
 
-def _chunk_forward(Luu_inv, kernel, Z, Xc, yc, mc):
-    Kuf = kernel.K(Z, Xc) * mc  # padded rows contribute nothing
-    A = Luu_inv @ Kuf
-    return A @ A.T, A @ yc, jnp.sum(mc * yc * yc), jnp.sum(mc * kernel.diag(Xc)), jnp.sum(A * A)
+def _chunk_forward(Luu_inv, kernel, Z, Xc, yc, wc):
+    A = Luu_inv @ kernel.K(Z, Xc)
+    Aw = A * wc  # row weights; padded rows (weight 0) contribute nothing
+    return Aw @ A.T, Aw @ yc, jnp.sum(wc * yc * yc), jnp.sum(wc * kernel.diag(Xc)), jnp.sum(Aw * A)
 
 
-def _stats_forward(Luu, kernel, Z, Xs, ys, ms):
+def _stats_forward(Luu, kernel, Z, Xs, ys, ms, scatter=0.0):
     m = Z.shape[0]
     # Whiten by one product with the explicit inverse factor: a matrix product runs about three times
     # faster than a triangular solve on the CPU, with the same accuracy (measured on problems with
@@ -124,16 +137,16 @@ def _stats_forward(Luu, kernel, Z, Xs, ys, ms):
         return tuple(a + o for a, o in zip(acc, out)), None
 
     (S, v, yy, trK, trQ), _ = jax.lax.scan(body, init, (Xs, ys, ms))
-    return Stats(S, v, yy, trK, trQ, jnp.sum(ms))
+    return Stats(S, v, yy + scatter, trK, trQ, jnp.sum(ms))
 
 
 @jax.custom_vjp
-def _whitened_stats(Luu, kernel, Z, Xs, ys, ms):
-    return _stats_forward(Luu, kernel, Z, Xs, ys, ms)
+def _whitened_stats(Luu, kernel, Z, Xs, ys, ms, scatter):
+    return _stats_forward(Luu, kernel, Z, Xs, ys, ms, scatter)
 
 
-def _whitened_fwd(Luu, kernel, Z, Xs, ys, ms):
-    st = _stats_forward(Luu, kernel, Z, Xs, ys, ms)
+def _whitened_fwd(Luu, kernel, Z, Xs, ys, ms, scatter):
+    st = _stats_forward(Luu, kernel, Z, Xs, ys, ms, scatter)
     return st, (Luu, kernel, Z, Xs, ys, ms, st.S, st.v)
 
 
@@ -141,8 +154,8 @@ def _whitened_bwd(res, ct):
     """Backward pass through S = L^-1 Phi L^-T, v = L^-1 b, Phi = K_uf K_fu, b = K_uf y.
 
     Phi_bar = L^-T sym(S_bar + trQ_bar I) L^-1 and b_bar = L^-T v_bar are m x m /
-    m-vector work; each chunk then needs K_uf_bar = 2 Phi_bar K_uf + b_bar y^T
-    (2 m^2 per row) and the kernel's VJP. L_bar = -2 L^-T G S - L^-T v_bar v^T
+    m-vector work; each chunk then needs K_uf_bar = (2 Phi_bar K_uf + b_bar y^T) W
+    (2 m^2 per row; W the rows' weights) and the kernel's VJP. L_bar = -2 L^-T G S - L^-T v_bar v^T
     (lower part) carries the dependence through L = chol(K_uu).
     """
     Luu, kernel, Z, Xs, ys, ms, S, v = res
@@ -168,21 +181,23 @@ def _whitened_bwd(res, ct):
 
     zeros_k = jax.tree_util.tree_map(jnp.zeros_like, kernel)
     (k_bar, Z_bar), (X_bar, y_bar) = jax.lax.scan(body, (zeros_k, jnp.zeros_like(Z)), (Xs, ys, ms))
-    return L_bar, k_bar, Z_bar, X_bar, y_bar, jnp.zeros_like(ms)
+    return L_bar, k_bar, Z_bar, X_bar, y_bar, jnp.zeros_like(ms), yy_bar
 
 
 _whitened_stats.defvjp(_whitened_fwd, _whitened_bwd)
 
 
 @partial(jax.jit, static_argnames=("chunk",))
-def whitened_stats(kernel, Z, Luu, X, y, chunk: int):
-    """Unit-weight :class:`Stats` of (X, y) for inducing inputs Z, L_uu = chol(K_uu).
+def whitened_stats(kernel, Z, Luu, X, y, chunk: int, counts=None, scatter=None):
+    """:class:`Stats` of (X, y) for inducing inputs Z, L_uu = chol(K_uu); rows of weight 1, or ``counts``
+    rows at each input with mean target y and within-input sums of squares ``scatter`` (the module docstring).
 
     Differentiable in ``kernel``, ``Z``, ``Luu``, ``X`` and ``y`` with a
     hand-written backward pass (see :func:`_whitened_bwd`).
     """
-    Xs, ys, ms = chunk_rows(X, y, chunk)
-    return _whitened_stats(Luu, kernel, Z, Xs, ys, ms)
+    Xs, ys, ms = chunk_rows(X, y, chunk, counts)
+    extra = 0.0 if scatter is None else jnp.sum(scatter)
+    return _whitened_stats(Luu, kernel, Z, Xs, ys, ms, jnp.asarray(extra, X.dtype))
 
 
 # ---------------------------------------------------------------------------
@@ -191,26 +206,29 @@ def whitened_stats(kernel, Z, Luu, X, y, chunk: int):
 # ---------------------------------------------------------------------------
 
 
-def fitc_stats(kernel, Z, Luu, noise, X, y, chunk: int) -> FITCStats:
-    """:class:`FITCStats`: sums weighted by 1 / (K_ii - Q_ii + sigma^2) (Snelson & Ghahramani's SPGP)."""
-    Xs, ys, ms = chunk_rows(X, y, chunk)
+def fitc_stats(kernel, Z, Luu, noise, X, y, chunk: int, counts=None, scatter=None) -> FITCStats:
+    """:class:`FITCStats`: sums weighted by 1 / (K_ii - Q_ii + sigma^2) (Snelson & Ghahramani's SPGP); with
+    ``counts`` and ``scatter`` the sums over every row of the inputs' groups (the module docstring)."""
+    Xs, ys, ms = chunk_rows(X, y, chunk, counts)
     m = Z.shape[0]
     Luu_inv = solve_lower(Luu, jnp.eye(m, dtype=Luu.dtype))  # see _stats_forward
 
     @jax.checkpoint
-    def chunk_sums(Xc, yc, mc):
+    def chunk_sums(Xc, yc, mc, *ssc):
         A = Luu_inv @ kernel.K(Z, Xc)
         lam = kernel.diag(Xc) - jnp.sum(A * A, axis=0) + noise
         w = mc / lam
         Aw = A * w
-        return A @ Aw.T, Aw @ yc, jnp.sum(w * yc * yc), jnp.sum(mc * jnp.log(lam))
+        yy = jnp.sum(w * yc * yc) + (jnp.sum(ssc[0] / lam) if ssc else 0.0)
+        return A @ Aw.T, Aw @ yc, yy, jnp.sum(mc * jnp.log(lam))
 
     def body(acc, chunk_):
         out = chunk_sums(*chunk_)
         return tuple(a + o for a, o in zip(acc, out)), None
 
     init = (jnp.zeros((m, m), Z.dtype), jnp.zeros(m, Z.dtype), jnp.zeros((), Z.dtype), jnp.zeros((), Z.dtype))
-    (S, v, yy, logdet), _ = jax.lax.scan(body, init, (Xs, ys, ms))
+    rows = (Xs, ys, ms) if scatter is None else (Xs, ys, ms, chunk_values(jnp.asarray(scatter, X.dtype), chunk))
+    (S, v, yy, logdet), _ = jax.lax.scan(body, init, rows)
     return FITCStats(S, v, yy, logdet, jnp.sum(ms))
 
 
@@ -219,6 +237,7 @@ __all__ = [
     "FITCStats",
     "chunk_size_for",
     "chunk_rows",
+    "chunk_values",
     "whitened_stats",
     "fitc_stats",
 ]

@@ -34,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from .stats import FITCStats, Stats, chunk_rows
+from .stats import FITCStats, Stats, chunk_rows, chunk_values
 
 # The first pass keeps each chunk's kernel block (VFE, DTC, SoR) or whitened block (FITC) for the
 # second when all of them fit in this many bytes; beyond it, the second pass recomputes them.
@@ -111,20 +111,30 @@ class BlasStats:
     ``X`` (n, D) and ``y`` (n,) are copied once into chunks of ``chunk`` rows. ``threads``: worker
     threads for the chunks (None: one per core; a Dask worker passes its own thread count, so that
     worker processes sharing a machine do not oversubscribe its cores). Instances share one pool per
-    thread count.
+    thread count. With ``counts`` and ``scatter`` each row stands for ``counts`` rows at its input with
+    mean target y (:mod:`sparsegp.replicates`): the sums are those of all of them, and ``n`` counts them.
     """
 
-    def __init__(self, X, y, chunk: int, threads: int | None = None):
+    def __init__(self, X, y, chunk: int, threads: int | None = None, counts=None, scatter=None):
         n = np.shape(X)[0]
         chunk = int(min(max(1, chunk), max(n, 1)))
         Xs, ys, ms = (
             np.asarray(a)
             for a in chunk_rows(jnp.asarray(X, dtype=jnp.float64), jnp.asarray(y, dtype=jnp.float64), chunk)
         )
-        self.n, self.chunk, self.n_chunks = n, chunk, Xs.shape[0]
+        self.rows, self.chunk, self.n_chunks = n, chunk, Xs.shape[0]
         self.pad = self.n_chunks * chunk - n
         self.Xs, self.ys, self.ms = list(Xs), list(ys), list(ms)
-        self.yy = float(np.sum(ys * ys))  # a constant of the data (padded targets are 0)
+        self.weighted = counts is not None
+        if self.weighted:  # ws: the rows' weights c_i (0 on padding); ss: within-input sums of squares
+            self.ws = list(np.asarray(chunk_values(jnp.asarray(counts, dtype=jnp.float64), chunk)))
+            ss = np.zeros(n) if scatter is None else np.asarray(scatter, dtype=np.float64)
+            self.ss = list(np.asarray(chunk_values(jnp.asarray(ss), chunk)))
+            self.n = float(np.sum(counts))
+            self.yy = float(np.sum(np.asarray(counts) * np.asarray(y) ** 2) + np.sum(ss))
+        else:
+            self.n = n
+            self.yy = float(np.sum(ys * ys))  # a constant of the data (padded targets are 0)
         self.threads = _THREADS if threads is None else max(1, int(threads))
 
     def _keep(self, m: int) -> bool:
@@ -160,6 +170,10 @@ class BlasStats:
         def chunk_sums(item):
             i, (Kt, kdiag) = item
             At = self._whiten(i, Kt, LinvT)
+            if self.weighted:
+                w = self.ws[i]
+                Aw = At * np.sqrt(w)[:, None]
+                return Aw.T @ Aw, At.T @ (w * self.ys[i]), float(kdiag @ w)
             S_i = At.T @ At
             return S_i, At.T @ self.ys[i], float(kdiag @ self.ms[i])
 
@@ -196,6 +210,9 @@ class BlasStats:
             Kt = kept[i] if kept[i] is not None else blocks(i)[0]
             Kt_bar = Kt @ M  # (K_uf^T_bar) = K_uf^T M + y b_bar^T, M symmetric
             Kt_bar += np.outer(self.ys[i], b_bar)
+            if self.weighted:  # times the rows' weights W
+                w = self.ws[i]
+                return i, Kt_bar * w[:, None], float(ct.trK) * w
             return i, self._zero_padding(i, Kt_bar), float(ct.trK) * self.ms[i]
 
         k_bar = Z_bar = None
@@ -216,10 +233,12 @@ class BlasStats:
             At = self._whiten(i, Kt, LinvT)
             mc, yc = self.ms[i], self.ys[i]
             lam = np.where(mc > 0, kdiag - np.einsum("ij,ij->i", At, At) + noise, 1.0)
-            w = mc / lam
+            c = self.ws[i] if self.weighted else mc  # rows per input (0 on padding)
+            w = c / lam
             Aw = At * np.sqrt(w)[:, None]
             S_i = Aw.T @ Aw
-            sums = (S_i, At.T @ (w * yc), float(w @ (yc * yc)), float(mc @ np.log(lam)))
+            yy = float(w @ (yc * yc)) + (float(np.sum(self.ss[i] / lam)) if self.weighted else 0.0)
+            sums = (S_i, At.T @ (w * yc), yy, float(c @ np.log(lam)))
             return sums, (w, lam), ((Kt, At) if keep else None)
 
         S = v = yy = logdet = 0  # running sums in chunk order, as in forward
@@ -260,7 +279,10 @@ class BlasStats:
             C = At @ S_bar
             quad = np.einsum("ij,ij->i", At, C)
             w_bar = quad + yc * (At @ v_bar) + yc * yc * yy_bar
-            lam_bar = (-w * w * w_bar + ld_bar / lam) * mc
+            if self.weighted:  # w = c / Lambda, and yy's sum_i SS_i / Lambda_i
+                lam_bar = -(w / lam) * w_bar - yy_bar * self.ss[i] / (lam * lam) + ld_bar * w
+            else:
+                lam_bar = (-w * w * w_bar + ld_bar / lam) * mc
             C *= 2.0 * w[:, None]
             C += np.outer(w * yc, v_bar)
             C -= 2.0 * lam_bar[:, None] * At  # C is now A_bar^T

@@ -46,11 +46,15 @@ from .common import SparsePosterior
 
 
 class TrainingCache(NamedTuple):
-    """Training data and r = Q~^-1 y, kept for the O(n m) predictions."""
+    """Training data and r = Q~^-1 y, kept for the O(n m) predictions.
+
+    Rows grouped by input (:mod:`sparsegp.replicates`) are one row each, weighted by their count: every
+    sum over the training rows below is then a weighted sum, and r holds the group's sum of r_i.
+    """
 
     Xs: jnp.ndarray  # (n_chunks, chunk, D)
-    rs: jnp.ndarray  # (n_chunks, chunk) r = Q~^-1 y, 0 on padding rows
-    ms: jnp.ndarray  # (n_chunks, chunk) row mask
+    rs: jnp.ndarray  # (n_chunks, chunk) r = Q~^-1 y (summed over a group), 0 on padding rows
+    ms: jnp.ndarray  # (n_chunks, chunk) row weight: 1, or the rows at the input; 0 on padding
 
 
 def _whitened_rows(kernel, post: SparsePosterior, Xc, mc):
@@ -58,14 +62,15 @@ def _whitened_rows(kernel, post: SparsePosterior, Xc, mc):
     return solve_lower(post.Luu, kernel.K(post.Z, Xc) * mc)
 
 
-def training_cache(kernel, post: SparsePosterior, noise, X, y, chunk: int) -> TrainingCache:
-    """r = Q~^-1 y = (y - A^T mu) / sigma^2, the residual of the whitened posterior mean mu = LB^-T c."""
-    Xs, ys, ms = chunk_rows(X, y, chunk)
+def training_cache(kernel, post: SparsePosterior, noise, X, y, chunk: int, counts=None) -> TrainingCache:
+    """r = Q~^-1 y = (y - A^T mu) / sigma^2, the residual of the whitened posterior mean mu = LB^-T c
+    (with ``counts``, y the mean targets: c_i (ybar_i - a_i^T mu) / sigma^2, the sum over the group)."""
+    Xs, ys, ms = chunk_rows(X, y, chunk, counts)
     mu = solve_upper(post.LB, post.c)
 
     def r(args):
         Xc, yc, mc = args
-        return mc * (yc - _whitened_rows(kernel, post, Xc, mc).T @ mu) / noise
+        return mc * (yc - _whitened_rows(kernel, post, Xc, mc > 0).T @ mu) / noise
 
     return TrainingCache(Xs, jax.lax.map(r, (Xs, ys, ms)), ms)
 
@@ -81,10 +86,12 @@ def full_data_predict(kernel, post: SparsePosterior, noise, cache: TrainingCache
 
     def body(acc, chunk):
         Xc, rc, mc = chunk
-        Ac = _whitened_rows(kernel, post, Xc, mc)
-        Vc = kernel.K(Xc, Xs) * mc[:, None] - Ac.T @ l  # v_* rows of this chunk, (c, t)
+        mask = mc > 0
+        Ac = _whitened_rows(kernel, post, Xc, mask)
+        Vc = kernel.K(Xc, Xs) * mask[:, None] - Ac.T @ l  # v_* rows of this chunk, (c, t)
         Av, h, vv = acc
-        return (Av + Ac @ Vc, h + Vc.T @ rc, vv + jnp.sum(Vc * Vc, axis=0)), None
+        Vw = Vc * mc[:, None]  # weighted by the rows at each input
+        return (Av + Ac @ Vw, h + Vc.T @ rc, vv + jnp.sum(Vw * Vc, axis=0)), None
 
     m, t = l.shape
     z = jnp.zeros(t, Xs.dtype)

@@ -20,16 +20,18 @@ def dtc_from_stats(st, noise):
     return gaussian_terms(st.S / noise, st.v / noise, st.yy / noise, st.n * jnp.log(noise), st.n)
 
 
-def dtc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float):
+def dtc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, scatter=None):
     Luu = kuu_cholesky(kernel, Z, jitter)
-    g = dtc_from_stats(whitened_stats(kernel, Z, Luu, X, y, chunk=chunk), noise)
+    g = dtc_from_stats(whitened_stats(kernel, Z, Luu, X, y, chunk=chunk, counts=counts, scatter=scatter), noise)
     return g.log_marginal, Luu, g
 
 
-def dtc_log_marginal(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
+def dtc_log_marginal(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None):
     """log N(y | 0, sigma^2 I + Q_nn) = -phi (Seeger et al. App. A.2, without their hyper-prior terms)."""
-    return dtc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)[0]
+    return dtc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)[0]
 
 
-def dtc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
-    return posterior_from_terms(Z, dtc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter))
+def dtc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None):
+    return posterior_from_terms(
+        Z, dtc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)
+    )

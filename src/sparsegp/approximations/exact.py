@@ -11,10 +11,11 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from .._config import LOG_2PI
 from ..linalg import cholesky, gaussian_nll, solve_lower, solve_upper
 
 
-def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0):
+def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0, counts=None, scatter=None):
     """log p(y | X, theta, sigma^2) for y ~ N(0, K + sigma^2 I).
 
     Quiñonero-Candela & Rasmussen eqs. 7-8 negated: -L = -1/2 log|Q| - 1/2 y^T Q^-1 y,
@@ -22,11 +23,20 @@ def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0):
     (what scikit-learn's ``log_marginal_likelihood`` returns).
     Traceable, with the closed-form gradient of :func:`sparsegp.linalg.gaussian_nll`;
     ``jitter`` is relative to the mean diagonal of K.
+
+    With ``counts`` c_i rows at each input X_i, y their mean targets and ``scatter`` SS_i their
+    within-input sums of squares (:mod:`sparsegp.replicates`), the value is that of all the rows:
+    log N(y | 0, K + sigma^2 C^-1) - sum_i [(c_i - 1)/2 log(2 pi sigma^2) + SS_i / (2 sigma^2) + 1/2 log c_i].
     """
     n = X.shape[0]
     K = kernel.K(X)
     scale = jitter * jnp.mean(jnp.diag(K)) if jitter else 0.0
-    return -gaussian_nll(K + (noise + scale) * jnp.eye(n, dtype=X.dtype), y)
+    if counts is None:
+        return -gaussian_nll(K + (noise + scale) * jnp.eye(n, dtype=X.dtype), y)
+    within = (
+        0.5 * jnp.sum((counts - 1.0) * (LOG_2PI + jnp.log(noise)) + jnp.log(counts)) + 0.5 * jnp.sum(scatter) / noise
+    )
+    return -gaussian_nll(K + jnp.diag((noise + scale) / counts), y) - within
 
 
 class ExactPosterior(NamedTuple):
@@ -40,10 +50,12 @@ class ExactPosterior(NamedTuple):
     alpha: jnp.ndarray
 
 
-def exact_posterior(kernel, noise, X, y) -> ExactPosterior:
-    """Factorise Q = K + sigma^2 I (escalating jitter on failure) and solve for alpha."""
+def exact_posterior(kernel, noise, X, y, counts=None) -> ExactPosterior:
+    """Factorise Q = K + sigma^2 I (escalating jitter on failure) and solve for alpha; with ``counts`` rows at
+    each input and y their mean targets, Q = K + sigma^2 C^-1 (the same predictions as from all the rows)."""
     n = X.shape[0]
-    L, _ = cholesky(kernel.K(X) + noise * jnp.eye(n, dtype=X.dtype), name="K + noise*I (exact GP)")
+    noise_diag = noise * jnp.eye(n, dtype=X.dtype) if counts is None else jnp.diag(noise / jnp.asarray(counts))
+    L, _ = cholesky(kernel.K(X) + noise_diag, name="K + noise*I (exact GP)")
     alpha = solve_upper(L, solve_lower(L, y))
     return ExactPosterior(X=X, L=L, alpha=alpha)
 

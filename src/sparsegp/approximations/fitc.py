@@ -16,16 +16,18 @@ def fitc_from_stats(st):
     return gaussian_terms(st.S, st.v, st.yy, st.logdet_lambda, st.n)
 
 
-def fitc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float):
+def fitc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, scatter=None):
     Luu = kuu_cholesky(kernel, Z, jitter)
-    g = fitc_from_stats(fitc_stats(kernel, Z, Luu, noise, X, y, chunk=chunk))
+    g = fitc_from_stats(fitc_stats(kernel, Z, Luu, noise, X, y, chunk=chunk, counts=counts, scatter=scatter))
     return g.log_marginal, Luu, g
 
 
-def fitc_log_marginal(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
+def fitc_log_marginal(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None):
     """log N(y | 0, Q_nn + Lambda), Lambda = diag(K_nn - Q_nn) + sigma^2 I."""
-    return fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)[0]
+    return fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)[0]
 
 
-def fitc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
-    return posterior_from_terms(Z, fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter))
+def fitc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None):
+    return posterior_from_terms(
+        Z, fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)
+    )

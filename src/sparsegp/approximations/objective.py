@@ -52,16 +52,28 @@ class HostObjective:
     inducing inputs are free, ``Z`` (otherwise ``Z_fixed`` is used). ``penalty(params)`` is a
     JAX-traceable term added to the negative objective (the negative log hyper-priors).
     ``data`` replaces (X, y, chunk) by an object with BlasStats's passes, such as
-    :class:`~sparsegp.distributed.DaskStats` (the sums over the partitions of a cluster).
+    :class:`~sparsegp.distributed.DaskStats` (the sums over the partitions of a cluster); ``counts`` and
+    ``scatter`` describe rows grouped by input (:mod:`sparsegp.replicates`).
     """
 
     def __init__(
-        self, approximation: str, X=None, y=None, *, chunk: int = 0, jitter: float, penalty, Z_fixed=None, data=None
+        self,
+        approximation: str,
+        X=None,
+        y=None,
+        *,
+        chunk: int = 0,
+        jitter: float,
+        penalty,
+        Z_fixed=None,
+        data=None,
+        counts=None,
+        scatter=None,
     ):
         if approximation not in ALGEBRA:
             raise ValueError(f"unknown approximation {approximation!r}")
         self.fitc = approximation == "fitc"
-        self.data = data if data is not None else BlasStats(X, y, chunk)
+        self.data = data if data is not None else BlasStats(X, y, chunk, counts=counts, scatter=scatter)
         Z_fixed = None if Z_fixed is None else jnp.asarray(Z_fixed)
         algebra = ALGEBRA[approximation]
 

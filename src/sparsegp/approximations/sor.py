@@ -11,11 +11,11 @@ from __future__ import annotations
 from .dtc import dtc_log_marginal, dtc_posterior
 
 
-def sor_log_marginal(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
+def sor_log_marginal(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None):
     """log p(y | X, theta, sigma^2) of the RRGP (eq. 23); identical to DTC's approximate marginal."""
-    return dtc_log_marginal(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)
+    return dtc_log_marginal(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)
 
 
-def sor_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
+def sor_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None):
     """mu and Sigma of eq. 26 in factored form; predict with ``degenerate=True``."""
-    return dtc_posterior(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)
+    return dtc_posterior(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)

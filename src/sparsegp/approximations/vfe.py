@@ -14,23 +14,25 @@ def vfe_from_stats(st, noise):
     return g.log_marginal - 0.5 * (st.trK - st.trQ) / noise, g
 
 
-def vfe_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float):
+def vfe_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, scatter=None):
     Luu = kuu_cholesky(kernel, Z, jitter)
-    value, g = vfe_from_stats(whitened_stats(kernel, Z, Luu, X, y, chunk=chunk), noise)
+    value, g = vfe_from_stats(whitened_stats(kernel, Z, Luu, X, y, chunk=chunk, counts=counts, scatter=scatter), noise)
     return value, Luu, g
 
 
-def vfe_bound(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
+def vfe_bound(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None):
     """F_V(X_m) = log N(y | 0, sigma^2 I + Q_nn) - 1/(2 sigma^2) tr(K_nn - Q_nn)  (Titsias eq. 9).
 
     Q_nn = K_nm K_mm^-1 K_mn. A lower bound on log p(y) for any Z; O(n m^2), chunked.
     """
-    return vfe_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter)[0]
+    return vfe_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)[0]
 
 
-def vfe_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8):
+def vfe_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None):
     """Cache for prediction with Titsias's eq. 6 (the same predictive form as DTC)."""
-    return posterior_from_terms(Z, vfe_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter))
+    return posterior_from_terms(
+        Z, vfe_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)
+    )
 
 
 def vfe_optimal_q(kernel, post):

@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..errors import DataWarning, InputError, NotFittedError, NumericalError
 from ..kernels import Kernel, SquaredExponential
 from ..priors import LogNormal
+from ..replicates import Replicates, Rows, collapse, distinct_records, repeated_records
 from ..training import minimize
 from ..transforms import MAX_VALUE, MIN_VALUE, POSITIVE, RAW_MAX, to_positive, to_raw
 from ..validation import (
@@ -25,6 +26,7 @@ from ..validation import (
     feature_names_of,
 )
 from . import persistence
+from .calibration import LOO_Z_LEVELS, LOOCheck, warn_if_miscalibrated
 from .objectives import noise_log_prior
 
 # Weak hyper-priors used when there are fewer than two samples per free hyper-parameter (see
@@ -91,42 +93,53 @@ def params_for_scaled_inputs(params: dict, s: float) -> dict:
     return out
 
 
-def distinct_records(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Sorted indices of the first occurrence of each distinct (x, y) record."""
-    rows = np.ascontiguousarray(np.column_stack([X, y]))
-    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
-    return np.sort(np.unique(keys, return_index=True)[1])
+DUPLICATES = ("collapse", "expand", "drop")
+# Constructor parameters both regressors save in a model file (JSON values); each adds its own.
+COMMON_JSON_PARAMS = ("noise", "optimize", "n_restarts", "max_iter", "normalize_y", "min_noise", "duplicates", "verbose")
 
 
 class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
     """Common fit-time validation and predict-time rescaling for GP regressors."""
 
     # ---- fit helpers ---------------------------------------------------------
-    def _validate_training_data(self, X, y, *, min_rows: int = 2):
-        """(X, standardised y) after validation, with exact copies of a record kept once.
+    def _check_duplicates(self):
+        if self.duplicates not in DUPLICATES:
+            raise InputError(f"duplicates must be one of {DUPLICATES}, got {self.duplicates!r}")
 
-        Copies of one (x, y) record say that the noise is zero (identical targets at one input), and
-        maximising the evidence then drives the noise and the length-scales to their bounds; the
-        records are almost surely duplicated rows, so they are fitted once, with a warning.
+    def _validate_training_data(self, X, y, *, min_rows: int = 2):
+        """(X, standardised y, the rows grouped by input) after validation.
+
+        Every row is data (``duplicates`` "collapse" or "expand"): the targets are standardised over all
+        rows, and rows that share an input are grouped (:func:`~sparsegp.replicates.collapse`), which
+        the objectives use for "collapse". A row that repeats an earlier one exactly, inputs and target,
+        gets a DataWarning: copies say the targets do not vary at that input, which pulls the noise
+        estimate, and the error bars, down; with ``duplicates="drop"`` such copies are fitted once.
         """
         if y is None:
             raise InputError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        self._check_duplicates()
         names = feature_names_of(X)
         X = as_float_matrix(X, "X", min_rows=min_rows)
         y = as_float_vector(y, "y", n=X.shape[0])
-        keep = distinct_records(X, y)
-        if keep.size < X.shape[0]:
+        copies = repeated_records(X, y)
+        if copies and self.duplicates == "drop":
+            keep = distinct_records(X, y)
             warnings.warn(
-                f"{X.shape[0] - keep.size} of {X.shape[0]} training rows repeat an earlier row exactly (inputs and "
-                f"target); copies would make the noise look zero, so each record is fitted once ({keep.size} rows)",
+                f"{copies} of {X.shape[0]} training rows repeat an earlier row exactly (inputs and target); with "
+                f"duplicates='drop' each record is fitted once ({keep.size} rows)",
                 DataWarning,
                 stacklevel=3,
             )
             X, y = X[keep], y[keep]
-            if X.shape[0] < min_rows:
-                raise InputError(
-                    f"X has {X.shape[0]} distinct sample(s) after removing repeated rows; at least {min_rows} required"
-                )
+        elif copies:
+            warnings.warn(
+                f"{copies} of {X.shape[0]} training rows repeat an earlier row exactly (inputs and target). Every "
+                "row is fitted: copies of a record say that the targets do not vary at that input, which pulls the "
+                "noise estimate (and the error bars) down. If they are accidental duplicates rather than repeated "
+                "measurements, pass duplicates='drop'",
+                DataWarning,
+                stacklevel=3,
+            )
         self.n_features_in_ = X.shape[1]
         self._set_feature_names(names)
         if self.normalize_y:
@@ -138,7 +151,58 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             self.y_std_ = std if std > 0 else 1.0
         else:
             self.y_mean_, self.y_std_ = 0.0, 1.0
-        return X, (y - self.y_mean_) / self.y_std_
+        y = (y - self.y_mean_) / self.y_std_
+        groups = collapse(X, y)
+        if groups.X.shape[0] < min_rows:
+            raise InputError(
+                f"X has {groups.X.shape[0]} distinct input(s) in {X.shape[0]} rows; at least {min_rows} required"
+            )
+        return X, y, groups
+
+    def _objective_rows(self, X, y, groups: Replicates, scale: float) -> Rows:
+        """The rows the objective sums over, inputs divided by ``scale``: one weighted row per distinct
+        input with ``duplicates="collapse"`` (when some input repeats), every row otherwise."""
+        if self.duplicates == "collapse" and groups.repeated:
+            return Rows(groups.X / scale, groups.y, groups.counts, groups.scatter)
+        return Rows(X / scale, y)
+
+    # ---- the leave-one-out check --------------------------------------------------
+    def _set_loo(self, check: LOOCheck | None, warn: bool = True):
+        """``loo_*`` from a :class:`~.calibration.LOOCheck` (None: not computed), and the CalibrationWarning."""
+        self._loo_check = check
+        if check is None:
+            self.loo_log_predictive_ = self.loo_coverage_ = self.loo_z_ = self.loo_rows_ = None
+            return
+        self.loo_log_predictive_ = check.log_predictive
+        self.loo_coverage_ = check.coverage
+        self.loo_z_ = np.asarray(check.z_quantiles)
+        self.loo_rows_ = check.rows
+        if warn:
+            warn_if_miscalibrated(check, type(self).__name__, stacklevel=4)
+
+    def _loo_state(self):
+        check = self._loo_check
+        if check is None:
+            return None
+        return {k: [float(q) for q in v] if k == "z_quantiles" else v for k, v in check._asdict().items()}
+
+    def _restore_loo(self, meta):
+        """``loo_*`` from a model file (absent in files written before the check existed)."""
+        loo = meta.get("loo")
+        if loo is None:
+            return self._set_loo(None)
+        if not isinstance(loo, dict) or set(loo) != set(LOOCheck._fields):
+            raise persistence.ModelFileError(f"metadata field 'loo' must be null or hold {', '.join(LOOCheck._fields)}")
+        z = loo["z_quantiles"]
+        if not (isinstance(z, list) and len(z) == len(LOO_Z_LEVELS) and all(isinstance(q, (int, float)) for q in z)):
+            raise persistence.ModelFileError(f"metadata 'loo' entry 'z_quantiles' must be {len(LOO_Z_LEVELS)} numbers")
+        req = persistence.require
+        values = {k: req(loo, k, float, where="'loo'") for k in ("log_predictive", "coverage", "snlp", "z_rms")}
+        rows = req(loo, "rows", int, where="'loo'")
+        finite = np.all(np.isfinite([*values.values(), *z]))
+        if not (finite and 0 <= values["coverage"] <= 1 and values["z_rms"] >= 0 and rows >= 1 and z == sorted(z)):
+            raise persistence.ModelFileError("metadata field 'loo' holds out-of-range values")
+        self._set_loo(LOOCheck(z_quantiles=np.asarray(z, dtype=float), rows=rows, **values), warn=False)
 
     def _initial_kernel(self, X: np.ndarray, s: float) -> Kernel:
         """The starting kernel for the inputs X / s (see :func:`input_scale`)."""
@@ -195,7 +259,9 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
                 upper[key] = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), jnp.inf), leaf)
         return lower, upper
 
-    def _fit_hyperparameters(self, objective, params, mask, args, desc, value_and_grad=None, scale=1.0, max_iter=None):
+    def _fit_hyperparameters(
+        self, objective, params, mask, args, desc, *, n_samples, value_and_grad=None, scale=1.0, max_iter=None
+    ):
         """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'raw_noise').
 
         ``objective``: an :class:`~.objectives.ExactNegative` or :class:`~.objectives.SparseNegative`,
@@ -203,7 +269,8 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
 
         Kernel hyper-parameters are boxed to [1e-12, 1e12], the noise variance to [min_noise, 1e12];
         any other entry (free inducing inputs) is unbounded. ``params`` are for the inputs divided by
-        ``scale``; the user's ``callback`` sees them in the inputs' own units. Sets
+        ``scale``; the user's ``callback`` sees them in the inputs' own units; ``n_samples`` (the training
+        rows) sets the tiny-data rule of :meth:`_few_samples`. Sets
         ``optimizer_report_`` and ``n_iter_``; warns (ConvergenceWarning) when the optimiser stopped
         short of convergence or a hyper-parameter ended at a bound. ``max_iter`` overrides the
         estimator's for a stage of a planned length (no restarts, and stopping at it is no warning).
@@ -220,7 +287,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             def callback(iteration, value, p, user=self.callback):
                 return user(iteration, value, params_for_scaled_inputs(p, 1.0 / scale))
 
-        self._few_samples(mask, n_samples=int(np.shape(args[-1])[0]))
+        self._few_samples(mask, n_samples=int(n_samples))
         lower, upper = self._raw_bounds(params)
         params, report = minimize(
             replace(objective, noise_prior=self._noise_prior_fit),
@@ -325,7 +392,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         Returns the value, or ``(value, gradient)`` with ``eval_gradient=True``.
         """
         self._check_fitted()
-        X, y = self._objective_data(X, y)
+        data = self._objective_data(X, y)
         leaves, treedef = jax.tree_util.tree_flatten(self.kernel_)
         logged = [t is POSITIVE for t in self.kernel_.transforms().values()]  # in leaf order
         sizes = [int(np.size(leaf)) for leaf in leaves]
@@ -347,7 +414,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
                 v = values[start : start + size].reshape(shape)
                 raws.append(v + jnp.log(-jnp.expm1(-v)) if log else v)  # the inverse softplus, traceable
                 start += size
-            return self._log_objective(jax.tree_util.tree_unflatten(treedef, raws), values[-1], X, y)
+            return self._log_objective(jax.tree_util.tree_unflatten(treedef, raws), values[-1], data)
 
         if not eval_gradient:
             return float(objective(jnp.asarray(theta)))
@@ -416,6 +483,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             "y_std": float(self.y_std_),
             "n_features_in": int(self.n_features_in_),
             "feature_names": self._feature_names_state(),
+            "loo": self._loo_state(),
         }
 
     @classmethod
@@ -433,6 +501,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         if model.n_features_in_ < 1:
             raise persistence.ModelFileError("metadata field 'n_features_in' must be >= 1")
         model._restore_feature_names(meta)
+        model._restore_loo(meta)
         try:
             model.kernel_.check_input_dim(model.n_features_in_)
         except InputError as exc:

@@ -8,8 +8,11 @@ variance and differential entropy over all candidates run on the partitions
 ``SAMPLE_ROWS`` rows); every objective and gradient is
 :class:`~sparsegp.approximations.objective.HostObjective` over :class:`~sparsegp.distributed.DaskStats`;
 the posterior is one more pass. With ``subset`` the first stage fetches that many random rows and fits
-them on the driver, exactly as the in-memory fit does, before the refinement on the workers. Not available on dask arrays: re-selection schedules, the augmented and
-Nyström predictions (they keep the training data), and the removal of repeated rows.
+them on the driver, exactly as the in-memory fit does, before the refinement on the workers. Every row is
+data; with ``duplicates="collapse"`` each partition sums over one weighted row per distinct input of its
+own rows (exactly the sums of all its rows). The leave-one-out check scores ``LOO_ROWS`` rows fetched at
+random. Not available on dask arrays: re-selection schedules, the augmented and Nyström predictions (they
+keep the training data), and ``duplicates="drop"`` (it needs every row at once).
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ from ..approximations.objective import HostObjective
 from ..distributed import DaskStats, _client
 from ..errors import InputError, NumericalError
 from ..linalg import MAX_JITTER
+from ..replicates import collapse
 from ..selection import KMeans, Selector
 from ..selection.dask_select import runs_on_partitions, select_dask
 from ..stats import chunk_size_for
 from ..transforms import to_positive
 from ..validation import as_float_matrix
 from .base import params_for_scaled_inputs, scale_from_variances
+from .calibration import loo_sample, summarise
 
 SAMPLE_ROWS = 20_000  # rows fetched to the driver for a greedy selection or k-means start
 
@@ -78,6 +83,11 @@ def fit_dask(model, X, y):
             f"prediction={model.prediction!r} keeps the training data in memory: use "
             "prediction='standard' with dask arrays"
         )
+    if model.duplicates == "drop":
+        raise InputError(
+            "duplicates='drop' is not available on dask arrays (it compares every row with every other): remove "
+            "the copies first (dask.dataframe's drop_duplicates), or keep every row (duplicates='collapse')"
+        )
     client = _client()
     X, y = _arrays(model, X, y)
     n, D = X.shape
@@ -97,28 +107,35 @@ def fit_dask(model, X, y):
     model.selection_ = None
     Z0, idx, rows = _initial_inducing(model, X, y, s, kernel, noise, rng)
     model._chunk = chunk_size_for(max(X.chunks[0]), Z0.shape[0], model.chunk_size)
-    data = DaskStats(X / s, (y - model.y_mean_) / model.y_std_, model._chunk, client)
+    yn = (y - model.y_mean_) / model.y_std_
+    data = DaskStats(X / s, yn, model._chunk, client, grouped=model.duplicates == "collapse")
     try:
         params, mask = model._trainable(kernel, noise, Z0)
         Z_fixed = None if model._learns[1] else Z0
 
         def full():
-            return (y,), HostObjective(
-                model.approximation, data=data, jitter=float(model.jitter), penalty=model._penalty, Z_fixed=Z_fixed
+            return (
+                (),
+                HostObjective(
+                    model.approximation, data=data, jitter=float(model.jitter), penalty=model._penalty, Z_fixed=Z_fixed
+                ),
+                n,
             )
 
         model.rounds_ = model.stages_ = None
         sub = model._subset_rows(n, rng)
         if sub is not None:  # the subset stage on the driver, as the in-memory fit runs it
-            Xsub, ysub = (a.compute() for a in (X[sub] / s, (y[sub] - model.y_mean_) / model.y_std_))
-            params = model._fit_subset_then_all(params, mask, Xsub, ysub, Z0, full, s)
+            Xsub, ysub = (a.compute() for a in (X[sub], (y[sub] - model.y_mean_) / model.y_std_))
+            rows = model._objective_rows(Xsub, ysub, collapse(Xsub, ysub), s)
+            params = model._fit_subset_then_all(params, mask, rows, Z0, full, s)
         else:
             params = model._fit_hyperparameters(
                 model._objective(),
                 params,
                 mask,
-                (y,),
+                (),
                 f"SparseGP ({model.approximation}) fit on dask arrays",
+                n_samples=n,
                 value_and_grad=full()[1],
                 scale=s,
             )
@@ -138,7 +155,21 @@ def fit_dask(model, X, y):
     model.objective_ = value
     model.posterior_ = make_posterior(jnp.asarray(model.Z_), Luu, terms.LB, terms.c)
     model.train_cache_ = None
+    _check_calibration(model, X, y)
     return model
+
+
+def _check_calibration(model, X, y):
+    """The leave-one-out check of the in-memory fit (:meth:`SparseGPRegressor._check_calibration`) on
+    ``LOO_ROWS`` rows fetched at random (all of them when there are no more)."""
+    import dask
+
+    rows = loo_sample(X.shape[0])
+    Xr, yr, y_mean, y_var = dask.compute(X[rows], y[rows], y.mean(), y.var())
+    yn = (np.asarray(yr) - model.y_mean_) / model.y_std_
+    y_mean, y_var = (float(y_mean) - model.y_mean_) / model.y_std_, float(y_var) / model.y_std_**2
+    mean, var = model._loo(np.asarray(Xr), yn)
+    model._set_loo(summarise(yn, mean, var, y_mean=y_mean, y_var=y_var, y_std=model.y_std_))
 
 
 def _posterior_terms(model, data, params):

@@ -6,10 +6,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..approximations.exact import exact_log_marginal, exact_posterior, exact_predict
+from ..approximations.loo import exact_loo
 from ..errors import InputError
+from ..replicates import Rows
 from ..transforms import to_positive, to_raw
 from . import persistence
-from .base import GPRegressorBase, input_scale
+from .base import COMMON_JSON_PARAMS, GPRegressorBase, input_scale
+from .calibration import loo_sample, summarise
 from .objectives import ExactNegative
 
 
@@ -43,6 +46,12 @@ class ExactGPRegressor(GPRegressorBase):
         gets weak priors about its start (a ``DataWarning`` says so).
     min_noise : float
         Lower bound on the noise variance during optimisation.
+    duplicates : {"collapse", "expand", "drop"}
+        Rows that share an input. "collapse" (the default) fits every row and computes with one row
+        per distinct input (its count, mean target and within-input sum of squares give exactly the
+        likelihood, gradient and predictions of all the rows, at the cost of the distinct inputs);
+        "expand" fits every row as a row of its own (the same model, slower; for checks); "drop" fits
+        exact copies of a record (inputs and target) once.
     random_state : int, Generator or None
         Seed for restarts.
     verbose : bool
@@ -55,10 +64,17 @@ class ExactGPRegressor(GPRegressorBase):
     kernel_, noise_ : fitted hyper-parameters (noise on the normalised scale).
     log_marginal_likelihood_ : log p(y | X) at the fitted hyper-parameters (normalised targets).
     optimizer_report_ : :class:`~sparsegp.training.OptimizeReport`.
-    X_train_, alpha_ : cached for prediction.
+    X_train_, y_train_, alpha_ : cached for prediction: the training inputs and (normalised) targets, or with
+        ``duplicates="collapse"`` and repeated inputs, the distinct inputs and their mean targets.
+    train_counts_, train_scatter_ : rows at each of ``X_train_`` and their targets' within-input sum of
+        squares (ones and zeros when each row is its own).
+    loo_log_predictive_, loo_coverage_, loo_z_, loo_rows_ : the leave-one-out check of the error bars
+        (:mod:`sparsegp.estimators.calibration`): mean log density per training row (the targets' units),
+        the share within 2 sd, the quantiles of z = (y - mean) / sd at probabilities
+        ``calibration.LOO_Z_LEVELS``, and how many rows were scored.
     """
 
-    _json_params = ("noise", "optimize", "n_restarts", "max_iter", "normalize_y", "min_noise", "verbose")
+    _json_params = COMMON_JSON_PARAMS
 
     def __init__(
         self,
@@ -71,6 +87,7 @@ class ExactGPRegressor(GPRegressorBase):
         normalize_y=True,
         noise_prior=None,
         min_noise=1e-6,
+        duplicates="collapse",
         random_state=None,
         verbose=False,
         callback=None,
@@ -83,41 +100,66 @@ class ExactGPRegressor(GPRegressorBase):
         self.normalize_y = normalize_y
         self.noise_prior = noise_prior
         self.min_noise = min_noise
+        self.duplicates = duplicates
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
 
     def fit(self, X, y):
         """Fit hyper-parameters (if ``optimize``) and cache the posterior. Returns self."""
-        X, y = self._validate_training_data(X, y)
+        X, y, groups = self._validate_training_data(X, y)
         s = input_scale(X)
         kernel = self._initial_kernel(X, s)
         noise = self._initial_noise()
         params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
         mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
+        rows = self._objective_rows(X, y, groups, s)
         params = self._fit_hyperparameters(
-            ExactNegative(), params, mask, (jnp.asarray(X / s), jnp.asarray(y)), "ExactGP fit", scale=s
+            ExactNegative(), params, mask, rows.jax_args(), "ExactGP fit", n_samples=X.shape[0], scale=s
         )
         self.kernel_ = params["kernel"].for_scaled_inputs(1.0 / s)
         self.noise_ = float(to_positive(params["raw_noise"]))
-        Xj, yj = jnp.asarray(X), jnp.asarray(y)
-        self.log_marginal_likelihood_ = float(exact_log_marginal(self.kernel_, self.noise_, Xj, yj))
-        self._cache(X, y)
+        self._cache(self._objective_rows(X, y, groups, 1.0))
+        self._check_calibration(X, y)
         return self
+
+    def _check_calibration(self, X, y):
+        """The leave-one-out figures ``loo_*`` of the training rows (X, normalised y), and a CalibrationWarning
+        when they say the error bars are far from honest."""
+        rows = loo_sample(X.shape[0])
+        mean, var = self._loo(X[rows], y[rows])
+        self._set_loo(
+            summarise(y[rows], mean, var, y_mean=float(np.mean(y)), y_var=float(np.var(y)), y_std=self.y_std_)
+        )
+
+    def _loo(self, X, y):
+        """Leave-one-out (mean, variance) of training rows (X, normalised y), on the normalised scale."""
+        return exact_loo(self.kernel_, self.posterior_, self.noise_, jnp.asarray(X), jnp.asarray(y))
 
     def _objective_data(self, X, y):
         if X is not None or y is not None:
             raise InputError("ExactGPRegressor.log_marginal_likelihood uses its own training data; do not pass X, y")
-        return jnp.asarray(self.X_train_), jnp.asarray(self.y_train_)
+        return self._rows
 
-    def _log_objective(self, kernel, noise, X, y):
-        return exact_log_marginal(kernel, noise, X, y)
+    def _log_objective(self, kernel, noise, rows):
+        return exact_log_marginal(kernel, noise, *rows.jax_args()[:2], **self._weights(rows))
 
-    def _cache(self, X, y):
-        post = exact_posterior(self.kernel_, self.noise_, jnp.asarray(X), jnp.asarray(y))
+    @staticmethod
+    def _weights(rows):
+        return {} if rows.counts is None else {k: jnp.asarray(v) for k, v in rows.weights().items()}
+
+    def _cache(self, rows):
+        """The prediction cache and ``log_marginal_likelihood_`` from the training rows (user-unit inputs)."""
+        weights = self._weights(rows)
+        Xj, yj = jnp.asarray(rows.X), jnp.asarray(rows.y)
+        self.log_marginal_likelihood_ = float(exact_log_marginal(self.kernel_, self.noise_, Xj, yj, **weights))
+        post = exact_posterior(self.kernel_, self.noise_, Xj, yj, counts=weights.get("counts"))
+        self._rows = rows
         self.posterior_ = post
-        self.X_train_ = X
-        self.y_train_ = y
+        self.X_train_ = rows.X
+        self.y_train_ = rows.y
+        self.train_counts_ = np.ones(rows.X.shape[0]) if rows.counts is None else rows.counts
+        self.train_scatter_ = np.zeros(rows.X.shape[0]) if rows.scatter is None else rows.scatter
         self.alpha_ = np.asarray(post.alpha)
 
     def predict(self, X, return_std=False, return_cov=False, include_noise=True):
@@ -138,17 +180,25 @@ class ExactGPRegressor(GPRegressorBase):
 
     # ---- persistence ---------------------------------------------------------
     def _get_state(self):
-        return self._base_state(), {"X_train": self.X_train_, "y_train": self.y_train_}
+        arrays = {"X_train": self.X_train_, "y_train": self.y_train_}
+        if self._rows.counts is not None:
+            arrays.update(train_counts=self.train_counts_, train_scatter=self.train_scatter_)
+        return self._base_state(), arrays
 
     @classmethod
     def _from_state(cls, meta, arrays):
         model = cls._restore_base(meta)
         X = persistence.require_array(arrays, "X_train", ndim=2, shape=(None, model.n_features_in_))
         y = persistence.require_array(arrays, "y_train", ndim=1, shape=(X.shape[0],))
+        counts = scatter = None
+        if "train_counts" in arrays or "train_scatter" in arrays:
+            counts = persistence.require_array(arrays, "train_counts", ndim=1, shape=(X.shape[0],))
+            scatter = persistence.require_array(arrays, "train_scatter", ndim=1, shape=(X.shape[0],))
+            if np.any(counts < 1) or np.any(counts != np.round(counts)) or np.any(scatter < 0):
+                raise persistence.ModelFileError(
+                    "arrays 'train_counts' / 'train_scatter' must hold counts >= 1 and sums of squares >= 0"
+                )
         model.optimizer_report_ = None
         model.n_iter_ = 0
-        model.log_marginal_likelihood_ = float(
-            exact_log_marginal(model.kernel_, model.noise_, jnp.asarray(X), jnp.asarray(y))
-        )
-        model._cache(X, y)
+        model._cache(Rows(X, y, counts, scatter))
         return model

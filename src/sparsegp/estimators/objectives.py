@@ -24,22 +24,25 @@ def noise_log_prior(prior, raw_noise):
 
 @dataclass(frozen=True)
 class ExactNegative:
-    """-log p(y | X, theta) (RW eq. 2.30) minus the log hyper-priors; ``(params, X, y) -> scalar``."""
+    """-log p(y | X, theta) (RW eq. 2.30) minus the log hyper-priors; ``(params, X, y[, counts, scatter]) ->
+    scalar``, with ``counts`` and ``scatter`` for rows grouped by input (:mod:`sparsegp.replicates`)."""
 
     noise_prior: Any = None
 
-    def __call__(self, params, X, y):
+    def __call__(self, params, X, y, counts=None, scatter=None):
         kernel, raw_noise = params["kernel"], params["raw_noise"]
-        nlml = -exact_log_marginal(kernel, to_positive(raw_noise), X, y)
+        nlml = -exact_log_marginal(kernel, to_positive(raw_noise), X, y, counts=counts, scatter=scatter)
         return nlml - kernel.log_prior() - noise_log_prior(self.noise_prior, raw_noise)
 
 
 @dataclass(frozen=True)
 class SparseNegative:
-    """Minus a sparse approximation's objective, minus the log hyper-priors; ``(params, Z_fixed, X, y) -> scalar``.
+    """Minus a sparse approximation's objective, minus the log hyper-priors; ``(params, Z_fixed, X, y[, counts,
+    scatter]) -> scalar``.
 
-    ``objective(kernel, Z, noise, X, y, *, chunk, jitter)`` is the approximation's (``vfe_bound``,
-    ``dtc_log_marginal``, ...); ``params["Z"]`` when the inducing inputs are free, ``Z_fixed`` otherwise.
+    ``objective(kernel, Z, noise, X, y, *, chunk, jitter, counts, scatter)`` is the approximation's
+    (``vfe_bound``, ``dtc_log_marginal``, ...); ``params["Z"]`` when the inducing inputs are free, ``Z_fixed``
+    otherwise; ``counts`` and ``scatter`` for rows grouped by input (:mod:`sparsegp.replicates`).
     """
 
     objective: Callable
@@ -47,10 +50,20 @@ class SparseNegative:
     jitter: float
     noise_prior: Any = None
 
-    def __call__(self, params, Z_fixed, X, y):
+    def __call__(self, params, Z_fixed, X, y, counts=None, scatter=None):
         kernel, raw_noise = params["kernel"], params["raw_noise"]
         Z = params["Z"] if "Z" in params else Z_fixed
-        value = self.objective(kernel, Z, to_positive(raw_noise), X, y, chunk=self.chunk, jitter=self.jitter)
+        value = self.objective(
+            kernel,
+            Z,
+            to_positive(raw_noise),
+            X,
+            y,
+            chunk=self.chunk,
+            jitter=self.jitter,
+            counts=counts,
+            scatter=scatter,
+        )
         return -value - kernel.log_prior() - noise_log_prior(self.noise_prior, raw_noise)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import ModelFileError
 
 FORMAT = "sparsegp-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 _ESTIMATORS: dict[str, type] = {}
 
 
@@ -126,9 +126,28 @@ def _read_archive(path: str) -> dict:
                     ) from None
     except ModelFileError:
         raise
-    except Exception as exc:  # noqa: BLE001 - the zip directory itself is damaged
-        raise ModelFileError(f"{path!r} is not a readable .npz archive ({type(exc).__name__}: {exc})") from None
+    except Exception as exc:  # noqa: BLE001 - the archive as a whole cannot be opened
+        damaged = _damaged_member(path)
+        if damaged is not None:
+            raise ModelFileError(f"{path!r}: member {damaged[0]!r} is damaged ({damaged[1]})") from None
+        # NumPy reads a file that does not start like a zip archive as a pickle: say what is wrong instead
+        reason = "its first bytes are not an archive header" if "pickle" in str(exc) else f"{type(exc).__name__}: {exc}"
+        raise ModelFileError(f"{path!r} is not a readable .npz archive ({reason})") from None
     return arrays
+
+
+def _damaged_member(path: str):
+    """(name, what is wrong) of the first member of a zip archive that cannot be read back intact, or None."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                try:
+                    zf.read(info.filename)
+                except Exception as exc:  # noqa: BLE001 - a bad local header, CRC or compressed stream
+                    return info.filename, f"{type(exc).__name__}: {exc}"
+    except Exception:  # noqa: BLE001 - the central directory itself is unreadable
+        return None
+    return None
 
 
 def load_model(path):

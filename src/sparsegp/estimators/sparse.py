@@ -12,19 +12,22 @@ from ..approximations.augmented import TrainingCache, full_data_predict, trainin
 from ..approximations.common import SparsePosterior, make_posterior, sparse_predict
 from ..approximations.dtc import dtc_log_marginal, dtc_posterior
 from ..approximations.fitc import fitc_log_marginal, fitc_posterior
+from ..approximations.loo import sparse_loo
 from ..approximations.objective import HostObjective
 from ..approximations.sor import sor_log_marginal, sor_posterior
 from ..approximations.vfe import vfe_bound, vfe_posterior
 from ..distributed import is_dask_collection
 from ..errors import InputError, ModelFileError, NumericalError
 from ..linalg import MAX_JITTER, jitter_ladder
+from ..replicates import Rows, collapse, distinct_records
 from ..selection import KMeans, Selector
 from ..stats import chunk_size_for
 from ..training import alternate, minimize_reselecting
 from ..transforms import to_positive, to_raw
 from ..validation import as_float_matrix, as_float_vector, check_int, check_positive
 from . import persistence
-from .base import GPRegressorBase, input_scale, params_for_scaled_inputs
+from .base import COMMON_JSON_PARAMS, GPRegressorBase, input_scale, params_for_scaled_inputs
+from .calibration import loo_sample, summarise
 from .objectives import SparseNegative
 
 APPROXIMATIONS = {
@@ -98,6 +101,11 @@ class SparseGPRegressor(GPRegressorBase):
         False: nothing; everything as given.
     noise, n_restarts, max_iter, normalize_y, noise_prior, min_noise,
     random_state, verbose, callback : as in :class:`ExactGPRegressor`.
+    duplicates : {"collapse", "expand", "drop"}
+        Rows that share an input. "collapse" (the default) fits every row and sums over one weighted row
+        per distinct input (its count, mean target and within-input sum of squares give exactly the
+        objective, gradient and posterior of all the rows); "expand" fits every row as a row of its own
+        (the same model, slower; for checks); "drop" fits exact copies of a record (inputs and target) once.
     jitter : float
         Relative jitter added to K_uu (times its mean diagonal).
     chunk_size : int or None
@@ -112,21 +120,17 @@ class SparseGPRegressor(GPRegressorBase):
     rounds_ : with ``reselect`` "alternate" / "em", one record per round (size, objective after the
         selection step and after the hyper-parameter step).
     objective_ : final value of the approximation's objective (log marginal likelihood or bound).
+    loo_log_predictive_, loo_coverage_, loo_z_, loo_rows_ : the leave-one-out check of the error bars, as in
+        :class:`ExactGPRegressor`, of the approximation's own predictive.
     optimizer_report_, n_iter_, posterior_.
     """
 
     _json_params = (
+        *COMMON_JSON_PARAMS,
         "approximation",
         "prediction",
-        "noise",
-        "optimize",
-        "n_restarts",
-        "max_iter",
-        "normalize_y",
-        "min_noise",
         "jitter",
         "chunk_size",
-        "verbose",
         "reselect",
         "n_rounds",
         "subset",
@@ -147,6 +151,7 @@ class SparseGPRegressor(GPRegressorBase):
         normalize_y=True,
         noise_prior=None,
         min_noise=1e-6,
+        duplicates="collapse",
         jitter=1e-8,
         chunk_size=None,
         reselect=None,
@@ -168,6 +173,7 @@ class SparseGPRegressor(GPRegressorBase):
         self.normalize_y = normalize_y
         self.noise_prior = noise_prior
         self.min_noise = min_noise
+        self.duplicates = duplicates
         self.jitter = jitter
         self.chunk_size = chunk_size
         self.reselect = reselect
@@ -190,6 +196,7 @@ class SparseGPRegressor(GPRegressorBase):
                 "use approximation 'sor', 'dtc' or 'vfe' with it"
             )
         check_positive(self.jitter, "jitter")
+        self._check_duplicates()
         if self.chunk_size is not None:
             check_int(self.chunk_size, "chunk_size", minimum=1)
         if self.reselect not in RESELECT:
@@ -235,8 +242,11 @@ class SparseGPRegressor(GPRegressorBase):
                 )
             check_int(self.n_rounds, "n_rounds", minimum=1)
 
-    def _initial_inducing(self, X, rng, y=None, kernel=None, noise=None, scale=1.0):
-        """Initial inducing inputs for the (scaled) inputs X, and their training-row indices if rows."""
+    def _initial_inducing(self, X, rng, y=None, kernel=None, noise=None, scale=1.0, first=None):
+        """Initial inducing inputs for the (scaled) inputs X, and their training-row indices if rows.
+
+        ``first``: the first row of each distinct input (:class:`~sparsegp.replicates.Replicates`), from
+        which an int m draws; None when every row's input is distinct."""
         ind = self.inducing
         self.selection_ = None
         if isinstance(ind, Selector):
@@ -248,23 +258,28 @@ class SparseGPRegressor(GPRegressorBase):
             return X[sel.indices], sel.indices.copy()
         if isinstance(ind, KMeans):
             return ind.centres(X, random_state=int(rng.integers(2**31))), None
-        idx = self._inducing_rows(X.shape[0], rng)
+        idx = self._inducing_rows(X.shape[0], rng, first)
         if idx is not None:
             return X[idx], idx
         Z = as_float_matrix(ind, "inducing", n_features=X.shape[1], owner="the training data")
         return Z / scale, None
 
-    def _inducing_rows(self, n: int, rng):
-        """Training-row indices named by ``inducing`` (an int m: m distinct rows drawn at random;
-        an integer array: those rows, the papers' active set), or None for given inducing inputs."""
+    def _inducing_rows(self, n: int, rng, first=None):
+        """Training-row indices named by ``inducing`` (an int m: the first rows of m distinct inputs drawn
+        at random, ``first`` holding each distinct input's first row when some repeat; an integer array:
+        those rows, the papers' active set), or None for given inducing inputs."""
         ind = self.inducing
         if isinstance(ind, (int, np.integer)) and not isinstance(ind, bool):
             m = int(ind)
             if m < 1:
                 raise InputError(f"inducing={m}: at least one inducing point is required")
+            if first is not None:
+                return first[self._inducing_rows(first.size, rng)]
             if m > n:
                 warnings.warn(
-                    f"inducing={m} exceeds n_samples={n}; using all {n} training inputs", UserWarning, stacklevel=4
+                    f"inducing={m} exceeds the {n} distinct training inputs; using all of them",
+                    UserWarning,
+                    stacklevel=4,
                 )
                 m = n
             return np.sort(rng.choice(n, size=m, replace=False))
@@ -283,7 +298,7 @@ class SparseGPRegressor(GPRegressorBase):
         objective_fn = APPROXIMATIONS[self.approximation][0]
         return SparseNegative(objective_fn, self._chunk, float(self.jitter), self._fit_noise_prior())
 
-    def _host_objective(self, X, y, Z_fixed=None):
+    def _host_objective(self, rows: Rows, Z_fixed=None):
         """FITC's objective with the sums on the host on a CPU backend; None otherwise (the JAX program).
 
         FITC's hand-written backward pass (:mod:`sparsegp.stats_blas`) beats differentiating its scan;
@@ -293,12 +308,13 @@ class SparseGPRegressor(GPRegressorBase):
             return None
         return HostObjective(
             self.approximation,
-            X,
-            y,
+            rows.X,
+            rows.y,
             chunk=self._chunk,
             jitter=float(self.jitter),
             penalty=self._penalty,
             Z_fixed=Z_fixed,
+            **rows.weights(),
         )
 
     def _penalty(self, params):
@@ -317,15 +333,17 @@ class SparseGPRegressor(GPRegressorBase):
             from .dask_fit import fit_dask
 
             return fit_dask(self, X, y)
-        X, y = self._validate_training_data(X, y)
+        X, y, groups = self._validate_training_data(X, y)
         s = input_scale(X)
         Xs = X / s  # fit in units where the inputs have unit spread
         kernel = self._initial_kernel(X, s)
         noise = self._initial_noise()
         rng = np.random.default_rng(self.random_state)
-        Z0, idx = self._initial_inducing(Xs, rng, y, kernel, noise, scale=s)
-        self._chunk = chunk_size_for(X.shape[0], Z0.shape[0], self.chunk_size)
-        Xj, yj, Zj = jnp.asarray(Xs), jnp.asarray(y), jnp.asarray(Z0)
+        first = groups.first if groups.repeated else None
+        Z0, idx = self._initial_inducing(Xs, rng, y, kernel, noise, scale=s, first=first)
+        rows = self._objective_rows(X, y, groups, s)
+        self._chunk = chunk_size_for(rows.X.shape[0], Z0.shape[0], self.chunk_size)
+        Zj = jnp.asarray(Z0)
         params, mask = self._trainable(kernel, noise, Zj)
         Z_fixed = None if self._learns[1] else Z0
         self.rounds_ = self.stages_ = None
@@ -333,24 +351,26 @@ class SparseGPRegressor(GPRegressorBase):
         if sub is not None:
 
             def full():  # the objective on all rows, as the ordinary fit evaluates it
-                return (Zj, Xj, yj), self._host_objective(Xs, y, Z_fixed)
+                return (Zj, *rows.jax_args()), self._host_objective(rows, Z_fixed), rows.n_records
 
-            params = self._fit_subset_then_all(params, mask, Xs[sub], y[sub], Z0, full, s)
+            sub_rows = self._objective_rows(X[sub], y[sub], collapse(X[sub], y[sub]), s)
+            params = self._fit_subset_then_all(params, mask, sub_rows, Z0, full, s)
         elif self.reselect is None:
             params = self._fit_hyperparameters(
                 self._objective(),
                 params,
                 mask,
-                (Zj, Xj, yj),
+                (Zj, *rows.jax_args()),
                 f"SparseGP ({self.approximation}) fit",
-                value_and_grad=self._host_objective(Xs, y, Z_fixed),
+                n_samples=X.shape[0],
+                value_and_grad=self._host_objective(rows, Z_fixed),
                 scale=s,
             )
         elif self.reselect == "interleaved":
-            params, idx = self._fit_interleaved(params, mask, Xs, y, Xj, yj, idx, rng)
+            params, idx = self._fit_interleaved(params, mask, Xs, y, rows, idx, rng)
             Zj = jnp.asarray(Xs[idx])
         else:
-            params, idx = self._fit_rounds(params, mask, Xs, y, Xj, yj, idx, rng, s)
+            params, idx = self._fit_rounds(params, mask, Xs, y, rows, idx, rng, s)
             Zj = jnp.asarray(Xs[idx])
         params = params_for_scaled_inputs(dict(params, Z=params.get("Z", Zj)), 1.0 / s)
         self.kernel_ = params["kernel"]
@@ -359,15 +379,46 @@ class SparseGPRegressor(GPRegressorBase):
         if idx is not None and Z_fixed is not None:
             self.Z_ = X[idx]  # the training rows themselves, not a round trip through X / s
         self.inducing_indices_ = idx
-        Xj = jnp.asarray(X)
         _, posterior_fn, _, name = APPROXIMATIONS[self.approximation]
         self.objective_name_ = name
-        self.objective_ = self._value(self.kernel_, self.noise_, self.Z_, Xj, yj)
-        self.posterior_ = self._posterior_with_jitter(posterior_fn, Xj, yj)
+        user_rows = self._objective_rows(X, y, groups, 1.0)
+        self.objective_ = self._value(self.kernel_, self.noise_, self.Z_, user_rows)
+        self.posterior_ = self._posterior_with_jitter(posterior_fn, user_rows)
         self.train_cache_ = None
         if self.prediction != "standard":
-            self.train_cache_ = training_cache(self.kernel_, self.posterior_, self.noise_, Xj, yj, self._chunk)
+            self.train_cache_ = training_cache(
+                self.kernel_,
+                self.posterior_,
+                self.noise_,
+                jnp.asarray(user_rows.X),
+                jnp.asarray(user_rows.y),
+                self._chunk,
+                counts=user_rows.counts,
+            )
+        self._check_calibration(X, y)
         return self
+
+    def _check_calibration(self, X, y):
+        """The leave-one-out figures ``loo_*`` of the training rows (X, normalised y) under the fitted
+        approximation's own predictive (DTC's for the augmented and Nyström predictions), and a
+        CalibrationWarning when they say the error bars are far from honest."""
+        rows = loo_sample(X.shape[0])
+        mean, var = self._loo(X[rows], y[rows])
+        self._set_loo(
+            summarise(y[rows], mean, var, y_mean=float(np.mean(y)), y_var=float(np.var(y)), y_std=self.y_std_)
+        )
+
+    def _loo(self, X, y):
+        """Leave-one-out (mean, variance) of training rows (X, normalised y), on the normalised scale."""
+        return sparse_loo(
+            self.kernel_,
+            self.posterior_,
+            self.noise_,
+            jnp.asarray(X),
+            jnp.asarray(y),
+            fitc=self.approximation == "fitc",
+            degenerate=APPROXIMATIONS[self.approximation][2] and self.prediction == "standard",
+        )
 
     # ---- the large-n strategy --------------------------------------------------------------
     def _subset_rows(self, n, rng):
@@ -376,50 +427,57 @@ class SparseGPRegressor(GPRegressorBase):
             return None
         return np.sort(rng.choice(n, size=int(self.subset), replace=False))
 
-    def _fit_subset_then_all(self, params, mask, Xsub, ysub, Z0, full, scale):
-        """``max_iter`` iterations on the subset (Xsub, ysub), then ``refine_iter`` on all rows.
+    def _fit_subset_then_all(self, params, mask, sub: Rows, Z0, full, scale):
+        """``max_iter`` iterations on the subset's rows ``sub``, then ``refine_iter`` on all rows.
 
-        ``full()`` returns the all-rows objective as ``(args, value_and_grad)`` for
+        ``full()`` returns the all-rows objective as ``(args, value_and_grad, rows)`` for
         :meth:`_fit_hyperparameters`: the JAX program's arguments, or a host evaluation over the rows in
-        memory or on a Dask cluster. Sets ``stages_``.
+        memory or on a Dask cluster, and the number of training rows. Sets ``stages_``.
         """
-        chunk, self._chunk = self._chunk, chunk_size_for(Xsub.shape[0], Z0.shape[0], self.chunk_size)
+        chunk, self._chunk = self._chunk, chunk_size_for(sub.X.shape[0], Z0.shape[0], self.chunk_size)
         Z_fixed = None if self._learns[1] else Z0
         try:
             params = self._fit_hyperparameters(
                 self._objective(),
                 params,
                 mask,
-                (jnp.asarray(Z0), jnp.asarray(Xsub), jnp.asarray(ysub)),
-                f"SparseGP ({self.approximation}) fit on {Xsub.shape[0]} rows",
-                value_and_grad=self._host_objective(Xsub, ysub, Z_fixed),
+                (jnp.asarray(Z0), *sub.jax_args()),
+                f"SparseGP ({self.approximation}) fit on {sub.n_records} rows",
+                n_samples=sub.n_records,
+                value_and_grad=self._host_objective(sub, Z_fixed),
                 scale=scale,
             )
         finally:
             self._chunk = chunk
-        stages = [{"rows": int(Xsub.shape[0]), "report": self.optimizer_report_}]
+        stages = [{"rows": sub.n_records, "report": self.optimizer_report_}]
         if self.refine_iter > 0 and self.optimize:
-            args, value_and_grad = full()
+            args, value_and_grad, n_rows = full()
             params = self._fit_hyperparameters(
                 self._objective(),
                 params,
                 mask,
                 args,
                 f"SparseGP ({self.approximation}) refined on all rows",
+                n_samples=n_rows,
                 value_and_grad=value_and_grad,
                 scale=scale,
                 max_iter=int(self.refine_iter),
             )
-            stages.append({"rows": int(np.shape(args[-1])[0]), "report": self.optimizer_report_})
+            stages.append({"rows": int(n_rows), "report": self.optimizer_report_})
         self.stages_ = stages
         self.n_iter_ = sum(st["report"].n_iter for st in stages if st["report"] is not None)
         return params
 
     # ---- selection combined with hyper-parameter learning ------------------------------
-    def _value(self, kernel, noise, Z, Xj, yj) -> float:
+    def _value(self, kernel, noise, Z, rows: Rows) -> float:
         """The approximation's objective (log marginal likelihood or bound) at the given values."""
         objective_fn = APPROXIMATIONS[self.approximation][0]
-        return float(objective_fn(kernel, jnp.asarray(Z), noise, Xj, yj, chunk=self._chunk, jitter=float(self.jitter)))
+        X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
+        return float(
+            objective_fn(
+                kernel, jnp.asarray(Z), noise, X, y, chunk=self._chunk, jitter=float(self.jitter), **rows.weights()
+            )
+        )
 
     def _objective_data(self, X, y):
         if X is None or y is None:
@@ -429,12 +487,19 @@ class SparseGPRegressor(GPRegressorBase):
             )
         X = self._validate_test_inputs(X)
         y = as_float_vector(y, "y", n=X.shape[0])
-        return jnp.asarray(X), jnp.asarray((y - self.y_mean_) / self.y_std_)
+        if self.duplicates == "drop":
+            keep = distinct_records(X, y)
+            X, y = X[keep], y[keep]
+        y = (y - self.y_mean_) / self.y_std_
+        return self._objective_rows(X, y, collapse(X, y), 1.0)
 
-    def _log_objective(self, kernel, noise, X, y):
+    def _log_objective(self, kernel, noise, rows: Rows):
         objective_fn = APPROXIMATIONS[self.approximation][0]
-        chunk = chunk_size_for(X.shape[0], self.Z_.shape[0], self.chunk_size)
-        return objective_fn(kernel, jnp.asarray(self.Z_), noise, X, y, chunk=chunk, jitter=float(self.jitter))
+        chunk = chunk_size_for(rows.X.shape[0], self.Z_.shape[0], self.chunk_size)
+        X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
+        return objective_fn(
+            kernel, jnp.asarray(self.Z_), noise, X, y, chunk=chunk, jitter=float(self.jitter), **rows.weights()
+        )
 
     def _select(self, params, X, y, rng, size=None, initial=None):
         sel = self.inducing.select(
@@ -450,8 +515,10 @@ class SparseGPRegressor(GPRegressorBase):
         self.selection_ = sel
         return sel.indices.copy()
 
-    def _fit_rounds(self, params, mask, X, y, Xj, yj, idx, rng, scale):
-        """HPEV-style alternation ("alternate") or Titsias's variational EM ("em"): :func:`training.alternate`."""
+    def _fit_rounds(self, params, mask, X, y, rows: Rows, idx, rng, scale):
+        """HPEV-style alternation ("alternate") or Titsias's variational EM ("em"): :func:`training.alternate`.
+
+        Selection sees every training row (X, y); the objective sums over ``rows``."""
 
         def select(p, size, initial):
             return self._select(p, X, y, rng, size=size, initial=initial)
@@ -461,15 +528,16 @@ class SparseGPRegressor(GPRegressorBase):
                 self._objective(),
                 p,
                 mask,
-                (jnp.asarray(X[idx]), Xj, yj),
+                (jnp.asarray(X[idx]), *rows.jax_args()),
                 f"SparseGP ({self.approximation}) {self.reselect} round {r + 1}/{self.n_rounds}",
-                value_and_grad=self._host_objective(X, y, X[idx]),
+                n_samples=rows.n_records,
+                value_and_grad=self._host_objective(rows, X[idx]),
                 scale=scale,
             )
             return p, self.optimizer_report_
 
         def value(p, idx):
-            return self._value(p["kernel"], to_positive(p["raw_noise"]), X[idx], Xj, yj)
+            return self._value(p["kernel"], to_positive(p["raw_noise"]), X[idx], rows)
 
         m_final = min(check_int(self.inducing.size, "size", minimum=1), X.shape[0])
         params, idx, self.rounds_, reports = alternate(
@@ -478,7 +546,7 @@ class SparseGPRegressor(GPRegressorBase):
         self.n_iter_ = sum(rep.n_iter for rep in reports if rep is not None)
         return params, idx
 
-    def _fit_interleaved(self, params, mask, X, y, Xj, yj, idx, rng):
+    def _fit_interleaved(self, params, mask, X, y, rows: Rows, idx, rng):
         """Seeger et al. sec. 2.3: re-select at each new search direction, fixed during the line search."""
         chosen = {"idx": idx}
 
@@ -494,7 +562,7 @@ class SparseGPRegressor(GPRegressorBase):
             self._objective(),
             params,
             reselect,
-            args=(Xj, yj),
+            args=rows.jax_args(),
             mask=mask,
             lower=lower,
             upper=upper,
@@ -507,10 +575,11 @@ class SparseGPRegressor(GPRegressorBase):
         # The final set: selected at the final hyper-parameters.
         return params, self._select(params, X, y, rng)
 
-    def _posterior_with_jitter(self, posterior_fn, X, y) -> SparsePosterior:
+    def _posterior_with_jitter(self, posterior_fn, rows: Rows) -> SparsePosterior:
         """The prediction cache; if a factorisation fails, retry with tenfold jitter up to MAX_JITTER."""
+        X, y, Z = jnp.asarray(rows.X), jnp.asarray(rows.y), jnp.asarray(self.Z_)
         for jitter in jitter_ladder(float(self.jitter), MAX_JITTER):
-            post = posterior_fn(self.kernel_, jnp.asarray(self.Z_), self.noise_, X, y, chunk=self._chunk, jitter=jitter)
+            post = posterior_fn(self.kernel_, Z, self.noise_, X, y, chunk=self._chunk, jitter=jitter, **rows.weights())
             if all(bool(jnp.all(jnp.isfinite(a))) for a in post):
                 return post
         raise NumericalError(
@@ -627,8 +696,8 @@ class SparseGPRegressor(GPRegressorBase):
             Xs = persistence.require_array(arrays, "train_Xs", ndim=3, shape=(None, None, D))
             rs = persistence.require_array(arrays, "train_rs", ndim=2, shape=Xs.shape[:2])
             ms = persistence.require_array(arrays, "train_ms", ndim=2, shape=Xs.shape[:2])
-            if not np.all((ms == 0) | (ms == 1)):
-                raise ModelFileError("array 'train_ms' must hold 0/1 row masks")
+            if not np.all((ms >= 0) & (ms == np.round(ms))):
+                raise ModelFileError("array 'train_ms' must hold row weights: whole numbers >= 0 (0 on padding)")
             model.train_cache_ = TrainingCache(jnp.asarray(Xs), jnp.asarray(rs), jnp.asarray(ms))
         model.optimizer_report_, model.n_iter_ = None, 0
         return model

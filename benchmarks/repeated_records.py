@@ -1,0 +1,204 @@
+"""Repeated records: every row fitted (collapsed, expanded) against removing the copies, beside scikit-learn.
+
+    python benchmarks/repeated_records.py [--sections synthetic speed shipped] [--sklearn-rows 2000]
+
+synthetic: ``sparsegp.datasets.synthetic.repeated_records`` (10,000 training records, 53 % repeating an
+earlier record exactly; 2,000 test records, 61 % at a training input; 8 inputs). On its first
+``--sklearn-rows`` training records: scikit-learn's GaussianProcessRegressor (constant x ARD RBF + white
+noise, normalize_y) and ExactGPRegressor with the copies removed and with every row; on all 10,000:
+SparseGPRegressor(inducing=256) both ways, ExactGPRegressor both ways, and DTC with every row.
+speed: the same fits with every row, collapsed (the default) and expanded (each row its own), wall time
+of the whole fit and per objective evaluation.
+shipped: concrete (exact GP and scikit-learn) and pol (SparseGPRegressor(inducing=256)), split 0 to 9,
+the two shipped datasets with repeated records: every row against the copies removed.
+
+Each row: fit seconds, test SMSE and SNLP, the fit's leave-one-out 2-sd coverage and SNLP, and whether it
+raised a CalibrationWarning. One process, the default 2 threads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+
+from sparsegp import CalibrationWarning, ExactGPRegressor, SparseGPRegressor, datasets, metrics
+from sparsegp.datasets.synthetic import repeated_records
+from sparsegp.replicates import collapse
+from sparsegp.replicates import repeated_records as count_copies
+
+
+def sklearn_gpr(D):
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, WhiteKernel
+    from sklearn.gaussian_process.kernels import ConstantKernel as C
+
+    kernel = C(1.0, (1e-5, 1e5)) * RBF(np.ones(D), (1e-5, 1e5)) + WhiteKernel(1e-2, (1e-9, 1e2))
+    return GaussianProcessRegressor(kernel, normalize_y=True, random_state=0)
+
+
+def measure(label, model, X, y, Xt, yt):
+    t0 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(X, y)
+    seconds = time.perf_counter() - t0
+    mean, sd = model.predict(Xt, return_std=True)
+    out = {
+        "label": label,
+        "n": X.shape[0],
+        "seconds": seconds,
+        "smse": metrics.smse(yt, mean),
+        "snlp": metrics.snlp(yt, mean, sd**2, y),
+        "beyond4": float(np.mean(np.abs(yt - mean) > 4 * sd)),
+        "loo_cov": getattr(model, "loo_coverage_", None),
+        "loo_snlp": None if getattr(model, "_loo_check", None) is None else model._loo_check.snlp,
+        "warned": any(issubclass(w.category, CalibrationWarning) for w in caught),
+        "evals": getattr(getattr(model, "optimizer_report_", None), "n_evals", None),
+    }
+    report = getattr(model, "optimizer_report_", None)
+    if report is not None:
+        out["per_eval"] = report.seconds / max(report.n_evals, 1)
+    return out
+
+
+def fmt(r):
+    loo = "-" if r["loo_cov"] is None else f"{r['loo_cov']:.3f} / {r['loo_snlp']:+.3f}"
+    return (
+        f"| {r['label']} | {r['n']} | {r['seconds']:.1f} | {r['smse']:.4f} | {r['snlp']:+.3f} | {r['beyond4']:.3f} "
+        f"| {loo} | {'yes' if r['warned'] else 'no'} |"
+    )
+
+
+HEADER = (
+    "| model | rows | fit s | test SMSE | test SNLP | test beyond 4 sd | LOO 2-sd coverage / SNLP | CalibrationWarning |\n"
+    "|---|---|---|---|---|---|---|---|"
+)
+
+
+def synthetic(sklearn_rows):
+    X, y, Xt, yt = repeated_records()
+    D = X.shape[1]
+    g = collapse(X, y)
+    print(
+        f"\nsynthetic: {X.shape[0]} training records, {count_copies(X, y)} repeat an earlier one "
+        f"({count_copies(X, y) / X.shape[0]:.0%}), {g.X.shape[0]} distinct inputs; "
+        f"{np.mean([tuple(r) in set(map(tuple, X)) for r in Xt]):.0%} of {len(Xt)} test inputs are training inputs\n"
+    )
+    print(HEADER)
+    Xs, ys = X[:sklearn_rows], y[:sklearn_rows]
+    rows = [
+        measure(f"scikit-learn GaussianProcessRegressor, first {sklearn_rows} rows", sklearn_gpr(D), Xs, ys, Xt, yt),
+        measure(
+            f"ExactGPRegressor(duplicates='drop'), first {sklearn_rows}",
+            ExactGPRegressor(duplicates="drop"),
+            Xs,
+            ys,
+            Xt,
+            yt,
+        ),
+        measure(f"ExactGPRegressor(), first {sklearn_rows}", ExactGPRegressor(), Xs, ys, Xt, yt),
+        measure(
+            "SparseGPRegressor(inducing=256, duplicates='drop')",
+            SparseGPRegressor(inducing=256, duplicates="drop", random_state=0),
+            X,
+            y,
+            Xt,
+            yt,
+        ),
+        measure("SparseGPRegressor(inducing=256)", SparseGPRegressor(inducing=256, random_state=0), X, y, Xt, yt),
+        measure("ExactGPRegressor(duplicates='drop')", ExactGPRegressor(duplicates="drop"), X, y, Xt, yt),
+        measure("ExactGPRegressor()", ExactGPRegressor(), X, y, Xt, yt),
+        measure(
+            "SparseGPRegressor(approximation='dtc', inducing=256)",
+            SparseGPRegressor(approximation="dtc", inducing=256, random_state=0),
+            X,
+            y,
+            Xt,
+            yt,
+        ),
+    ]
+    for r in rows:
+        print(fmt(r), flush=True)
+
+
+def speed(sklearn_rows):
+    X, y, Xt, yt = repeated_records()
+    print(
+        f"\nspeed: every row fitted, collapsed (default) against expanded; {X.shape[0]} rows, "
+        f"{collapse(X, y).X.shape[0]} distinct inputs\n"
+    )
+    print("| model | duplicates | rows | fit s | evaluations | s per evaluation | test SMSE | test SNLP |")
+    print("|---|---|---|---|---|---|---|---|")
+    cases = [
+        (f"ExactGPRegressor(), first {sklearn_rows}", lambda d: ExactGPRegressor(duplicates=d), sklearn_rows),
+        (
+            "SparseGPRegressor(inducing=256)",
+            lambda d: SparseGPRegressor(inducing=256, duplicates=d, random_state=0),
+            None,
+        ),
+        (
+            "SparseGPRegressor(approximation='fitc', inducing=256)",
+            lambda d: SparseGPRegressor(approximation="fitc", inducing=256, duplicates=d, random_state=0),
+            None,
+        ),
+    ]
+    for label, make, n in cases:
+        for mode in ("expand", "collapse"):
+            r = measure(label, make(mode), X[:n], y[:n], Xt, yt)
+            print(
+                f"| {label} | {mode} | {r['n']} | {r['seconds']:.1f} | {r['evals']} | {r['per_eval']:.4f} "
+                f"| {r['smse']:.4f} | {r['snlp']:+.3f} |",
+                flush=True,
+            )
+
+
+def shipped():
+    print("\nshipped datasets with repeated records, split 0 to 9 (mean over splits)\n")
+    print(
+        "| dataset | model | repeated records (mean per split) | test SMSE | test SNLP | LOO 2-sd coverage | CalibrationWarning (splits) |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    cases = [
+        ("concrete", "scikit-learn GaussianProcessRegressor", lambda: None),
+        ("concrete", "ExactGPRegressor(duplicates='drop')", lambda: ExactGPRegressor(duplicates="drop")),
+        ("concrete", "ExactGPRegressor()", lambda: ExactGPRegressor()),
+        (
+            "pol",
+            "SparseGPRegressor(inducing=256, duplicates='drop')",
+            lambda: SparseGPRegressor(inducing=256, duplicates="drop", random_state=0),
+        ),
+        ("pol", "SparseGPRegressor(inducing=256)", lambda: SparseGPRegressor(inducing=256, random_state=0)),
+    ]
+    for name, label, make in cases:
+        res = []
+        for split in range(10):
+            X, y, Xt, yt = datasets.load(name, split=split)
+            model = make() or sklearn_gpr(X.shape[1])
+            r = measure(label, model, X, y, Xt, yt)
+            r["copies"] = count_copies(X, y)
+            res.append(r)
+        cov = [r["loo_cov"] for r in res if r["loo_cov"] is not None]
+        print(
+            f"| {name} | {label} | {np.mean([r['copies'] for r in res]):.1f} | {np.mean([r['smse'] for r in res]):.4f} "
+            f"| {np.mean([r['snlp'] for r in res]):+.3f} | {np.mean(cov) if cov else float('nan'):.3f} "
+            f"| {sum(r['warned'] for r in res)} of 10 |",
+            flush=True,
+        )
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sections", nargs="*", default=["synthetic", "speed", "shipped"])
+    p.add_argument("--sklearn-rows", type=int, default=2000)
+    a = p.parse_args()
+    for section in a.sections:
+        {"synthetic": lambda: synthetic(a.sklearn_rows), "speed": lambda: speed(a.sklearn_rows), "shipped": shipped}[
+            section
+        ]()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""The leave-one-out check of a fitted regressor's error bars, and the CalibrationWarning.
+
+Every fit scores its own training rows by their leave-one-out predictive distributions
+(:mod:`sparsegp.approximations.loo`; on ``LOO_ROWS`` rows drawn at random, with a fixed seed, where there
+are more). Honest error bars put about 95.4 % of the rows within 2 predictive sd (z = (y - mean) / sd
+standard normal, mean z^2 = 1); a Gaussian model that is far off shows it in three ways, each with a
+margin wide enough for the heavy tails and discrete targets of real data (BENCHMARKS.md, "Leave-one-out
+checks"):
+
+* too narrow: fewer than ``NARROW_COVERAGE`` of the rows within 2 sd (coverage, unlike mean z^2, is not
+  moved by a few outliers);
+* too wide: the root mean square of z below ``WIDE_RMS_Z``: scaling every variance by mean z^2, the
+  change that would raise the mean log density most, would shrink the error bars more than twofold
+  (outliers only raise mean z^2, so a small one is not their doing);
+* worse than a constant: the mean leave-one-out log density more than ``CONSTANT_MARGIN`` nats per row
+  below that of a Gaussian with the training targets' own mean and variance (leave-one-out SNLP above
+  the margin; a model that has learned nothing sits at 0).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+
+from .._config import LOG_2PI
+from ..errors import CalibrationWarning
+
+LOO_ROWS = 5000
+LOO_Z_LEVELS = (0.025, 0.16, 0.5, 0.84, 0.975)  # probabilities of the reported z quantiles
+NOMINAL_COVERAGE = 0.9545  # P(|z| <= 2) for a standard normal
+NARROW_COVERAGE = 0.80
+WIDE_RMS_Z = 0.5
+CONSTANT_MARGIN = 0.01
+
+
+class LOOCheck(NamedTuple):
+    """Leave-one-out figures of a fit (user units): mean log density per row, 2-sd coverage, z quantiles
+    at LOO_Z_LEVELS, the rows scored, the SNLP against the training targets' mean and variance, and the
+    root mean square of z."""
+
+    log_predictive: float
+    coverage: float
+    z_quantiles: np.ndarray
+    rows: int
+    snlp: float
+    z_rms: float
+
+
+def loo_sample(n: int, limit: int = LOO_ROWS) -> np.ndarray:
+    """The rows to score: all of them, or ``limit`` drawn at random with a fixed seed (sorted)."""
+    if n <= limit:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(0).choice(n, size=limit, replace=False))
+
+
+def summarise(y, mean, var, *, y_mean: float, y_var: float, y_std: float = 1.0) -> LOOCheck:
+    """The figures of :class:`LOOCheck` from each row's target and leave-one-out mean and variance.
+
+    ``y``, ``mean`` and ``var`` on the scale the model was fitted on (normalised targets), ``y_std`` the
+    factor back to the user's units; ``y_mean`` and ``y_var`` the training targets' own, on the same scale.
+    """
+    y, mean, var = (np.asarray(a, dtype=np.float64) for a in (y, mean, var))
+    var = np.maximum(var, np.finfo(float).tiny)
+    z = (y - mean) / np.sqrt(var)
+    logp = -0.5 * (LOG_2PI + np.log(var) + z * z)
+    trivial = -0.5 * (LOG_2PI + np.log(y_var) + (y - y_mean) ** 2 / y_var)
+    return LOOCheck(
+        log_predictive=float(np.mean(logp) - np.log(y_std)),
+        coverage=float(np.mean(np.abs(z) <= 2.0)),
+        z_quantiles=np.quantile(z, LOO_Z_LEVELS),
+        rows=int(y.size),
+        snlp=float(np.mean(trivial) - np.mean(logp)),
+        z_rms=float(np.sqrt(np.mean(z * z))),
+    )
+
+
+def problems(check: LOOCheck) -> list[str]:
+    """What the figures say is wrong with the error bars (empty when nothing is)."""
+    out = []
+    if check.coverage < NARROW_COVERAGE:
+        out.append(
+            f"too narrow: {check.coverage:.1%} of the training rows lie within 2 leave-one-out sd "
+            f"(honest error bars: {NOMINAL_COVERAGE:.1%}; warned below {NARROW_COVERAGE:.0%})"
+        )
+    if check.z_rms < WIDE_RMS_Z:
+        out.append(
+            f"too wide: the leave-one-out errors are {check.z_rms:.2f} predictive sd on average (root mean "
+            f"square; honest error bars: 1; warned below {WIDE_RMS_Z:g})"
+        )
+    if check.snlp > CONSTANT_MARGIN:
+        out.append(
+            f"worse than a constant: the mean leave-one-out log density is {check.snlp:.3f} nats per row below "
+            f"that of a Gaussian with the training targets' mean and variance (warned above {CONSTANT_MARGIN:g})"
+        )
+    return out
+
+
+def warn_if_miscalibrated(check: LOOCheck, owner: str, stacklevel: int = 3) -> None:
+    """A CalibrationWarning naming each of :func:`problems`."""
+    found = problems(check)
+    if found:
+        warnings.warn(
+            f"{owner}: the leave-one-out check of {check.rows} training rows says the error bars are "
+            + "; and ".join(found)
+            + ". Check the approximation (SoR's and DTC's variances are known to be too small away from or at "
+            "the data), the number of inducing points, repeated records (duplicates=) and the noise model",
+            CalibrationWarning,
+            stacklevel=stacklevel,
+        )
+
+
+__all__ = [
+    "LOOCheck",
+    "LOO_ROWS",
+    "LOO_Z_LEVELS",
+    "NARROW_COVERAGE",
+    "NOMINAL_COVERAGE",
+    "WIDE_RMS_Z",
+    "CONSTANT_MARGIN",
+    "loo_sample",
+    "problems",
+    "summarise",
+    "warn_if_miscalibrated",
+]
