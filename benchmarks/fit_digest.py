@@ -1,8 +1,9 @@
 """Digests of fitted models, for comparing two versions of the code: same digests, same bits.
 
 Sparse fits (VFE, DTC, SoR, FITC; free and fixed inducing inputs; the subset-then-all strategy;
-variational EM and interleaved re-selection; a tiny set with its weak priors), exact fits, and each
-model's objective, predictions and ``log_marginal_likelihood`` with its gradient.
+variational EM and interleaved re-selection; a tiny set with its weak priors), exact fits, fits of data
+with repeated records and with repeated inputs, and each model's objective, predictions and
+``log_marginal_likelihood`` with its gradient.
 
     python benchmarks/fit_digest.py [--save A.npz] [--compare A.npz]
 
@@ -89,6 +90,27 @@ def main():
     add("vfe tiny (priors)", SparseGPRegressor(inducing=5, max_iter=40, random_state=0).fit(X[:8], y[:8]), X[:8], y[:8])
     add("exact", ExactGPRegressor(max_iter=40).fit(X[:120], y[:120]))
     add("exact tiny (priors)", ExactGPRegressor(max_iter=40).fit(X[:8], y[:8]))
+    # Repeated records (the first 60 rows twice over) and repeated inputs with other targets
+    Xr, yr = np.vstack([X, X[:60]]), np.concatenate([y, y[:60]])
+    yi = np.concatenate([y, y[:60] + 0.1 * r.normal(size=60)])
+    for approx in ("vfe", "fitc"):
+        add(
+            f"{approx} repeated records",
+            SparseGPRegressor(inducing=15, approximation=approx, max_iter=40, random_state=0).fit(Xr, yr),
+            Xr,
+            yr,
+        )
+        add(
+            f"{approx} repeated inputs",
+            SparseGPRegressor(inducing=15, approximation=approx, max_iter=40, random_state=0).fit(Xr, yi),
+            Xr,
+            yi,
+        )
+    add("exact repeated records", ExactGPRegressor(max_iter=40).fit(Xr[::2], yr[::2]))
+    add(
+        "exact repeated inputs",
+        ExactGPRegressor(max_iter=40).fit(np.vstack([X[:120], X[:60]]), yi[np.r_[0:120, 300:360]]),
+    )
     print(f"{'all':28s} {total.hexdigest()[:16]}")
     if opts.save:
         np.savez(opts.save, **arrays)

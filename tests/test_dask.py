@@ -115,6 +115,61 @@ def test_posterior_at_fixed_hyperparameters_equals_in_memory(client, approximati
     assert relative(mean1, mean0) <= 1e-9 and relative(std1, std0) <= 1e-9
 
 
+def repeated_problem(seed=0):
+    """230 rows at 90 inputs (1 to 4 rows each, in shuffled order, so copies fall in several partitions)."""
+    r = np.random.default_rng(seed)
+    Xd = r.normal(size=(90, 3))
+    X = np.repeat(Xd, r.integers(1, 5, size=90), axis=0)[:230]
+    X = X[r.permutation(X.shape[0])]
+    y = np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] + 0.1 * r.normal(size=X.shape[0])
+    return X, y
+
+
+@pytest.mark.parametrize("approximation", APPROXIMATIONS)
+def test_repeated_inputs_grouped_on_the_partitions_equal_every_row_in_memory(client, approximation):
+    """Each partition sums over one weighted row per distinct input of its rows: the all-rows sums."""
+    X, y = repeated_problem()
+    params = {
+        "kernel": SquaredExponential([0.9, 1.3, 0.7], 1.2),
+        "raw_noise": jnp.asarray(to_raw(0.07)),
+        "Z": jnp.asarray(np.unique(X, axis=0)[:12] + 0.1),  # distinct inducing inputs: K_uu well conditioned
+    }
+    penalty = lambda p: 0.0  # noqa: E731
+    local = HostObjective(approximation, X, y, chunk=40, jitter=1e-8, penalty=penalty)
+    data = DaskStats(da.from_array(X, chunks=(70, 3)), da.from_array(y, chunks=70), 40, client, grouped=True)
+    rows = client.gather([client.submit(lambda part: part.rows, p) for p in data.parts])
+    assert sum(rows) < X.shape[0]  # fewer rows than records on the partitions
+    f0, g0 = local(params)
+    f1, g1 = HostObjective(approximation, data=data, jitter=1e-8, penalty=penalty)(params)
+    assert abs(f1 - f0) <= 1e-10 * abs(f0)
+    assert relative(ravel_pytree(g1)[0], ravel_pytree(g0)[0]) <= 1e-10
+    data.close()
+
+
+@pytest.mark.parametrize("approximation", ["vfe", "fitc"])
+def test_a_fit_with_repeated_inputs_on_dask_equals_every_row_in_memory(client, approximation):
+    X, y = repeated_problem(1)
+    Xt = problem(50, seed=1)[0]
+    Z = np.unique(X, axis=0)[:10] + 0.05
+    common = dict(approximation=approximation, inducing=Z, optimize=False, noise=0.1)
+    local = SparseGPRegressor(duplicates="expand", **common).fit(X, y)
+    remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60))
+    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-10)
+    mean0, std0 = local.predict(Xt, return_std=True)
+    mean1, std1 = remote.predict(Xt, return_std=True)
+    assert relative(mean1, mean0) <= 1e-10 and relative(std1, std0) <= 1e-10
+    assert remote.loo_rows_ == local.loo_rows_ == X.shape[0] and remote.loo_coverage_ == local.loo_coverage_
+    assert remote.loo_log_predictive_ == pytest.approx(local.loo_log_predictive_, rel=1e-10)
+    # an int m draws m distinct inputs on the cluster too (rows repeating a drawn input are redrawn)
+    drawn = SparseGPRegressor(inducing=60, optimize=False, random_state=0).fit(
+        da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60)
+    )
+    assert np.unique(drawn.Z_, axis=0).shape[0] == 60 and np.unique(drawn.inducing_indices_).size == 60
+    np.testing.assert_array_equal(drawn.Z_, X[drawn.inducing_indices_])
+    with pytest.raises(InputError, match="duplicates='drop' is not available on dask arrays"):
+        SparseGPRegressor(duplicates="drop").fit(da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60))
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_large_n_strategy_on_dask_equals_in_memory(client):
     X, y = problem(600)

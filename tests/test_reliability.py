@@ -480,12 +480,17 @@ def test_pandas_dataframes_and_series_in(toy_regression, make):
 
 # ---- tiny training sets ------------------------------------------------------------------------
 @pytest.mark.parametrize("make", ESTIMATORS)
-def test_one_sample_is_refused_and_few_samples_warn(make):
+def test_fewer_than_three_inputs_are_refused_and_few_samples_warn(make):
     X, y, _ = _sine_data(12)
     with pytest.raises(InputError, match="1 sample"):
         make().fit(X[:1], y[:1])
     with pytest.raises(InputError, match="1 distinct input"):
         make().fit(np.vstack([X[:1]] * 2), np.concatenate([y[:1]] * 2))
+    # two points: the targets' scale rests on one degree of freedom (BENCHMARKS.md, "Tiny training sets")
+    with pytest.raises(InputError, match="2 distinct input.*at least 3 are required.*no error bars can be trusted"):
+        make().fit(X[:2], y[:2])
+    with pytest.raises(InputError, match="2 distinct input\\(s\\) in 5 rows"):
+        make().fit(np.vstack([X[:2], X[:2], X[:1]]), np.arange(5.0))
     with pytest.warns(DataWarning, match="3 training samples for 4 free hyper-parameters.*weak default priors"):
         make().fit(X[:3], y[:3])
     with warnings.catch_warnings():

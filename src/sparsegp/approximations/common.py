@@ -87,3 +87,10 @@ def sparse_predict(kernel, post: SparsePosterior, Xs, full_cov: bool = False, de
         return mean, cov if degenerate else cov + kernel.K(Xs) - V1.T @ V1
     var = jnp.sum(V2 * V2, axis=0)
     return mean, var if degenerate else var + kernel.diag(Xs) - jnp.sum(V1 * V1, axis=0)
+
+
+@jax.jit
+def unexplained_variance(kernel, post: SparsePosterior, Xs):
+    """K_** - Q_** at Xs: the prior variance the inducing inputs do not span (what SoR's eq. 27 variance omits)."""
+    V1 = solve_lower(post.Luu, kernel.K(post.Z, Xs))
+    return kernel.diag(Xs) - jnp.sum(V1 * V1, axis=0)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError
+
 
 def entity_function(X: np.ndarray) -> np.ndarray:
     """The smooth part of :func:`repeated_records`' targets (its first six inputs; the rest are noise)."""
@@ -31,6 +33,8 @@ def repeated_records(
     test. With the defaults 53 % of the training records repeat an earlier one and 61 % of the test inputs
     are training inputs (the structure of issue 35's public dataset).
     """
+    if n_features < 6:
+        raise InputError(f"repeated_records needs n_features >= 6 (its function uses six inputs), got {n_features}")
     r = np.random.default_rng(seed)
     n = n_train + n_test
     is_fresh = r.random(n) < fresh

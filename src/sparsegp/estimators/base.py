@@ -26,13 +26,27 @@ from ..validation import (
     feature_names_of,
 )
 from . import persistence
-from .calibration import LOO_Z_LEVELS, LOOCheck, warn_if_miscalibrated
+from .calibration import LOO_Z_LEVELS, LOOCheck, loo_sample, summarise, warn_if_miscalibrated
 from .objectives import noise_log_prior
+
+# Fewer distinct training inputs than this are refused: from two the targets' scale has one degree of
+# freedom, and 2-sd error bars covered 0.05 to 0.26 of test targets on the worst draws (BENCHMARKS.md,
+# "Tiny training sets").
+MIN_INPUTS = 3
 
 # Weak hyper-priors used when there are fewer than two samples per free hyper-parameter (see
 # GPRegressorBase._few_samples): sd of the log-normals, and the noise's prior median (normalised targets).
 TINY_DATA_LOG_SD = 1.0
 TINY_DATA_NOISE = 0.1
+
+
+def too_few_inputs(distinct: int, rows: int) -> str:
+    """The error for training data with fewer than MIN_INPUTS distinct inputs."""
+    return (
+        f"X has {distinct} distinct input(s) in {rows} rows; at least {MIN_INPUTS} are required: from fewer, the "
+        "targets' scale rests on one degree of freedom and no error bars can be trusted (BENCHMARKS.md, 'Tiny "
+        "training sets')"
+    )
 
 
 class FeatureNamesMixin:
@@ -95,7 +109,16 @@ def params_for_scaled_inputs(params: dict, s: float) -> dict:
 
 DUPLICATES = ("collapse", "expand", "drop")
 # Constructor parameters both regressors save in a model file (JSON values); each adds its own.
-COMMON_JSON_PARAMS = ("noise", "optimize", "n_restarts", "max_iter", "normalize_y", "min_noise", "duplicates", "verbose")
+COMMON_JSON_PARAMS = (
+    "noise",
+    "optimize",
+    "n_restarts",
+    "max_iter",
+    "normalize_y",
+    "min_noise",
+    "duplicates",
+    "verbose",
+)
 
 
 class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
@@ -106,7 +129,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         if self.duplicates not in DUPLICATES:
             raise InputError(f"duplicates must be one of {DUPLICATES}, got {self.duplicates!r}")
 
-    def _validate_training_data(self, X, y, *, min_rows: int = 2):
+    def _validate_training_data(self, X, y):
         """(X, standardised y, the rows grouped by input) after validation.
 
         Every row is data (``duplicates`` "collapse" or "expand"): the targets are standardised over all
@@ -119,7 +142,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             raise InputError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         self._check_duplicates()
         names = feature_names_of(X)
-        X = as_float_matrix(X, "X", min_rows=min_rows)
+        X = as_float_matrix(X, "X", min_rows=2)
         y = as_float_vector(y, "y", n=X.shape[0])
         copies = repeated_records(X, y)
         if copies and self.duplicates == "drop":
@@ -153,10 +176,8 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             self.y_mean_, self.y_std_ = 0.0, 1.0
         y = (y - self.y_mean_) / self.y_std_
         groups = collapse(X, y)
-        if groups.X.shape[0] < min_rows:
-            raise InputError(
-                f"X has {groups.X.shape[0]} distinct input(s) in {X.shape[0]} rows; at least {min_rows} required"
-            )
+        if groups.X.shape[0] < MIN_INPUTS:
+            raise InputError(too_few_inputs(groups.X.shape[0], X.shape[0]))
         return X, y, groups
 
     def _objective_rows(self, X, y, groups: Replicates, scale: float) -> Rows:
@@ -167,6 +188,23 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         return Rows(X / scale, y)
 
     # ---- the leave-one-out check --------------------------------------------------
+    def _check_calibration(self, X, y):
+        """The leave-one-out figures ``loo_*`` of the training rows (X, normalised y), on LOO_ROWS of them at
+        most, and a CalibrationWarning when they say the error bars are far from honest."""
+        rows = loo_sample(X.shape[0])
+        mean, var = self._loo(X[rows], y[rows])
+        y_mean, y_var = float(np.mean(y)), float(np.var(y))
+        self._set_loo(summarise(y[rows], mean, var, y_mean=y_mean, y_var=y_var, y_std=self.y_std_))
+
+    def _loo(self, X, y, batch: int = 1024):
+        """Leave-one-out (mean, variance) of training rows (X, normalised y), on the normalised scale,
+        ``batch`` rows at a time (the subclass's ``_loo_batch``)."""
+        parts = [
+            self._loo_batch(jnp.asarray(X[i : i + batch]), jnp.asarray(y[i : i + batch]))
+            for i in range(0, len(y), batch)
+        ]
+        return tuple(np.concatenate([np.asarray(p[k]) for p in parts]) for k in (0, 1))
+
     def _set_loo(self, check: LOOCheck | None, warn: bool = True):
         """``loo_*`` from a :class:`~.calibration.LOOCheck` (None: not computed), and the CalibrationWarning."""
         self._loo_check = check

@@ -17,6 +17,8 @@ keep the training data), and ``duplicates="drop"`` (it needs every row at once).
 
 from __future__ import annotations
 
+import warnings
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -31,7 +33,7 @@ from ..selection.dask_select import runs_on_partitions, select_dask
 from ..stats import chunk_size_for
 from ..transforms import to_positive
 from ..validation import as_float_matrix
-from .base import params_for_scaled_inputs, scale_from_variances
+from .base import MIN_INPUTS, params_for_scaled_inputs, scale_from_variances
 from .calibration import loo_sample, summarise
 
 SAMPLE_ROWS = 20_000  # rows fetched to the driver for a greedy selection or k-means start
@@ -43,8 +45,8 @@ def _arrays(model, X, y):
     X, y = da.asarray(X), da.asarray(y)
     if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
         raise InputError(f"X must be 2-D and y 1-D with as many rows, got shapes {X.shape} and {y.shape}")
-    if X.shape[0] < 2:
-        raise InputError(f"X has {X.shape[0]} sample(s); at least 2 required")
+    if X.shape[0] < MIN_INPUTS:
+        raise InputError(f"X has {X.shape[0]} sample(s); at least {MIN_INPUTS} required")
     for name, a in (("X", X), ("y", y)):
         if a.dtype.kind not in "fiu":
             raise InputError(f"{name} must hold numbers, got dtype {a.dtype}")
@@ -58,7 +60,7 @@ def _initial_inducing(model, X, y, s, kernel, noise, rng):
         sel = select_dask(ind, kernel, noise, X / s, (y - model.y_mean_) / model.y_std_, verbose=model.verbose)
         model.selection_ = sel
         idx = sel.indices
-        rows = X[np.sort(idx)].compute()[np.argsort(np.argsort(idx))]
+        rows = _fetch(X, idx)
         return rows / s, idx, rows
     if isinstance(ind, (Selector, KMeans)):
         sample = np.sort(rng.choice(n, size=min(n, SAMPLE_ROWS), replace=False))
@@ -68,8 +70,40 @@ def _initial_inducing(model, X, y, s, kernel, noise, rng):
     idx = model._inducing_rows(n, rng)  # the same rows as the in-memory fit with the same random_state
     if idx is None:
         return as_float_matrix(ind, "inducing", n_features=X.shape[1], owner="the training data") / s, None, None
-    rows = X[np.sort(idx)].compute()[np.argsort(np.argsort(idx))]
+    rows = _fetch(X, idx)
+    if isinstance(ind, (int, np.integer)):
+        idx, rows = _distinct_inputs(X, idx, rows, rng)
     return rows / s, idx, rows
+
+
+def _fetch(X, idx):
+    """Rows ``idx`` of a dask array, in that order."""
+    return X[np.sort(idx)].compute()[np.argsort(np.argsort(idx))]
+
+
+def _distinct_inputs(X, idx, rows, rng, tries: int = 8):
+    """The drawn rows with rows that repeat an input drawn before replaced by further random rows.
+
+    In memory an int m draws m distinct inputs from the grouped rows; on the cluster the groups are not
+    known, so repeats among the m drawn rows (which would make K_uu singular) are redrawn a few times,
+    and any left are dropped with a warning. Without repeated inputs this returns the rows unchanged.
+    """
+    m = len(idx)
+    for attempt in range(tries + 1):
+        keep = np.sort(np.unique(rows, axis=0, return_index=True)[1])[:m]
+        idx, rows = idx[keep], rows[keep]
+        spare = np.setdiff1d(np.arange(X.shape[0]), idx)
+        if keep.size == m or spare.size == 0 or attempt == tries:
+            break
+        extra = rng.choice(spare, size=min(4 * (m - keep.size) + 16, spare.size), replace=False)
+        idx, rows = np.concatenate([idx, extra]), np.concatenate([rows, _fetch(X, extra)])
+    if len(idx) < m:
+        warnings.warn(
+            f"inducing={m}: only {len(idx)} distinct inputs among the rows drawn; using those",
+            UserWarning,
+            stacklevel=5,
+        )
+    return idx, rows
 
 
 def fit_dask(model, X, y):

@@ -12,7 +12,6 @@ from ..replicates import Rows
 from ..transforms import to_positive, to_raw
 from . import persistence
 from .base import COMMON_JSON_PARAMS, GPRegressorBase, input_scale
-from .calibration import loo_sample, summarise
 from .objectives import ExactNegative
 
 
@@ -123,18 +122,8 @@ class ExactGPRegressor(GPRegressorBase):
         self._check_calibration(X, y)
         return self
 
-    def _check_calibration(self, X, y):
-        """The leave-one-out figures ``loo_*`` of the training rows (X, normalised y), and a CalibrationWarning
-        when they say the error bars are far from honest."""
-        rows = loo_sample(X.shape[0])
-        mean, var = self._loo(X[rows], y[rows])
-        self._set_loo(
-            summarise(y[rows], mean, var, y_mean=float(np.mean(y)), y_var=float(np.var(y)), y_std=self.y_std_)
-        )
-
-    def _loo(self, X, y):
-        """Leave-one-out (mean, variance) of training rows (X, normalised y), on the normalised scale."""
-        return exact_loo(self.kernel_, self.posterior_, self.noise_, jnp.asarray(X), jnp.asarray(y))
+    def _loo_batch(self, X, y):
+        return exact_loo(self.kernel_, self.posterior_, self.noise_, X, y)
 
     def _objective_data(self, X, y):
         if X is not None or y is not None:

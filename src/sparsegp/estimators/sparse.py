@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..approximations.augmented import TrainingCache, full_data_predict, training_cache
-from ..approximations.common import SparsePosterior, make_posterior, sparse_predict
+from ..approximations.common import SparsePosterior, make_posterior, sparse_predict, unexplained_variance
 from ..approximations.dtc import dtc_log_marginal, dtc_posterior
 from ..approximations.fitc import fitc_log_marginal, fitc_posterior
 from ..approximations.loo import sparse_loo
@@ -17,7 +17,7 @@ from ..approximations.objective import HostObjective
 from ..approximations.sor import sor_log_marginal, sor_posterior
 from ..approximations.vfe import vfe_bound, vfe_posterior
 from ..distributed import is_dask_collection
-from ..errors import InputError, ModelFileError, NumericalError
+from ..errors import CalibrationWarning, InputError, ModelFileError, NumericalError
 from ..linalg import MAX_JITTER, jitter_ladder
 from ..replicates import Rows, collapse, distinct_records
 from ..selection import KMeans, Selector
@@ -27,7 +27,6 @@ from ..transforms import to_positive, to_raw
 from ..validation import as_float_matrix, as_float_vector, check_int, check_positive
 from . import persistence
 from .base import COMMON_JSON_PARAMS, GPRegressorBase, input_scale, params_for_scaled_inputs
-from .calibration import loo_sample, summarise
 from .objectives import SparseNegative
 
 APPROXIMATIONS = {
@@ -40,6 +39,9 @@ APPROXIMATIONS = {
 PREDICTIONS = ("standard", "augmented", "nystrom")
 RESELECT = (None, "alternate", "em", "interleaved")
 OPTIMIZE_PARTS = ("hyperparameters", "inducing")
+# SoR's variances are flagged when at more than this share of the test points the prior variance they
+# omit exceeds the variance they report (_check_degenerate_variances).
+SOR_SHARE = 0.1
 
 
 @persistence.register
@@ -398,24 +400,14 @@ class SparseGPRegressor(GPRegressorBase):
         self._check_calibration(X, y)
         return self
 
-    def _check_calibration(self, X, y):
-        """The leave-one-out figures ``loo_*`` of the training rows (X, normalised y) under the fitted
-        approximation's own predictive (DTC's for the augmented and Nyström predictions), and a
-        CalibrationWarning when they say the error bars are far from honest."""
-        rows = loo_sample(X.shape[0])
-        mean, var = self._loo(X[rows], y[rows])
-        self._set_loo(
-            summarise(y[rows], mean, var, y_mean=float(np.mean(y)), y_var=float(np.var(y)), y_std=self.y_std_)
-        )
-
-    def _loo(self, X, y):
-        """Leave-one-out (mean, variance) of training rows (X, normalised y), on the normalised scale."""
+    def _loo_batch(self, X, y):
+        """The approximation's own leave-one-out predictive (DTC's for the augmented and Nyström predictions)."""
         return sparse_loo(
             self.kernel_,
             self.posterior_,
             self.noise_,
-            jnp.asarray(X),
-            jnp.asarray(y),
+            X,
+            y,
             fitc=self.approximation == "fitc",
             degenerate=APPROXIMATIONS[self.approximation][2] and self.prediction == "standard",
         )
@@ -626,6 +618,8 @@ class SparseGPRegressor(GPRegressorBase):
             return predict_dask(self, X, return_std=return_std, return_cov=return_cov, include_noise=include_noise)
         X = self._validate_test_inputs(X)
         mean, var = self._mean_var(X, full_cov=return_cov)
+        if return_std or return_cov:
+            self._check_degenerate_variances(X, np.diag(var) if return_cov else var)
         if self.prediction == "nystrom" and return_std:
             total = var + (self.noise_ if include_noise else 0.0)
             if np.any(total < 0):
@@ -645,8 +639,33 @@ class SparseGPRegressor(GPRegressorBase):
         """
         X = self._validate_test_inputs(X)
         mean, var = self._mean_var(X, full_cov=False)
+        self._check_degenerate_variances(X, var)
         var = var + (self.noise_ if include_noise else 0.0)
         return mean * self.y_std_ + self.y_mean_, var * self.y_std_**2
+
+    def _check_degenerate_variances(self, X, var):
+        """A CalibrationWarning when SoR's own (degenerate) variances leave out most of the truth at X.
+
+        Quiñonero-Candela & Rasmussen's eq. 27 omits K_** - Q_**, the prior variance the inducing inputs do
+        not span; where that exceeds the whole predictive variance reported (noise included) for more than
+        ``SOR_SHARE`` of the test points, the error bars are too narrow by more than a factor sqrt(2) there
+        (BENCHMARKS.md, "Tiny training sets": 2-sd coverage 0.28 to 0.48 with three to eight points).
+        """
+        if self.approximation != "sor" or self.prediction != "standard" or X.shape[0] == 0:
+            return
+        omitted, _ = self._predict_in_batches(
+            lambda Xb: (unexplained_variance(self.kernel_, self.posterior_, Xb),) * 2, X, full_cov=False
+        )
+        share = float(np.mean(omitted > np.asarray(var) + self.noise_))
+        if share > SOR_SHARE:
+            warnings.warn(
+                f"SparseGPRegressor: SoR's predictive variance (Quiñonero-Candela & Rasmussen eq. 27) leaves out "
+                f"K** - Q**, the prior variance the inducing inputs do not span; at {share:.0%} of these test points "
+                "that part alone exceeds the variance reported, so the error bars are too narrow there. "
+                "prediction='augmented' adds it back (eqs. 28-29), or use approximation='vfe'",
+                CalibrationWarning,
+                stacklevel=3,
+            )
 
     # ---- persistence -------------------------------------------------------------
     def _get_state(self):

@@ -1,0 +1,148 @@
+"""The leave-one-out check of the error bars: formulas against refits without each row, the figures, the warning."""
+
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from sparsegp import CalibrationWarning, ExactGPRegressor, SparseGPRegressor, load_model
+from sparsegp.approximations.common import sparse_predict
+from sparsegp.approximations.dtc import dtc_posterior
+from sparsegp.approximations.exact import exact_posterior, exact_predict
+from sparsegp.approximations.fitc import fitc_posterior
+from sparsegp.approximations.loo import exact_loo, sparse_loo
+from sparsegp.approximations.vfe import vfe_posterior
+from sparsegp.datasets.synthetic import repeated_records
+from sparsegp.estimators.calibration import LOO_Z_LEVELS, problems, summarise
+from sparsegp.kernels import SquaredExponential
+from sparsegp.replicates import collapse
+
+
+def data(seed=1):
+    """Rows at 25 inputs, one to three rows each (a row's copies stay in when it is left out)."""
+    r = np.random.default_rng(seed)
+    Xd = r.normal(size=(25, 2))
+    X = np.repeat(Xd, r.integers(1, 4, size=25), axis=0)
+    return X, np.sin(X[:, 0]) + 0.3 * r.normal(size=X.shape[0])
+
+
+CASES = {  # posterior, leave-one-out flags, predictive flag
+    "vfe": (vfe_posterior, {}, False),
+    "dtc": (dtc_posterior, {}, False),
+    "sor": (dtc_posterior, {"degenerate": True}, True),
+    "fitc": (fitc_posterior, {"fitc": True}, False),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_sparse_leave_one_out_equals_refits_without_each_row(name):
+    """Each row's LOO predictive from the collapsed posterior equals the method's own predictive after a refit
+    of the posterior (same hyper-parameters and inducing inputs) on every other row."""
+    X, y = data()
+    g = collapse(X, y)
+    kernel, Z, noise = SquaredExponential([1.1, 0.9], 1.2), jnp.asarray(g.X[:6] + 0.05), 0.15
+    posterior, flags, degenerate = CASES[name]
+    post = posterior(kernel, Z, noise, jnp.asarray(g.X), jnp.asarray(g.y), chunk=8, counts=g.counts, scatter=g.scatter)
+    mean, var = sparse_loo(kernel, post, noise, jnp.asarray(X), jnp.asarray(y), **flags)
+    for j in range(X.shape[0]):
+        keep = np.arange(X.shape[0]) != j
+        refit = posterior(kernel, Z, noise, jnp.asarray(X[keep]), jnp.asarray(y[keep]), chunk=8)
+        m, v = sparse_predict(kernel, refit, jnp.asarray(X[j : j + 1]), degenerate=degenerate)
+        assert float(mean[j]) == pytest.approx(float(m[0]), rel=1e-10, abs=1e-12)
+        assert float(var[j]) == pytest.approx(float(v[0]) + noise, rel=1e-10)
+
+
+def test_exact_leave_one_out_equals_refits_without_each_row():
+    """Rasmussen & Williams eqs. 5.10-5.12, for a row whose input other rows share as well."""
+    X, y = data(2)
+    g = collapse(X, y)
+    kernel, noise = SquaredExponential([1.1, 0.9], 1.2), 0.15
+    post = exact_posterior(kernel, noise, jnp.asarray(g.X), jnp.asarray(g.y), counts=g.counts)
+    mean, var = exact_loo(kernel, post, noise, jnp.asarray(X), jnp.asarray(y))
+    for j in range(X.shape[0]):
+        keep = np.arange(X.shape[0]) != j
+        refit = exact_posterior(kernel, noise, jnp.asarray(X[keep]), jnp.asarray(y[keep]))
+        m, v = exact_predict(kernel, refit, jnp.asarray(X[j : j + 1]))
+        assert float(mean[j]) == pytest.approx(float(m[0]), rel=1e-10, abs=1e-12)
+        assert float(var[j]) == pytest.approx(float(v[0]) + noise, rel=1e-10)
+
+
+def test_summary_figures_and_the_problems_they_name():
+    r = np.random.default_rng(0)
+    y = r.normal(size=20000)
+    honest = summarise(y, np.zeros_like(y), np.ones_like(y), y_mean=0.0, y_var=1.0)
+    assert honest.coverage == pytest.approx(0.9545, abs=0.005) and honest.z_rms == pytest.approx(1.0, abs=0.02)
+    np.testing.assert_allclose(honest.z_quantiles, [-1.96, -0.994, 0.0, 0.994, 1.96], atol=0.05)
+    assert honest.rows == 20000 and abs(honest.snlp) < 0.01 and problems(honest) == []
+    assert honest.log_predictive == pytest.approx(-0.5 * np.log(2 * np.pi * np.e), abs=0.02)
+    # in the targets' units: log densities shift by -log(y_std), the SNLP does not
+    scaled = summarise(y, np.zeros_like(y), np.ones_like(y), y_mean=0.0, y_var=1.0, y_std=10.0)
+    assert scaled.log_predictive == pytest.approx(honest.log_predictive - np.log(10.0)) and scaled.snlp == honest.snlp
+    narrow = summarise(y, np.zeros_like(y), np.full_like(y, 0.25), y_mean=0.0, y_var=1.0)  # sd half the truth
+    assert narrow.coverage < 0.8 and [p.split(":")[0] for p in problems(narrow)] == [
+        "too narrow",
+        "worse than a constant",
+    ]
+    wide = summarise(y, np.zeros_like(y), np.full_like(y, 9.0), y_mean=0.0, y_var=1.0)  # sd three times the truth
+    assert [p.split(":")[0] for p in problems(wide)] == ["too wide", "worse than a constant"]
+    useless = summarise(y, np.full_like(y, 0.5), np.ones_like(y), y_mean=0.0, y_var=1.0)  # a biased constant
+    assert [p.split(":")[0] for p in problems(useless)] == ["worse than a constant"]
+    assert len(LOO_Z_LEVELS) == 5
+
+
+def test_dtc_error_bars_worse_than_a_constant_are_flagged_and_vfe_is_not(tmp_path):
+    """Issue 35's DTC case: records from a finite set of entities, every row fitted. DTC's predictive adds
+    K** - Q** at a kernel amplitude its objective never saw: best-looking SMSE, error bars far too wide and a
+    test SNLP above 0. The leave-one-out check says so, as on the test set; VFE's fit passes it."""
+    X, y, Xt, yt = repeated_records(n_train=400, n_test=400, pool=30)
+    fits = {}
+    for approximation in ("dtc", "vfe"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fits[approximation] = SparseGPRegressor(approximation=approximation, inducing=16, random_state=0).fit(X, y)
+        fits[approximation].warned = [str(w.message) for w in caught if w.category is CalibrationWarning]
+    dtc, vfe = fits["dtc"], fits["vfe"]
+    assert len(dtc.warned) == 1 and "too wide" in dtc.warned[0] and "worse than a constant" in dtc.warned[0]
+    assert vfe.warned == [] and 0.9 < vfe.loo_coverage_ <= 1.0
+    for model in (dtc, vfe):  # the leave-one-out figures agree with the test set's
+        mean, sd = model.predict(Xt, return_std=True)
+        z = (yt - mean) / sd
+        test_logp = np.mean(-0.5 * (np.log(2 * np.pi) + 2 * np.log(sd) + z * z))
+        assert abs(model.loo_log_predictive_ - test_logp) < 0.25
+    assert dtc.loo_log_predictive_ < vfe.loo_log_predictive_ - 1.0
+    loaded = load_model(dtc.save(tmp_path / "dtc.npz"))  # the figures are kept in the model file, no new warning
+    assert loaded.loo_coverage_ == dtc.loo_coverage_ and np.array_equal(loaded.loo_z_, dtc.loo_z_)
+
+
+def test_every_default_regressor_carries_the_check():
+    X, y, _, _ = repeated_records(n_train=150, n_test=1, pool=20)
+    for model in (ExactGPRegressor(max_iter=50), SparseGPRegressor(inducing=10, max_iter=50, random_state=0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X, y)
+        assert model.loo_rows_ == 150 and 0 <= model.loo_coverage_ <= 1
+        assert model.loo_z_.shape == (5,) and np.all(np.diff(model.loo_z_) >= 0)
+        assert np.isfinite(model.loo_log_predictive_)
+
+
+def test_sor_variances_that_leave_out_most_of_the_prior_are_flagged():
+    """SoR's eq. 27 variance omits K** - Q**: far from a few inducing inputs, the error bars are the noise alone."""
+    r = np.random.default_rng(0)
+    X = r.normal(size=(6, 3))
+    y = np.sin(3 * X[:, 0]) + X[:, 1] ** 2 / 2 + 0.1 * r.normal(size=6)
+    Xt = r.normal(size=(100, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        common = dict(approximation="sor", inducing=6, optimize="hyperparameters", random_state=0)
+        sor = SparseGPRegressor(**common).fit(X, y)  # the inducing inputs stay at the training inputs
+        augmented = SparseGPRegressor(prediction="augmented", **common).fit(X, y)
+    with pytest.warns(CalibrationWarning, match="SoR's predictive variance.*leaves out K\\*\\* - Q\\*\\*"):
+        sor.predict(Xt, return_std=True)
+    with pytest.warns(CalibrationWarning, match="prediction='augmented' adds it back"):
+        sor.predict_var(Xt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CalibrationWarning)
+        sor.predict(Xt)  # the mean alone carries no error bars to check
+        augmented.predict(Xt, return_std=True)
+        sor.predict(X, return_std=True)  # at the inducing inputs nothing is left out
