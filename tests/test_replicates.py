@@ -231,3 +231,18 @@ def test_an_int_m_draws_distinct_inputs():
         model = SparseGPRegressor(inducing=30, max_iter=5, random_state=0).fit(X, y)
     assert np.unique(model.Z_, axis=0).shape[0] == 30
     assert np.all(np.diff(model.inducing_indices_) > 0)
+
+
+@pytest.mark.parametrize("name", ["exact", "vfe"])
+def test_whole_fits_collapsed_and_expanded_reach_the_same_optimum(name):
+    """The optimiser's path may differ (an expanded K + sigma^2 I with identical rows fails to factorise at
+    trial points the collapsed K + sigma^2 C^-1 passes), but both fits converge to the same model."""
+    X, y = repeated(n_inputs=50, seed=11)
+    make = ESTIMATORS[name]
+    fits = [make(max_iter=1000, duplicates=mode).fit(X, y) for mode in ("collapse", "expand")]
+    assert all(f.optimizer_report_.success for f in fits)
+    objective = "log_marginal_likelihood_" if name == "exact" else "objective_"
+    a, b = (getattr(f, objective) for f in fits)
+    assert a == pytest.approx(b, rel=1e-6)
+    Xs = np.random.default_rng(12).normal(size=(9, 3))
+    np.testing.assert_allclose(fits[0].predict(Xs), fits[1].predict(Xs), rtol=1e-3, atol=1e-4)

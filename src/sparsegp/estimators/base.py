@@ -198,12 +198,18 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
 
     def _loo(self, X, y, batch: int = 1024):
         """Leave-one-out (mean, variance) of training rows (X, normalised y), on the normalised scale,
-        ``batch`` rows at a time (the subclass's ``_loo_batch``)."""
-        parts = [
-            self._loo_batch(jnp.asarray(X[i : i + batch]), jnp.asarray(y[i : i + batch]))
-            for i in range(0, len(y), batch)
-        ]
-        return tuple(np.concatenate([np.asarray(p[k]) for p in parts]) for k in (0, 1))
+        ``batch`` rows at a time (the subclass's ``_loo_batch``). Batches are padded to a power of two rows,
+        so fits of other sizes reuse the compiled program."""
+        means, variances = [], []
+        for i in range(0, len(y), batch):
+            Xb, yb = X[i : i + batch], y[i : i + batch]
+            pad = min(batch, 1 << max(6, (len(yb) - 1).bit_length())) - len(yb)
+            mean, var = self._loo_batch(
+                jnp.asarray(np.concatenate([Xb, np.repeat(Xb[-1:], pad, axis=0)])), jnp.asarray(np.pad(yb, (0, pad)))
+            )
+            means.append(np.asarray(mean)[: len(yb)])
+            variances.append(np.asarray(var)[: len(yb)])
+        return np.concatenate(means), np.concatenate(variances)
 
     def _set_loo(self, check: LOOCheck | None, warn: bool = True):
         """``loo_*`` from a :class:`~.calibration.LOOCheck` (None: not computed), and the CalibrationWarning."""
