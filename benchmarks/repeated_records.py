@@ -1,12 +1,14 @@
 """Repeated records: every row fitted (collapsed, expanded) against removing the copies, beside scikit-learn.
 
-    python benchmarks/repeated_records.py [--sections synthetic speed shipped] [--sklearn-rows 2000]
+    python benchmarks/repeated_records.py [--sections synthetic floor speed shipped] [--sklearn-rows 2000]
 
 synthetic: ``sparsegp.datasets.synthetic.repeated_records`` (10,000 training records, 53 % repeating an
 earlier record exactly; 2,000 test records, 61 % at a training input; 8 inputs). On its first
 ``--sklearn-rows`` training records: scikit-learn's GaussianProcessRegressor (constant x ARD RBF + white
 noise, normalize_y) and ExactGPRegressor with the copies removed and with every row; on all 10,000:
 SparseGPRegressor(inducing=256) both ways, ExactGPRegressor both ways, and DTC with every row.
+floor: on the first ``--sklearn-rows`` rows, scikit-learn with its noise bounded below by our min_noise, and
+ExactGPRegressor with min_noise at scikit-learn's bound: copies of records drive the noise to its bound.
 speed: the same fits with every row, collapsed (the default) and expanded (each row its own), wall time
 of the whole fit and per objective evaluation.
 shipped: concrete (exact GP and scikit-learn) and pol (SparseGPRegressor(inducing=256)), splits 0 to N-1,
@@ -30,12 +32,12 @@ from sparsegp.replicates import collapse
 from sparsegp.replicates import repeated_records as count_copies
 
 
-def sklearn_gpr(D):
+def sklearn_gpr(D, min_noise=1e-9):
     from sklearn.gaussian_process import GaussianProcessRegressor
     from sklearn.gaussian_process.kernels import RBF, WhiteKernel
     from sklearn.gaussian_process.kernels import ConstantKernel as C
 
-    kernel = C(1.0, (1e-5, 1e5)) * RBF(np.ones(D), (1e-5, 1e5)) + WhiteKernel(1e-2, (1e-9, 1e2))
+    kernel = C(1.0, (1e-5, 1e5)) * RBF(np.ones(D), (1e-5, 1e5)) + WhiteKernel(1e-2, (min_noise, 1e2))
     return GaussianProcessRegressor(kernel, normalize_y=True, random_state=0)
 
 
@@ -118,6 +120,34 @@ def synthetic(sklearn_rows):
         print(fmt(measure(label, make(), Xf, yf, Xt, yt)), flush=True)
 
 
+def floor(sklearn_rows):
+    """Where copies of records drive the noise to its lower bound, the bound decides the error bars at the
+    copies: scikit-learn's WhiteKernel stops at 1e-9, ExactGPRegressor at min_noise=1e-6 (normalised)."""
+    X, y, Xt, yt = repeated_records()
+    Xs, ys = X[:sklearn_rows], y[:sklearn_rows]
+    print(f"\nfloor: the noise variance's lower bound, first {sklearn_rows} rows\n")
+    print(
+        HEADER.replace("| CalibrationWarning |", "| CalibrationWarning | noise (normalised) |").replace(
+            "|---|\n", "|---|---|\n"
+        )
+    )
+    cases = [
+        (
+            "scikit-learn GaussianProcessRegressor, WhiteKernel bounded below by 1e-6",
+            lambda: sklearn_gpr(X.shape[1], 1e-6),
+        ),
+        ("ExactGPRegressor(min_noise=1e-9)", lambda: ExactGPRegressor(min_noise=1e-9)),
+        ("ExactGPRegressor()", ExactGPRegressor),
+    ]
+    for label, make in cases:
+        model = make()
+        r = measure(label, model, Xs, ys, Xt, yt)
+        noise = (
+            model.kernel_.k2.noise_level if hasattr(model, "kernel_") and hasattr(model.kernel_, "k2") else model.noise_
+        )
+        print(f"{fmt(r)} {noise:.3g} |", flush=True)
+
+
 def speed(sklearn_rows):
     X, y, Xt, yt = repeated_records()
     print(
@@ -185,13 +215,14 @@ def shipped(splits):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--sections", nargs="*", default=["synthetic", "speed", "shipped"])
+    p.add_argument("--sections", nargs="*", default=["synthetic", "floor", "speed", "shipped"])
     p.add_argument("--sklearn-rows", type=int, default=2000)
     p.add_argument("--splits", type=int, default=10, help="shipped: splits 0 to N-1")
     a = p.parse_args()
     for section in a.sections:
         {
             "synthetic": lambda: synthetic(a.sklearn_rows),
+            "floor": lambda: floor(a.sklearn_rows),
             "speed": lambda: speed(a.sklearn_rows),
             "shipped": lambda: shipped(a.splits),
         }[section]()
