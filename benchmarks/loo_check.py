@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from sparsegp import CalibrationWarning, ExactGPRegressor, SparseGPRegressor, datasets
-from sparsegp.estimators.calibration import loo_sample, problems
+from sparsegp.fitting.calibration import loo_in_batches, loo_sample, problems
 
 DATASETS = {
     "kin40k": {"split": "fixed", "n_train": 10000},
@@ -51,7 +51,7 @@ def loo_figures(model, X, y):
     """:func:`figures` of the leave-one-out predictives of the training rows the fit scored (user units)."""
     rows = loo_sample(X.shape[0])
     yn = (y[rows] - model.y_mean_) / model.y_std_
-    mean, var = model._loo(X[rows], yn)
+    mean, var = loo_in_batches(model._loo_batch, X[rows], yn)
     return figures(y[rows], np.asarray(mean) * model.y_std_ + model.y_mean_, np.sqrt(np.asarray(var)) * model.y_std_)
 
 
@@ -71,7 +71,7 @@ def row(name, label, model, X, y, Xt, yt):
         lps, tps
     )
     assert abs(lp - model.loo_log_predictive_) < 1e-9 and abs(lc - model.loo_coverage_) < 1e-12
-    check = model._loo_check
+    check = model.loo_check_
     return (
         f"| {name} | {label} | {X.shape[0]} | {len(yt)} | {seconds:.1f} | {lc:.3f} ± {lcs:.3f} | {tc:.3f} ± {tcs:.3f} "
         f"| {lp:.3f} ± {lps:.3f} | {tp:.3f} ± {tps:.3f} | {check.z_rms:.2f} | {check.snlp:+.3f} | "

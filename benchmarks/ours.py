@@ -17,8 +17,8 @@ def sparse_case(approximation, d, m, max_iter, trajectory):
 
     import sparsegp
     from sparsegp import SparseGPRegressor
-    from sparsegp.estimators.objectives import SparseNegative
-    from sparsegp.estimators.sparse import APPROXIMATIONS
+    from sparsegp.approximations.registry import APPROXIMATIONS
+    from sparsegp.fitting.objectives import SparseNegative
     from sparsegp.kernels import SquaredExponential
     from sparsegp.stats import chunk_size_for
     from sparsegp.training import flat_value_and_grad
@@ -61,7 +61,7 @@ def sparse_case(approximation, d, m, max_iter, trajectory):
     from sparsegp.transforms import to_raw
 
     params = {"kernel": model.kernel_, "raw_noise": jnp.asarray(to_raw(model.noise_)), "Z": jnp.asarray(model.Z_)}
-    objective = SparseNegative(APPROXIMATIONS[approximation][0], chunk_size_for(len(y), m), float(model.jitter))
+    objective = SparseNegative(APPROXIMATIONS[approximation].objective, chunk_size_for(len(y), m), float(model.jitter))
     vg = flat_value_and_grad(objective, params)
     x, Xj, yj = ravel_pytree(params)[0], jnp.asarray(X), jnp.asarray(y)
     jax.block_until_ready(vg(x, None, Xj, yj))

@@ -56,7 +56,7 @@ def measure(label, model, X, y, Xt, yt):
         "snlp": metrics.snlp(yt, mean, sd**2, y),
         "beyond4": float(np.mean(np.abs(yt - mean) > 4 * sd)),
         "loo_cov": getattr(model, "loo_coverage_", None),
-        "loo_snlp": None if getattr(model, "_loo_check", None) is None else model._loo_check.snlp,
+        "loo_snlp": None if getattr(model, "loo_check_", None) is None else model.loo_check_.snlp,
         "warned": any(issubclass(w.category, CalibrationWarning) for w in caught),
         "evals": getattr(getattr(model, "optimizer_report_", None), "n_evals", None),
     }

@@ -121,7 +121,7 @@ def child(mode, n, m, b, out):
         f, g, secs = evaluate(objective, params)
         row.update(seconds=round(secs, 2), peak_rss_MiB=peak_rss_MiB())
     else:
-        from sparsegp.distributed import DaskStats
+        from sparsegp.backends.dask_sums import DaskStats
 
         cluster, client = local_cluster()
         with cluster, client:

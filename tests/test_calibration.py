@@ -14,7 +14,7 @@ from sparsegp.approximations.fitc import fitc_posterior
 from sparsegp.approximations.loo import exact_loo, sparse_loo
 from sparsegp.approximations.vfe import vfe_posterior
 from sparsegp.datasets.synthetic import repeated_records
-from sparsegp.estimators.calibration import LOO_Z_LEVELS, problems, summarise
+from sparsegp.fitting.calibration import LOO_Z_LEVELS, problems, summarise
 from sparsegp.kernels import SquaredExponential
 from sparsegp.replicates import collapse
 

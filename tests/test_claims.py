@@ -6,20 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sparsegp.experiments.claims import (
-    BEGIN,
-    END,
-    STATUSES,
-    Claim,
-    NotRun,
-    Verdict,
-    claim,
-    claims_of,
-    evaluate,
-    need,
-    verdict_section,
-    verdict_table,
-)
+from sparsegp.experiments.claims import claims_of, evaluate, verdict_section
+from sparsegp.experiments.claims.base import BEGIN, END, STATUSES, Claim, NotRun, Verdict, claim, need, verdict_table
 from sparsegp.experiments.index import agreement_outside_verdicts, refresh, with_verdicts
 
 

@@ -1,10 +1,12 @@
 import csv
 import json
 import pickle
+import warnings
 
 import numpy as np
 import pytest
 
+from sparsegp import ExactGPRegressor, SparseGPRegressor, load_model
 from sparsegp.cli import main
 
 
@@ -185,3 +187,31 @@ def test_predict_matches_columns_by_name(toy_regression, model_name, tmp_path, c
     assert "missing ['c']" in capsys.readouterr().err
     assert predict(["a", "b", "c", "d"], [X[:, 0], X[:, 1], X[:, 2], y])[0] == 2
     assert "unknown ['d']" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("n", [6, 60])
+@pytest.mark.parametrize("model_name", ["exact", "vfe"])
+def test_the_command_line_fits_the_estimators_model(model_name, n, tmp_path, capsys):
+    """The same data and options give the same model from ``sparsegp fit`` as from the estimator: the default
+    kernel with its tiny-data priors included (n = 6 rows for 2 inputs is tiny)."""
+    r = np.random.default_rng(3)
+    X = r.uniform(-2, 2, size=(n, 2))
+    y = np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.1 * r.normal(size=n)
+    csv = tmp_path / "train.csv"
+    np.savetxt(csv, np.column_stack([X, y]), delimiter=",", header="a,b,y", comments="", fmt="%.17g")
+    out = tmp_path / "model.npz"
+    args = ["fit", "--data", str(csv), "--target", "y", "--model", model_name, "--max-iter", "30", "--quiet"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main([*args, "--inducing", "4", "--seed", "0", "--out", str(out)]) == 0
+        common = dict(max_iter=30, random_state=0)
+        if model_name == "exact":
+            direct = ExactGPRegressor(**common).fit(X, y)
+        else:
+            direct = SparseGPRegressor(approximation=model_name, inducing=4, **common).fit(X, y)
+    loaded = load_model(str(out))
+    for name, value in direct.kernel_.parameters().items():
+        np.testing.assert_array_equal(loaded.kernel_.parameters()[name], value)
+    assert loaded.noise_ == direct.noise_
+    Xs = r.uniform(-2, 2, size=(5, 2))
+    np.testing.assert_array_equal(loaded.predict(Xs), direct.predict(Xs))

@@ -17,7 +17,7 @@ distributed = pytest.importorskip("distributed")
 
 from sparsegp import InputError, SparseGPRegressor  # noqa: E402
 from sparsegp.approximations.objective import HostObjective  # noqa: E402
-from sparsegp.distributed import DaskStats  # noqa: E402
+from sparsegp.backends.dask_sums import DaskStats  # noqa: E402
 from sparsegp.kernels import SquaredExponential  # noqa: E402
 from sparsegp.transforms import to_raw  # noqa: E402
 
@@ -209,7 +209,7 @@ def misaligned(a, offset=4):
 
 
 def test_partition_results_do_not_depend_on_where_the_arguments_landed():
-    from sparsegp.distributed import _backward, _forward
+    from sparsegp.backends.dask_sums import _backward, _forward
     from sparsegp.stats import Stats
     from sparsegp.stats_blas import BlasStats
 
@@ -273,7 +273,8 @@ def test_a_fit_on_dask_selects_its_inducing_rows_on_the_partitions(client):
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_cli_fits_a_dask_dataframe_on_a_scheduler(client, tmp_path, capsys):
-    from sparsegp.cli import _read_dask_table, main
+    from sparsegp.backends.dask_partitions import read_table as _read_dask_table
+    from sparsegp.cli import main
     from sparsegp.errors import SparseGPError
     from sparsegp.estimators import load_model
 
@@ -361,7 +362,7 @@ def test_a_broadcast_that_meets_a_dying_worker_is_sent_again(client, monkeypatch
             return real(*args, **kwargs)
 
         monkeypatch.setattr(client, "scatter", scatter_failing_once_in_three)
-        monkeypatch.setattr("sparsegp.distributed.time.sleep", lambda s: None)
+        monkeypatch.setattr("sparsegp.backends.dask_sums.time.sleep", lambda s: None)
         remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60))
     assert len(calls) > 6
     assert remote.objective_ == pytest.approx(local.objective_, rel=1e-8)
@@ -376,6 +377,6 @@ def test_a_broadcast_that_keeps_failing_raises_a_clear_error(client, monkeypatch
         raise KeyError("tcp://127.0.0.1:1")
 
     monkeypatch.setattr(client, "scatter", scatter_failing)
-    monkeypatch.setattr("sparsegp.distributed.time.sleep", lambda s: None)
+    monkeypatch.setattr("sparsegp.backends.dask_sums.time.sleep", lambda s: None)
     with pytest.raises(DistributedError, match="sending the parameters .* failed 3 times .*KeyError"):
         SparseGPRegressor(inducing=5, max_iter=3).fit(da.from_array(X, chunks=(30, 3)), da.from_array(y, chunks=30))

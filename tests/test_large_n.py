@@ -7,6 +7,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from sparsegp import InputError, SparseGPRegressor
+from sparsegp.fitting.pipeline import inducing_rows
 from sparsegp.selection import InfoGain
 
 # one xdist worker runs this module, so its module-scoped fixture is computed once
@@ -46,8 +47,8 @@ def test_the_subset_stage_is_a_fit_on_its_rows(fits):
     model = fits[0]
     # the rows: drawn from the random_state's stream after the initial inducing rows
     rng = np.random.default_rng(0)
-    assert np.array_equal(model._inducing_rows(1500, rng), model.inducing_indices_)
-    rows = model._subset_rows(1500, rng)
+    assert np.array_equal(inducing_rows(model.inducing, 1500, rng), model.inducing_indices_)
+    rows = np.sort(rng.choice(1500, size=300, replace=False))
     assert rows.shape == (300,) and np.all(np.diff(rows) > 0)
     # without refinement the fitted values are the subset stage's optimum: its reported objective is the
     # bound on exactly those rows (no hyper-priors here), and not the bound on any other 300 rows

@@ -8,7 +8,7 @@ from jax.flatten_util import ravel_pytree
 
 from sparsegp import stats_blas
 from sparsegp.approximations.objective import HostObjective
-from sparsegp.estimators.sparse import APPROXIMATIONS
+from sparsegp.approximations.registry import APPROXIMATIONS
 from sparsegp.kernels import Matern32, SquaredExponential
 from sparsegp.transforms import to_positive, to_raw
 
@@ -22,7 +22,7 @@ def problem(n=103, m=11, D=3, seed=0):
 
 
 def jax_reference(approximation, params, X, y, chunk):
-    fn = APPROXIMATIONS[approximation][0]
+    fn = APPROXIMATIONS[approximation].objective
 
     def f(p):
         value = fn(

@@ -13,3 +13,10 @@ jax.config.update("jax_enable_x64", True)
 
 # log(2 pi), in every Gaussian log density of the package
 LOG_2PI = math.log(2.0 * math.pi)
+
+
+def on_cpu() -> bool:
+    """Whether JAX computes on the CPU: the one place the package asks which device it has. On a CPU the
+    host paths (LAPACK for the Gaussian likelihood's factorisation, BLAS-3 sums for FITC, small chunks)
+    beat XLA's kernels; on an accelerator everything stays in JAX (BENCHMARKS.md)."""
+    return jax.default_backend() == "cpu"

@@ -13,15 +13,20 @@ import zipfile
 
 import numpy as np
 
+from .approximations.registry import APPROXIMATIONS
 from .errors import SparseGPError
+from .fitting.config import DUPLICATES, PREDICTIONS, RESELECT
 from .tables import markdown_table
 
-MODELS = ("exact", "vfe", "dtc", "fitc", "sor")
+MODELS = ("exact", *APPROXIMATIONS)
 KERNELS = ("se-ard", "se", "matern12", "matern32", "matern52")
 
 
-def _kernel(name: str, X: np.ndarray):
-    """The named kernel with its length-scales at the columns' spread (the estimators' own default start)."""
+def _kernel(name: str, X):
+    """The named kernel: None (the estimators' own default, priors on tiny data included) for "se-ard", otherwise
+    the family with its length-scales at the columns' spread, as the default starts."""
+    if name == "se-ard":
+        return None
     from . import kernels as K
 
     spread = np.std(X, axis=0)
@@ -29,7 +34,6 @@ def _kernel(name: str, X: np.ndarray):
     ard = np.where(spread > 0, spread, 1.0)
     iso = float(np.sqrt(np.mean(spread**2))) or 1.0
     return {
-        "se-ard": lambda: K.SquaredExponential(lengthscale=ard),
         "se": lambda: K.SquaredExponential(lengthscale=iso),
         "matern12": lambda: K.Matern12(lengthscale=ard),
         "matern32": lambda: K.Matern32(lengthscale=ard),
@@ -176,35 +180,6 @@ def _build_model(args, X):
     )
 
 
-def _read_dask_table(path: str, target: str, delimiter: str):
-    """(X, y, feature names) of CSV files or a Parquet folder as dask arrays with known row chunks."""
-    try:
-        import dask.dataframe as dd
-    except ImportError as exc:
-        raise SparseGPError("--dask needs the optional dependencies: pip install 'sparsegp[dask]'") from exc
-    parquet = path.endswith((".parquet", ".pq")) or os.path.isdir(path)
-    df = dd.read_parquet(path) if parquet else dd.read_csv(path, sep=delimiter)
-    if target not in df.columns:
-        raise SparseGPError(
-            f"--target {target!r} is not a column of {path} (columns: {', '.join(map(str, df.columns))})"
-        )
-    features = [c for c in df.columns if c != target]
-    bad = [c for c in features + [target] if df[c].dtype.kind not in "fiu"]
-    if bad:
-        raise SparseGPError(f"columns {bad} of {path} are not numeric")
-    return df[features].to_dask_array(lengths=True), df[target].to_dask_array(lengths=True), features
-
-
-def _dask_client(address: str, workers: int):
-    """A client of the scheduler at ``address``, or of a new LocalCluster of ``workers`` processes ('local')."""
-    from distributed import Client, LocalCluster
-
-    if address != "local":
-        return Client(address), None
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
-    return Client(cluster), cluster
-
-
 def cmd_datasets(args):
     from .datasets import available
 
@@ -239,7 +214,9 @@ def cmd_fit(args):
         if args.dask:
             if args.model == "exact":
                 raise SparseGPError("--dask fits the sparse models: choose --model vfe, dtc, fitc or sor")
-            X, y, feature_names = _read_dask_table(args.data, args.target, args.delimiter)
+            from .backends.dask_partitions import read_table as read_dask_table
+
+            X, y, feature_names = read_dask_table(args.data, args.target, args.delimiter)
         else:
             X, y, feature_names = read_table(args.data, args.target, delimiter=args.delimiter)
         source = os.path.basename(args.data.rstrip("/"))
@@ -247,7 +224,11 @@ def cmd_fit(args):
         _check_writable(args.out, "--out")
     if args.dask and not args.data:
         raise SparseGPError("--dask reads --data as a dask dataframe: give --data and --target")
-    client, cluster = _dask_client(args.dask, args.workers) if args.dask else (None, None)
+    client = cluster = None
+    if args.dask:
+        from .backends.dask_partitions import connect
+
+        client, cluster = connect(args.dask, args.workers)
     try:
         model = _build_model(args, X)
         t0 = time.perf_counter()
@@ -322,6 +303,13 @@ def build_parser():
     d.add_argument("--json", action="store_true", help="full records with sources and licences, as JSON")
     d.set_defaults(func=cmd_datasets)
 
+    _fit_parser(sub)
+    _predict_parser(sub)
+    _reproduce_parser(sub)
+    return p
+
+
+def _fit_parser(sub):
     f = sub.add_parser(
         "fit",
         help="fit a model and save it",
@@ -331,6 +319,39 @@ def build_parser():
         "LOO_2sd and LOO_logp are the leave-one-out check of the error bars on the training rows (the share "
         "within 2 sd, about 0.954 when they are honest, and the mean log density per row).",
     )
+    _data_options(f)
+    _model_options(f)
+    f.add_argument(
+        "--subset",
+        type=int,
+        default=None,
+        help="large n: learn on this many random rows first, then refine on all rows",
+    )
+    f.add_argument("--refine-iter", type=int, default=3, help="iterations on all rows after --subset (default 3)")
+    f.add_argument(
+        "--dask",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="SCHEDULER",
+        help="fit on a Dask cluster: --data (CSV files, globs allowed, or a Parquet folder) is read as a "
+        "dask dataframe; connect to SCHEDULER (tcp://host:8786) or start a LocalCluster",
+    )
+    f.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster of --dask (default 2)")
+    f.add_argument(
+        "--duplicates",
+        default="collapse",
+        choices=DUPLICATES,
+        help="rows that share an input: every row is fitted, computed as one weighted row per input "
+        "(collapse, the default: exact) or row by row (expand); drop fits exact copies of a record once",
+    )
+    f.add_argument("--out", help="where to save the model (.npz)")
+    f.add_argument("--quiet", action="store_true", help="no progress bar")
+    f.set_defaults(func=cmd_fit)
+
+
+def _data_options(f):
+    """``sparsegp fit``: where the training data come from."""
     src = f.add_mutually_exclusive_group(required=True)
     src.add_argument("--dataset", help="a shipped dataset (see 'sparsegp datasets')")
     src.add_argument("--data", help="a CSV file with a header row, or an NPZ of named columns")
@@ -339,6 +360,10 @@ def build_parser():
     f.add_argument("--split", default=None, help="split of --dataset (integer, 'fixed', ...; default: canonical)")
     f.add_argument("--n-train", type=int, default=None, help="use only the first N training rows")
     f.add_argument("--preprocessing", default=None, choices=["none", "standardize", "center", "linear"])
+
+
+def _model_options(f):
+    """``sparsegp fit``: the model and how it is fitted."""
     f.add_argument(
         "--model",
         "--approximation",
@@ -369,43 +394,18 @@ def build_parser():
     f.add_argument(
         "--reselect",
         default=None,
-        choices=["alternate", "em", "interleaved"],
+        choices=RESELECT[1:],
         help="combine selection with hyper-parameter learning (needs --select and --fixed-inducing)",
     )
     f.add_argument("--rounds", type=int, default=10, help="rounds of --reselect alternate / em")
-    f.add_argument("--prediction", default="standard", choices=["standard", "augmented", "nystrom"])
+    f.add_argument("--prediction", default="standard", choices=PREDICTIONS)
     f.add_argument("--kernel", default="se-ard", choices=KERNELS)
     f.add_argument("--max-iter", type=int, default=500)
     f.add_argument("--restarts", type=int, default=0)
     f.add_argument("--seed", type=int, default=0)
-    f.add_argument(
-        "--subset",
-        type=int,
-        default=None,
-        help="large n: learn on this many random rows first, then refine on all rows",
-    )
-    f.add_argument("--refine-iter", type=int, default=3, help="iterations on all rows after --subset (default 3)")
-    f.add_argument(
-        "--dask",
-        nargs="?",
-        const="local",
-        default=None,
-        metavar="SCHEDULER",
-        help="fit on a Dask cluster: --data (CSV files, globs allowed, or a Parquet folder) is read as a "
-        "dask dataframe; connect to SCHEDULER (tcp://host:8786) or start a LocalCluster",
-    )
-    f.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster of --dask (default 2)")
-    f.add_argument(
-        "--duplicates",
-        default="collapse",
-        choices=["collapse", "expand", "drop"],
-        help="rows that share an input: every row is fitted, computed as one weighted row per input "
-        "(collapse, the default: exact) or row by row (expand); drop fits exact copies of a record once",
-    )
-    f.add_argument("--out", help="where to save the model (.npz)")
-    f.add_argument("--quiet", action="store_true", help="no progress bar")
-    f.set_defaults(func=cmd_fit)
 
+
+def _predict_parser(sub):
     q = sub.add_parser(
         "predict", help="predict with a saved model", description="Write predictive mean and std to CSV."
     )
@@ -417,6 +417,8 @@ def build_parser():
     q.add_argument("--latent", action="store_true", help="std of the latent f instead of the noisy y")
     q.set_defaults(func=cmd_predict)
 
+
+def _reproduce_parser(sub):
     from .experiments.registry import papers
 
     r = sub.add_parser(
@@ -445,7 +447,6 @@ def build_parser():
         "checkout at the same commit) and run the rest: an interrupted 'all' run goes on where it stopped",
     )
     r.set_defaults(func=cmd_reproduce)
-    return p
 
 
 def main(argv=None) -> int:

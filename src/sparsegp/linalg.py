@@ -19,7 +19,7 @@ import jax.scipy.linalg as jsl
 import numpy as np
 import scipy.linalg as sl
 
-from ._config import LOG_2PI
+from ._config import LOG_2PI, on_cpu
 from .errors import NumericalError
 
 DEFAULT_JITTER = 1e-10
@@ -155,9 +155,7 @@ def forward_row(V, l, l_kk, b):
 
 
 def _use_lapack() -> bool:
-    import jax
-
-    return jax.default_backend() == "cpu"
+    return on_cpu()
 
 
 def _lapack_forward(Q, y):

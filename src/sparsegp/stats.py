@@ -19,7 +19,7 @@ all rows exactly. Without ``counts`` every row has weight 1.
 
 They are accumulated over row chunks with ``lax.scan``, so peak memory is
 O(m^2 + chunk * m) whatever n is, and the same sums add up across the partitions
-of a Dask cluster (:class:`sparsegp.distributed.DaskStats`). Whitening each chunk (rather than forming K_uf K_fu and whitening
+of a Dask cluster (:class:`sparsegp.backends.dask_sums.DaskStats`). Whitening each chunk (rather than forming K_uf K_fu and whitening
 afterwards) keeps the conditioning of K_uu, not its square (measured: relative
 error 4e-10 vs 1e-5 on a 200-point problem with cond(K_uu) = 3e11).
 
@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ._config import on_cpu
 from .linalg import solve_lower, solve_upper
 
 DEFAULT_CHUNK_BYTES = 8 * 2**20  # one m x chunk block of K_uf (smaller blocks stay in cache; BENCHMARKS.md)
@@ -76,7 +77,7 @@ def chunk_size_for(n: int, m: int, chunk_size: int | None = None) -> int:
     """Rows per chunk: about DEFAULT_CHUNK_BYTES of K_uf (ACCELERATOR_CHUNK_BYTES when JAX runs on a
     GPU or TPU), split evenly so padding stays small."""
     if chunk_size is None:
-        block = DEFAULT_CHUNK_BYTES if jax.default_backend() == "cpu" else ACCELERATOR_CHUNK_BYTES
+        block = DEFAULT_CHUNK_BYTES if on_cpu() else ACCELERATOR_CHUNK_BYTES
         chunk_size = max(256, block // (8 * max(m, 1)))
     chunk_size = int(min(max(1, chunk_size), max(n, 1)))
     n_chunks = -(-n // chunk_size)

@@ -5,7 +5,7 @@ The objective is any JAX-traceable ``f(params) -> scalar`` to *minimise*
 log hyper-priors for MAP-II). Its value and gradient come from one jitted
 ``jax.value_and_grad``; SciPy sees a flat float64 vector of the free entries.
 The compiled program is keyed by the objective and the parameters' layout: a hashable objective
-that compares by value (:mod:`sparsegp.estimators.objectives`) is traced and compiled once per
+that compares by value (:mod:`sparsegp.fitting.objectives`) is traced and compiled once per
 shapes in a process, however many fits use it.
 """
 
@@ -91,6 +91,49 @@ def flat_value_and_grad(objective, params):
     return partial(_flat_value_and_grad, objective, unravel)
 
 
+def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar):
+    """One L-BFGS-B run from ``x_start`` over its ``free`` entries: (x, f, scipy's result, history, evaluations)."""
+    history, state = [], {"evals": 0, "best_f": np.inf}
+
+    def fun(z):
+        x = x_start.copy()
+        x[free] = z
+        f, g = evaluate(jnp.asarray(x))
+        f = float(f)
+        g = np.asarray(g, dtype=np.float64)[free]
+        state["evals"] += 1
+        if not (np.isfinite(f) and np.all(np.isfinite(g))):
+            # A failed factorisation or overflow: report a large value so the line
+            # search backs off rather than stopping the run.
+            base = state["best_f"] if np.isfinite(state["best_f"]) else 0.0
+            return base + 1e10 * (1.0 + abs(base)), np.zeros_like(z)
+        state["best_f"] = min(state["best_f"], f)
+        return f, g
+
+    def cb(intermediate_result):
+        history.append(float(intermediate_result.fun))
+        bar.update(1)
+        bar.set_postfix(objective=f"{intermediate_result.fun:.6g}")
+        if callback is not None:
+            x = x_start.copy()
+            x[free] = intermediate_result.x
+            if callback(len(history), float(intermediate_result.fun), unravel(jnp.asarray(x))):
+                raise StopIteration
+
+    res = scipy.optimize.minimize(
+        fun,
+        x_start[free],
+        jac=True,
+        method="L-BFGS-B",
+        bounds=list(zip(lo[free], hi[free])),
+        callback=cb,
+        options=options,
+    )
+    x = x_start.copy()
+    x[free] = res.x
+    return x, float(res.fun), res, history, state["evals"]
+
+
 def minimize(
     objective,
     params,
@@ -139,48 +182,7 @@ def minimize(
             return f, ravel_pytree(g)[0]
 
     start = time.perf_counter()
-
-    def run(x_start, bar):
-        history, state = [], {"evals": 0, "best_f": np.inf}
-
-        def fun(z):
-            x = x_start.copy()
-            x[free] = z
-            f, g = evaluate(jnp.asarray(x))
-            f = float(f)
-            g = np.asarray(g, dtype=np.float64)[free]
-            state["evals"] += 1
-            if not (np.isfinite(f) and np.all(np.isfinite(g))):
-                # A failed factorisation or overflow: report a large value so the line
-                # search backs off rather than stopping the run.
-                base = state["best_f"] if np.isfinite(state["best_f"]) else 0.0
-                return base + 1e10 * (1.0 + abs(base)), np.zeros_like(z)
-            state["best_f"] = min(state["best_f"], f)
-            return f, g
-
-        def cb(intermediate_result):
-            history.append(float(intermediate_result.fun))
-            bar.update(1)
-            bar.set_postfix(objective=f"{intermediate_result.fun:.6g}")
-            if callback is not None:
-                x = x_start.copy()
-                x[free] = intermediate_result.x
-                if callback(len(history), float(intermediate_result.fun), unravel(jnp.asarray(x))):
-                    raise StopIteration
-
-        res = scipy.optimize.minimize(
-            fun,
-            x_start[free],
-            jac=True,
-            method="L-BFGS-B",
-            bounds=list(zip(lo[free], hi[free])),
-            callback=cb,
-            options={"maxiter": max_iter, "ftol": tol, "gtol": 1e-6, "maxcor": memory},
-        )
-        x = x_start.copy()
-        x[free] = res.x
-        return x, float(res.fun), res, history, state["evals"]
-
+    options = {"maxiter": max_iter, "ftol": tol, "gtol": 1e-6, "maxcor": memory}
     results: list[tuple] = []
     with progress_bar(total=max_iter * (n_restarts + 1), desc=desc, verbose=verbose) as bar:
         for r in range(n_restarts + 1):
@@ -191,7 +193,7 @@ def minimize(
                 f = float(evaluate(jnp.asarray(xs))[0])
                 results.append((xs, f, None, [], 1))
                 continue
-            results.append(run(xs, bar))
+            results.append(_lbfgs_run(evaluate, xs, free, lo, hi, unravel, options, callback, bar))
     finite = [i for i, r in enumerate(results) if np.isfinite(r[1])]
     best = min(finite, key=lambda i: results[i][1]) if finite else 0
     x, f, res, history, n_evals = results[best]
@@ -207,6 +209,39 @@ def minimize(
         seconds=time.perf_counter() - start,
     )
     return unravel(jnp.asarray(x)), report
+
+
+def _lbfgs_direction(g_free, held, S, Y):
+    """d = -H g over the free variables by the two-loop recursion on the stored pairs (s, y)."""
+    q, alphas = g_free.copy(), []
+    pairs = [(np.where(held, 0.0, s), np.where(held, 0.0, yv)) for s, yv in zip(S, Y)]
+    pairs = [(s, yv) for s, yv in pairs if s @ yv > 0]
+    for s, yv in reversed(pairs):
+        a = (s @ q) / (yv @ s)
+        alphas.append(a)
+        q -= a * yv
+    q *= (
+        (pairs[-1][0] @ pairs[-1][1]) / (pairs[-1][1] @ pairs[-1][1])
+        if pairs
+        else 1.0 / max(1.0, float(np.linalg.norm(g_free)))
+    )
+    for (s, yv), a in zip(pairs, reversed(alphas)):
+        q += s * (a - (yv @ q) / (yv @ s))
+    return np.where(held, 0.0, -q)
+
+
+def _armijo(fg, x, f, g, d, lo, hi, tries: int = 40):
+    """Backtracking along ``d`` from ``x`` (projected on the bounds) to sufficient decrease:
+    (x_new, f_new, g_new, accepted)."""
+    t, accepted = 1.0, False
+    for _ in range(tries):
+        xn = np.clip(x + t * d, lo, hi)
+        fn, gn = fg(xn)
+        if np.isfinite(fn) and fn <= f + 1e-4 * (g @ (xn - x)):
+            accepted = True
+            break
+        t *= 0.5
+    return xn, fn, gn, accepted
 
 
 def minimize_reselecting(
@@ -265,32 +300,10 @@ def minimize_reselecting(
             if np.max(np.abs(g_free)) < gtol:
                 reason = "projected gradient below gtol"
                 break
-            # Two-loop recursion for d = -H g over the free variables.
-            q, alphas = g_free.copy(), []
-            pairs = [(np.where(held, 0.0, s), np.where(held, 0.0, yv)) for s, yv in zip(S, Y)]
-            pairs = [(s, yv) for s, yv in pairs if s @ yv > 0]
-            for s, yv in reversed(pairs):
-                a = (s @ q) / (yv @ s)
-                alphas.append(a)
-                q -= a * yv
-            q *= (
-                (pairs[-1][0] @ pairs[-1][1]) / (pairs[-1][1] @ pairs[-1][1])
-                if pairs
-                else 1.0 / max(1.0, float(np.linalg.norm(g_free)))
-            )
-            for (s, yv), a in zip(pairs, reversed(alphas)):
-                q += s * (a - (yv @ q) / (yv @ s))
-            d = np.where(held, 0.0, -q)
+            d = _lbfgs_direction(g_free, held, S, Y)
             if g_free @ d >= 0:  # not a descent direction under the new set: restart the memory
                 S, Y, d = [], [], -g_free / max(1.0, np.linalg.norm(g_free))
-            t, accepted = 1.0, False
-            for _ in range(40):
-                xn = np.clip(x + t * d, lo, hi)
-                fn, gn = fg(xn, Z)
-                if np.isfinite(fn) and fn <= f + 1e-4 * (g @ (xn - x)):
-                    accepted = True
-                    break
-                t *= 0.5
+            xn, fn, gn, accepted = _armijo(partial(fg, Z=Z), x, f, g, d, lo, hi)
             bar.update(1)
             bar.set_postfix(objective=f"{f:.6g}")
             if not accepted:
@@ -304,7 +317,12 @@ def minimize_reselecting(
                 history.append(fn)
                 reason = "relative decrease below tol"
                 break
-    report = OptimizeReport(
+    return unravel(jnp.asarray(x)), _history_report(history, n_evals, reason, start)
+
+
+def _history_report(history, n_evals: int, reason: str, start: float) -> OptimizeReport:
+    """The report of a run that records the objective at each iterate in ``history``."""
+    return OptimizeReport(
         objective=float(history[-1]) if history else np.inf,
         history=history,
         n_iter=len(history),
@@ -314,7 +332,6 @@ def minimize_reselecting(
         starts=[float(history[-1])] if history else [],
         seconds=time.perf_counter() - start,
     )
-    return unravel(jnp.asarray(x)), report
 
 
 def alternate(select, fit, value, params, idx, *, n_rounds: int, em: bool, m_final: int):

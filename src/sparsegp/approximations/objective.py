@@ -26,23 +26,7 @@ from ..stats import FITCStats, Stats
 from ..stats_blas import BlasStats
 from ..transforms import to_positive
 from .common import kuu_cholesky
-from .dtc import dtc_from_stats
-from .fitc import fitc_from_stats
-from .vfe import vfe_from_stats
-
-
-def _marginal_and_terms(g):
-    return g.log_marginal, g
-
-
-# (objective, GaussianTerms for the posterior) of each approximation from its sums.
-TERMS = {
-    "vfe": vfe_from_stats,
-    "dtc": lambda st, noise: _marginal_and_terms(dtc_from_stats(st, noise)),
-    "fitc": lambda st, noise: _marginal_and_terms(fitc_from_stats(st)),
-}
-TERMS["sor"] = TERMS["dtc"]  # SoR's evidence has DTC's form; only its predictive variance differs
-ALGEBRA = {name: (lambda st, noise, terms=terms: terms(st, noise)[0]) for name, terms in TERMS.items()}
+from .registry import APPROXIMATIONS
 
 
 class HostObjective:
@@ -52,7 +36,7 @@ class HostObjective:
     inducing inputs are free, ``Z`` (otherwise ``Z_fixed`` is used). ``penalty(params)`` is a
     JAX-traceable term added to the negative objective (the negative log hyper-priors).
     ``data`` replaces (X, y, chunk) by an object with BlasStats's passes, such as
-    :class:`~sparsegp.distributed.DaskStats` (the sums over the partitions of a cluster); ``counts`` and
+    :class:`~sparsegp.backends.dask_sums.DaskStats` (the sums over the partitions of a cluster); ``counts`` and
     ``scatter`` describe rows grouped by input (:mod:`sparsegp.replicates`).
     """
 
@@ -70,12 +54,12 @@ class HostObjective:
         counts=None,
         scatter=None,
     ):
-        if approximation not in ALGEBRA:
+        if approximation not in APPROXIMATIONS:
             raise ValueError(f"unknown approximation {approximation!r}")
         self.fitc = approximation == "fitc"
         self.data = data if data is not None else BlasStats(X, y, chunk, counts=counts, scatter=scatter)
         Z_fixed = None if Z_fixed is None else jnp.asarray(Z_fixed)
-        algebra = ALGEBRA[approximation]
+        from_stats = APPROXIMATIONS[approximation].from_stats
 
         def prep(params):
             kernel = params["kernel"]
@@ -85,7 +69,7 @@ class HostObjective:
             return kernel, Z, Linv, to_positive(params["raw_noise"]), Luu
 
         def negative(params, st):
-            return -algebra(st, to_positive(params["raw_noise"])) - penalty(params)
+            return -from_stats(st, to_positive(params["raw_noise"]))[0] - penalty(params)
 
         def pull(params, cts):
             _, vjp = jax.vjp(lambda p: prep(p)[:4], params)
@@ -94,7 +78,7 @@ class HostObjective:
         self._prep = jax.jit(prep)
         self._value_and_grad = jax.jit(jax.value_and_grad(negative, argnums=(0, 1)))
         self._pull = jax.jit(pull)
-        self._terms = jax.jit(TERMS[approximation])
+        self._terms = jax.jit(from_stats)
 
     def terms(self, params):
         """(objective without the penalty, its GaussianTerms, L_uu) at ``params``: one forward pass."""
@@ -127,4 +111,4 @@ class HostObjective:
         return float(f), jax.tree_util.tree_map(jnp.add, g_params, g_data)
 
 
-__all__ = ["ALGEBRA", "TERMS", "HostObjective"]
+__all__ = ["HostObjective"]

@@ -13,11 +13,12 @@ from ..classification.adf import predict_latent, site_means
 from ..classification.ivm import ivm_select
 from ..classification.probit import predictive_probability, probit_bias
 from ..errors import InputError, NotFittedError
+from ..fitting.hyper import input_scale
 from ..kernels import Constant, Kernel, SquaredExponential
 from ..kernels.gram import gram
 from ..validation import as_float_matrix, check_int, feature_names_of
 from . import persistence
-from .base import FeatureNamesMixin, input_scale
+from .base import FeatureNamesMixin
 
 
 def _labels(y, n: int) -> np.ndarray:

@@ -7,12 +7,14 @@ import numpy as np
 
 from ..approximations.exact import exact_log_marginal, exact_posterior, exact_predict
 from ..approximations.loo import exact_loo
+from ..backends import InMemory
 from ..errors import InputError
+from ..fitting.calibration import loo_check
+from ..fitting.config import exact_config
+from ..fitting.exact import fit_exact
 from ..replicates import Rows
-from ..transforms import to_positive, to_raw
 from . import persistence
-from .base import COMMON_JSON_PARAMS, GPRegressorBase, input_scale
-from .objectives import ExactNegative
+from .base import COMMON_JSON_PARAMS, GPRegressorBase
 
 
 @persistence.register
@@ -68,7 +70,7 @@ class ExactGPRegressor(GPRegressorBase):
     train_counts_, train_scatter_ : rows at each of ``X_train_`` and their targets' within-input sum of
         squares (ones and zeros when each row is its own).
     loo_log_predictive_, loo_coverage_, loo_z_, loo_rows_ : the leave-one-out check of the error bars
-        (:mod:`sparsegp.estimators.calibration`): mean log density per training row (the targets' units),
+        (:mod:`sparsegp.fitting.calibration`): mean log density per training row (the targets' units),
         the share within 2 sd, the quantiles of z = (y - mean) / sd at probabilities
         ``calibration.LOO_Z_LEVELS``, and how many rows were scored.
     """
@@ -106,20 +108,15 @@ class ExactGPRegressor(GPRegressorBase):
 
     def fit(self, X, y):
         """Fit hyper-parameters (if ``optimize``) and cache the posterior. Returns self."""
-        X, y, groups = self._validate_training_data(X, y)
-        s = input_scale(X)
-        kernel = self._initial_kernel(X, s)
-        noise = self._initial_noise()
-        params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
-        mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
-        rows = self._objective_rows(X, y, groups, s)
-        params = self._fit_hyperparameters(
-            ExactNegative(), params, mask, rows.jax_args(), "ExactGP fit", n_samples=X.shape[0], scale=s
-        )
-        self.kernel_ = params["kernel"].for_scaled_inputs(1.0 / s)
-        self.noise_ = float(to_positive(params["raw_noise"]))
-        self._cache(self._objective_rows(X, y, groups, 1.0))
-        self._check_calibration(X, y)
+        config = exact_config(self)
+        X, y, names = self._training_arrays(X, y)
+        data = InMemory.from_training(X, y, duplicates=config.duplicates, normalize_y=config.normalize_y)
+        self._set_data_attributes(data.moments, X.shape[1], names)
+        fit = fit_exact(config, data)
+        self.kernel_, self.noise_ = fit.kernel, fit.noise
+        self.optimizer_report_, self.n_iter_ = fit.optimizer_report, fit.n_iter
+        self._cache(data.rows(1.0))
+        self._set_loo(loo_check(self._loo_batch, data, self.y_std_))
         return self
 
     def _loo_batch(self, X, y):
@@ -128,7 +125,13 @@ class ExactGPRegressor(GPRegressorBase):
     def _objective_data(self, X, y):
         if X is not None or y is not None:
             raise InputError("ExactGPRegressor.log_marginal_likelihood uses its own training data; do not pass X, y")
-        return self._rows
+        return self._training_rows()
+
+    def _training_rows(self) -> Rows:
+        """The rows the likelihood sums over: every row, or one weighted row per distinct input."""
+        if np.all(self.train_counts_ == 1):
+            return Rows(self.X_train_, self.y_train_)
+        return Rows(self.X_train_, self.y_train_, self.train_counts_, self.train_scatter_)
 
     def _log_objective(self, kernel, noise, rows):
         return exact_log_marginal(kernel, noise, *rows.jax_args()[:2], **self._weights(rows))
@@ -143,7 +146,6 @@ class ExactGPRegressor(GPRegressorBase):
         Xj, yj = jnp.asarray(rows.X), jnp.asarray(rows.y)
         self.log_marginal_likelihood_ = float(exact_log_marginal(self.kernel_, self.noise_, Xj, yj, **weights))
         post = exact_posterior(self.kernel_, self.noise_, Xj, yj, counts=weights.get("counts"))
-        self._rows = rows
         self.posterior_ = post
         self.X_train_ = rows.X
         self.y_train_ = rows.y
@@ -170,7 +172,7 @@ class ExactGPRegressor(GPRegressorBase):
     # ---- persistence ---------------------------------------------------------
     def _get_state(self):
         arrays = {"X_train": self.X_train_, "y_train": self.y_train_}
-        if self._rows.counts is not None:
+        if self._training_rows().counts is not None:
             arrays.update(train_counts=self.train_counts_, train_scatter=self.train_scatter_)
         return self._base_state(), arrays
 

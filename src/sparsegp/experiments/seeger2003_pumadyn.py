@@ -84,7 +84,7 @@ def model_selection(n_ms, configs, runs, max_iter, verbose=False):
     same start; medians over successful runs. At Fig. 4's d (the largest) each run keeps its criterion
     curve, its hyper-parameters and the test error of full GPR at those hyper-parameters."""
     from ..selection import InfoGain, Random
-    from .seeger2003 import avg_sq_error
+    from .learning_curves import avg_sq_error
 
     X, y, Xt, yt = _data()
     D = X.shape[1]
@@ -199,7 +199,7 @@ def fig4(table2):
 def rbf(n_ms, w_ard, max_iter, verbose=False):
     """Footnote 9: full GPR with the RBF kernel (W = w I) on the n_MS rows of the ARD fit, on all attributes
     and on the four with the largest ARD w_j."""
-    from .seeger2003 import avg_sq_error
+    from .learning_curves import avg_sq_error
 
     X, y, Xt, yt = _data()
     rows = np.random.default_rng(0).permutation(len(X))[:n_ms]  # exact_on_subset's rows, seed 0
@@ -261,7 +261,7 @@ def plot_fig4(path, f4):
 
 
 def report(rep, out_dir, curves, traj, table2, cfg, rbf_out):
-    from .seeger2003 import plot_learning_curves
+    from .learning_curves import plot_learning_curves
 
     full = curves["full_gp"]
     plot_learning_curves(

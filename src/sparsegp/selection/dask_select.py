@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sl
 
-from ..distributed import _client, _gather, _partitions
+from ..backends.dask_sums import PinnedStates
 from ..errors import InputError
 from ..progress import progress_bar
 from .active_set import RESIDUAL_RTOL
@@ -109,23 +109,6 @@ def _make(X, y, kernel, noise, d_max, offset):
     return PartitionState(X, y, kernel, noise, d_max, offset)
 
 
-def _call(state, method, *args):
-    return getattr(state, method)(*args)
-
-
-def _map(client, parts, where, method, *args, what):
-    """``method(*args)`` on every partition state, on the worker that holds it: the states change in
-    place, so a task must never run on a copy (no work stealing)."""
-    return _gather(
-        client,
-        [
-            client.submit(_call, p, method, *args, workers=[w], allow_other_workers=False, pure=False)
-            for p, w in zip(parts, where)
-        ],
-        what,
-    )
-
-
 def runs_on_partitions(selector) -> bool:
     """Whether :func:`select_dask` can run ``selector``: an O(1) rule over all candidates, no stopping rules."""
     cand = selector.default_candidates if selector.candidates is None else selector.candidates
@@ -144,8 +127,6 @@ def select_dask(selector, kernel, noise: float, X, y, *, client=None, verbose=Fa
     ``selector``: an :class:`~.selectors.InfoGain`, :class:`~.selectors.ConditionalVariance` or
     :class:`~.selectors.DifferentialEntropy` with all candidates and no stopping rules.
     """
-    import distributed
-
     rule = selector.rule_class()
     if not runs_on_partitions(selector):
         raise InputError(
@@ -153,16 +134,12 @@ def select_dask(selector, kernel, noise: float, X, y, *, client=None, verbose=Fa
             "DifferentialEntropy over all candidates, without stopping rules, run on the partitions; "
             "use KMeans(m) or an int m, or select on a sample"
         )
-    client = _client(client)
     n = int(X.shape[0])
     size = min(int(selector.size), n)
     noise = float(noise)
     offsets = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int)
-    parts = _partitions(client, X, y, _make, lambda k: (kernel, noise, size, int(offsets[k])))
-    distributed.wait(parts)
-    holders = client.who_has(parts)
-    where = [sorted(holders[p.key])[0] for p in parts]
-    best = _map(client, parts, where, "best", rule, what="the first scores")
+    states = PinnedStates(X, y, _make, lambda k: (kernel, noise, size, int(offsets[k])), client)
+    best = states.map("best", rule, what="the first scores")
     LM, beta = np.zeros((size, size)), np.zeros(size)
     indices, history = [], []
     reason = f"reached size {size}"
@@ -175,7 +152,7 @@ def select_dask(selector, kernel, noise: float, X, y, *, client=None, verbose=Fa
                 reason = "no eligible point left (the rest lie in the span of the active set)"
                 break
             score, row, x, Vi, l2 = max(found, key=lambda b: (b[0], -b[1]))  # ties: the lowest row, as argmax
-            out = _map(client, parts, where, "new_row", d, x, Vi, l2, what="a new row of V")
+            out = states.map("new_row", d, x, Vi, l2, what="a new row of V")
             Vv = np.sum([o[0] for o in out], axis=0)
             vv, vy = sum(o[1] for o in out), sum(o[2] for o in out)
             lM = sl.solve_triangular(LM[:d, :d], Vv, lower=True, check_finite=False) if d else np.zeros(0)
@@ -183,12 +160,11 @@ def select_dask(selector, kernel, noise: float, X, y, *, client=None, verbose=Fa
             b = (vy - lM @ beta[:d]) / lMd
             LM[d, :d], LM[d, d], beta[d] = lM, lMd, b
             t = sl.solve_triangular(LM[:d, :d], lM, lower=True, trans="T", check_finite=False) if d else np.zeros(0)
-            best = _map(client, parts, where, "update", d, t, lMd, b, row, rule, what="the state update")
+            best = states.map("update", d, t, lMd, b, row, rule, what="the state update")
             indices.append(row)
             history.append({"d": d + 1, "index": row, "score": score})
             bar.update(1)
-    for p in parts:
-        p.release()
+    states.release()
     return Selection(indices=np.asarray(indices, dtype=np.int64), state=None, history=history, reason=reason)
 
 

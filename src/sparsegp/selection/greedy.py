@@ -138,6 +138,21 @@ def _first_stop(stop, state, rec, reason):
     return reason, None
 
 
+def _selection_index(C, s, j, tau: float):
+    """The next working set: the best fraction ``tau`` of the candidates ``C`` (scores ``s``) besides the one
+    included (position ``j``)."""
+    order = np.argsort(-np.delete(s, j))
+    rest = np.delete(C, j)[order]
+    return rest[: int(np.ceil(tau * len(C)))]
+
+
+def _advance_dual(dual, rec, oracle, rng, dual_kappa: int, noise: float, yy: float) -> None:
+    """One greedy step of Smola & Bartlett's dual, its value and the relative gap recorded in ``rec``."""
+    dual.step(oracle, rng, dual_kappa)
+    rec["dual"] = dual.value()
+    rec["gap"] = relative_gap(rec["primal"], rec["dual"], noise, yy)
+
+
 def greedy_select(
     rule,
     kernel,
@@ -200,14 +215,10 @@ def greedy_select(
             i, s, j = _include_best(rule, state, oracle, C, rng, batched)
             last = (np.asarray(C).copy(), np.asarray(s, dtype=float).copy())
             if tau is not None:
-                order = np.argsort(-np.delete(s, j))
-                rest = np.delete(C, j)[order]
-                working = rest[: int(np.ceil(tau * len(C)))]
+                working = _selection_index(C, s, j, tau)
             rec = _record(state, i, float(s[j]), t0)
             if dual is not None:
-                dual.step(oracle, rng, dual_kappa)
-                rec["dual"] = dual.value()
-                rec["gap"] = relative_gap(rec["primal"], rec["dual"], noise, state.yy)
+                _advance_dual(dual, rec, oracle, rng, dual_kappa, noise, state.yy)
             history.append(rec)
             bar.update(1)
             if callback is not None:
@@ -215,7 +226,12 @@ def greedy_select(
             reason, stopped_by = _first_stop(stop, state, rec, reason)
             if stopped_by is not None:
                 break
-    # A monitoring rule that stopped the run keeps the prefix where its curve was best.
+    return _selection(state, oracle, history, reason, stopped_by, dual, t0, last)
+
+
+def _selection(state, oracle, history, reason, stopped_by, dual, t0, last) -> Selection:
+    """The :class:`Selection` of a finished run. A monitoring rule that stopped the run keeps the prefix where
+    its curve was best."""
     d_keep = state.d
     if stopped_by is not None and stopped_by.best_size:
         d_keep = stopped_by.best_size

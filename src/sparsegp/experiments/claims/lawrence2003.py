@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lawrence2003 import PAPER, PAPER_COMBINED, speed_reason
-from . import claim, need, verdict
+from ..lawrence2003_paper import PAPER, PAPER_COMBINED, speed_reason
+from .base import claim, need, verdict
 
 P = "lawrence2003"
 

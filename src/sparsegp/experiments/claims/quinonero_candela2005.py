@@ -11,7 +11,7 @@ import itertools
 
 import numpy as np
 
-from . import claim, need, paired_t, verdict
+from .base import claim, need, paired_t, verdict
 
 P = "quinonero-candela2005"
 LOSSES = ("MAE", "MSE", "NTL")

@@ -11,7 +11,7 @@ from collections import Counter
 
 import numpy as np
 
-from . import NotRun, Verdict, claim, need, verdict
+from .base import NotRun, Verdict, claim, need, verdict
 
 P = "seeger2003"
 METHODS = ("info-gain", "random", "smo-bart")

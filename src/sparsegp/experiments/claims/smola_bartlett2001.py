@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import claim, need, not_run, paired_t, verdict
+from .base import claim, need, not_run, paired_t, verdict
 
 P = "smola-bartlett2001"
 THRESHOLD = 0.025

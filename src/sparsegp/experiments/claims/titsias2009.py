@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..titsias2009_boston import LABELS
-from . import NotRun, claim, need, not_run, paired_t, verdict
+from .base import NotRun, claim, need, not_run, paired_t, verdict
 
 P = "titsias2009"
 

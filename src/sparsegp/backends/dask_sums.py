@@ -29,10 +29,10 @@ import time
 
 import numpy as np
 
-from .errors import DistributedError, InputError
-from .replicates import collapse
-from .stats import FITCStats, Stats
-from .stats_blas import BlasStats, _tree_add
+from ..errors import DistributedError, InputError
+from ..replicates import collapse
+from ..stats import FITCStats, Stats
+from ..stats_blas import BlasStats, _tree_add
 
 
 def is_dask_collection(x) -> bool:
@@ -249,3 +249,41 @@ class DaskStats:
 
 
 __all__ = ["DaskStats", "is_dask_collection"]
+
+
+class PinnedStates:
+    """One state object per row block of (X, y), built and kept on the worker that computes the block, and
+    methods called on all of them in place: the partition-parallel loops (greedy selection) use this
+    without touching Dask themselves.
+
+    ``make(X_k, y_k, *extra(k))`` builds the state of block k; :meth:`map` calls ``method(*args)`` on every
+    state on the worker that holds it (the states change in place, so a task never runs on a copy: no work
+    stealing) and returns the results in block order.
+    """
+
+    def __init__(self, X, y, make, extra, client=None):
+        import distributed
+
+        self.client = _client(client)
+        self.parts = _partitions(self.client, X, y, make, extra)
+        distributed.wait(self.parts)
+        holders = self.client.who_has(self.parts)
+        self.where = [sorted(holders[p.key])[0] for p in self.parts]
+
+    def map(self, method: str, *args, what: str):
+        return _gather(
+            self.client,
+            [
+                self.client.submit(_call, p, method, *args, workers=[w], allow_other_workers=False, pure=False)
+                for p, w in zip(self.parts, self.where)
+            ],
+            what,
+        )
+
+    def release(self) -> None:
+        for p in self.parts:
+            p.release()
+
+
+def _call(state, method, *args):
+    return getattr(state, method)(*args)

@@ -27,6 +27,9 @@ import numpy as np
 from .._config import LOG_2PI
 from ..errors import CalibrationWarning
 
+# SoR's variances are flagged when at more than this share of the test points the prior variance they
+# omit exceeds the variance they report (warn_if_sor_too_narrow).
+SOR_SHARE = 0.1
 LOO_ROWS = 5000
 LOO_Z_LEVELS = (0.025, 0.16, 0.5, 0.84, 0.975)  # probabilities of the reported z quantiles
 NOMINAL_COVERAGE = 0.9545  # P(|z| <= 2) for a standard normal
@@ -119,8 +122,57 @@ __all__ = [
     "NOMINAL_COVERAGE",
     "WIDE_RMS_Z",
     "CONSTANT_MARGIN",
+    "loo_check",
+    "loo_in_batches",
     "loo_sample",
     "problems",
     "summarise",
     "warn_if_miscalibrated",
+    "warn_if_sor_too_narrow",
 ]
+
+
+def loo_in_batches(batch_fn, X, y, batch: int = 1024):
+    """Leave-one-out (mean, variance) of rows (X, normalised y) from ``batch_fn(X, y) -> (mean, var)``,
+    ``batch`` rows at a time. Batches are padded to a power of two rows, so fits of other sizes reuse the
+    compiled program."""
+    import jax.numpy as jnp
+
+    means, variances = [], []
+    for i in range(0, len(y), batch):
+        Xb, yb = X[i : i + batch], y[i : i + batch]
+        pad = min(batch, 1 << max(6, (len(yb) - 1).bit_length())) - len(yb)
+        mean, var = batch_fn(
+            jnp.asarray(np.concatenate([Xb, np.repeat(Xb[-1:], pad, axis=0)])), jnp.asarray(np.pad(yb, (0, pad)))
+        )
+        means.append(np.asarray(mean)[: len(yb)])
+        variances.append(np.asarray(var)[: len(yb)])
+    return np.concatenate(means), np.concatenate(variances)
+
+
+def loo_check(batch_fn, data, y_std: float) -> LOOCheck:
+    """The leave-one-out figures of a fit whose training rows are the backend ``data``, on ``LOO_ROWS`` of them at
+    most; ``batch_fn`` as in :func:`loo_in_batches`."""
+    X, y, y_mean, y_var = data.loo_rows(loo_sample(data.moments.n))
+    mean, var = loo_in_batches(batch_fn, X, y)
+    return summarise(y, mean, var, y_mean=y_mean, y_var=y_var, y_std=y_std)
+
+
+def warn_if_sor_too_narrow(omitted, reported, stacklevel: int = 2) -> None:
+    """A CalibrationWarning when SoR's own (degenerate) variances leave out most of the truth.
+
+    Quiñonero-Candela & Rasmussen's eq. 27 omits K_** - Q_** (``omitted``), the prior variance the inducing
+    inputs do not span; where that exceeds the whole predictive variance ``reported`` (noise included) at more
+    than ``SOR_SHARE`` of the test points, the error bars are too narrow by more than a factor sqrt(2) there
+    (BENCHMARKS.md, "Tiny training sets": 2-sd coverage 0.28 to 0.48 with three to eight points).
+    """
+    share = float(np.mean(np.asarray(omitted) > np.asarray(reported)))
+    if share > SOR_SHARE:
+        warnings.warn(
+            f"SparseGPRegressor: SoR's predictive variance (Quiñonero-Candela & Rasmussen eq. 27) leaves out "
+            f"K** - Q**, the prior variance the inducing inputs do not span; at {share:.0%} of these test points "
+            "that part alone exceeds the variance reported, so the error bars are too narrow there. "
+            "prediction='augmented' adds it back (eqs. 28-29), or use approximation='vfe'",
+            CalibrationWarning,
+            stacklevel=stacklevel + 1,
+        )

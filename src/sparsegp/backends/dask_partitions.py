@@ -1,0 +1,207 @@
+"""Training rows on a Dask cluster: the sums on the workers that hold the partitions.
+
+The targets' mean and scale and the inputs' spread are dask reductions; rows the start needs are
+fetched (an int m draws the same rows as in memory with the same ``random_state``; info-gain, conditional
+variance and differential entropy over all candidates run on the partitions,
+:mod:`sparsegp.selection.dask_select`; other selectors and k-means on ``SAMPLE_ROWS`` rows drawn at
+random); every objective and gradient sums over the partitions (:class:`~sparsegp.backends.dask_sums.DaskStats`),
+each partition summing one weighted row per distinct input of its own rows with ``duplicates="collapse"``.
+The leave-one-out check scores rows fetched at random. Refused here: re-selection schedules, the augmented
+and Nyström predictions (they keep the training data) and ``duplicates="drop"`` (it compares every row
+with every other).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+
+from ..errors import InputError, SparseGPError
+from .base import Moments
+from .dask_sums import DaskStats, _client
+from .in_memory import MIN_INPUTS, target_ddof
+
+SAMPLE_ROWS = 20_000  # rows fetched to the driver for a greedy selection or k-means start
+
+REFUSED = {
+    "reselect": "is not available on dask arrays; use reselect=None",
+    "prediction": "keeps the training data in memory: use prediction='standard' with dask arrays",
+    "duplicates": "is not available on dask arrays (it compares every row with every other): remove the copies "
+    "first (dask.dataframe's drop_duplicates), or keep every row (duplicates='collapse')",
+}
+
+
+def _arrays(X, y):
+    import dask.array as da
+
+    X, y = da.asarray(X), da.asarray(y)
+    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
+        raise InputError(f"X must be 2-D and y 1-D with as many rows, got shapes {X.shape} and {y.shape}")
+    if X.shape[0] < MIN_INPUTS:
+        raise InputError(f"X has {X.shape[0]} sample(s); at least {MIN_INPUTS} required")
+    for name, a in (("X", X), ("y", y)):
+        if a.dtype.kind not in "fiu":
+            raise InputError(f"{name} must hold numbers, got dtype {a.dtype}")
+    return X.astype(np.float64), y.astype(np.float64)
+
+
+def fetch_rows(X, idx):
+    """Rows ``idx`` of a dask array, in that order."""
+    return X[np.sort(idx)].compute()[np.argsort(np.argsort(idx))]
+
+
+class DaskPartitions:
+    """Dask arrays X (n, D), y (n,) on the current ``dask.distributed`` client."""
+
+    name = "dask"
+
+    def __init__(self, X, y, *, duplicates: str, normalize_y: bool):
+        import dask
+
+        self.client = _client()
+        if duplicates == "drop":
+            self.refuse("duplicates='drop'", "duplicates")
+        self.X, y = _arrays(X, y)
+        n, D = self.X.shape
+        y_mean, y_std, var = dask.compute(y.mean(), y.std(ddof=target_ddof(n, D)), self.X.var(axis=0))
+        if not (np.isfinite(y_mean) and np.isfinite(y_std) and np.all(np.isfinite(var))):
+            raise InputError("X or y contains NaN or infinity")
+        y_mean, y_std = (float(y_mean), float(y_std) if y_std > 0 else 1.0) if normalize_y else (0.0, 1.0)
+        self.y_raw, self.y = y, (y - y_mean) / y_std
+        self.moments = Moments(n, np.asarray(var), y_mean, y_std)
+        self.collapsed = duplicates == "collapse"
+        self.first = None
+        self._sums: DaskStats | None = None
+
+    def refuse(self, what: str, option: str) -> None:
+        raise InputError(f"{what} {REFUSED[option]}")
+
+    def rows(self, s: float):
+        return None  # the rows stay on the workers
+
+    def chunk(self, m: int, chunk_size: int | None) -> int:
+        from ..stats import chunk_size_for
+
+        return chunk_size_for(max(self.X.chunks[0]), m, chunk_size)
+
+    def host_sums(self, s: float, chunk: int) -> DaskStats:
+        if self._sums is None:
+            self._sums = DaskStats(self.X / s, self.y, chunk, self.client, grouped=self.collapsed)
+        return self._sums
+
+    @property
+    def bytes_per_evaluation(self) -> float | None:
+        sums = self._sums
+        return None if sums is None else sums.bytes_moved / max(sums.evaluations, 1)
+
+    def fetch(self, idx):
+        import dask
+
+        X, y = dask.compute(self.X[np.sort(idx)], self.y[np.sort(idx)])
+        order = np.argsort(np.argsort(idx))
+        return np.asarray(X)[order], np.asarray(y)[order]
+
+    def start_sample(self, rng):
+        """``SAMPLE_ROWS`` rows drawn at random (all when there are no more), for a start that needs rows in
+        memory: (inputs, normalised targets, their rows)."""
+        n = self.moments.n
+        sample = np.sort(rng.choice(n, size=min(n, SAMPLE_ROWS), replace=False))
+        X, y = self.fetch(sample)
+        return X, y, sample
+
+    def select_all(self, selector, kernel, noise, s, verbose):
+        """The selection over every row, on the partitions, where the selector runs there; else None."""
+        from ..selection.dask_select import runs_on_partitions, select_dask
+
+        if not runs_on_partitions(selector):
+            return None
+        return select_dask(selector, kernel, noise, self.X / s, self.y, verbose=verbose)
+
+    def distinct(self, idx, rng, tries: int = 8):
+        """The drawn rows with rows that repeat an input drawn before replaced by further random rows.
+
+        In memory an int m draws m distinct inputs from the grouped rows; on the cluster the groups are
+        not known, so repeats among the m drawn rows (which would make K_uu singular) are redrawn a few
+        times, and any left are dropped with a warning. Without repeated inputs this returns ``idx``.
+        """
+        m, rows = len(idx), fetch_rows(self.X, idx)
+        for attempt in range(tries + 1):
+            keep = np.sort(np.unique(rows, axis=0, return_index=True)[1])[:m]
+            idx, rows = idx[keep], rows[keep]
+            spare = np.setdiff1d(np.arange(self.X.shape[0]), idx)
+            if keep.size == m or spare.size == 0 or attempt == tries:
+                break
+            extra = rng.choice(spare, size=min(4 * (m - keep.size) + 16, spare.size), replace=False)
+            idx, rows = np.concatenate([idx, extra]), np.concatenate([rows, fetch_rows(self.X, extra)])
+        if len(idx) < m:
+            warnings.warn(
+                f"inducing={m}: only {len(idx)} distinct inputs among the rows drawn; using those",
+                UserWarning,
+                stacklevel=5,
+            )
+        return idx
+
+    def loo_rows(self, rows):
+        """(X, normalised y) at ``rows``, and the normalised targets' mean and variance over all rows."""
+        import dask
+
+        X, y, y_mean, y_var = dask.compute(self.X[rows], self.y_raw[rows], self.y_raw.mean(), self.y_raw.var())
+        mu, sd = self.moments.y_mean, self.moments.y_std
+        return np.asarray(X), (np.asarray(y) - mu) / sd, (float(y_mean) - mu) / sd, float(y_var) / sd**2
+
+    def close(self) -> None:
+        if self._sums is not None:
+            self._sums.close()
+
+
+def read_table(path: str, target: str, delimiter: str):
+    """(X, y, feature names) of CSV files or a Parquet folder as dask arrays with known row chunks."""
+    try:
+        import dask.dataframe as dd
+    except ImportError as exc:
+        raise SparseGPError("--dask needs the optional dependencies: pip install 'sparsegp[dask]'") from exc
+    parquet = path.endswith((".parquet", ".pq")) or os.path.isdir(path)
+    df = dd.read_parquet(path) if parquet else dd.read_csv(path, sep=delimiter)
+    if target not in df.columns:
+        raise SparseGPError(
+            f"--target {target!r} is not a column of {path} (columns: {', '.join(map(str, df.columns))})"
+        )
+    features = [c for c in df.columns if c != target]
+    bad = [c for c in features + [target] if df[c].dtype.kind not in "fiu"]
+    if bad:
+        raise SparseGPError(f"columns {bad} of {path} are not numeric")
+    return df[features].to_dask_array(lengths=True), df[target].to_dask_array(lengths=True), features
+
+
+def connect(address: str, workers: int):
+    """A client of the scheduler at ``address``, or of a new LocalCluster of ``workers`` processes ('local')."""
+    from distributed import Client, LocalCluster
+
+    if address != "local":
+        return Client(address), None
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    return Client(cluster), cluster
+
+
+def _predict_block(block, model, include_noise):
+    mean, std = model.predict(block, return_std=True, include_noise=include_noise)
+    return np.column_stack([mean, std])
+
+
+def predict_blocks(model, X, *, return_std=False, return_cov=False, include_noise=True):
+    """Mean (and std) of a fitted model at the rows of a dask array, as dask arrays, block by block."""
+    import dask.array as da
+
+    model._check_fitted()
+    if return_cov:
+        raise InputError("return_cov needs all test points in one n x n matrix: not available for dask arrays")
+    X = da.asarray(X)
+    if X.ndim != 2 or X.shape[1] != model.n_features_in_:
+        raise InputError(
+            f"X has shape {X.shape}, but {type(model).__name__} is expecting {model.n_features_in_} features as input"
+        )
+    X = X.rechunk({1: -1})
+    out = X.map_blocks(_predict_block, model, include_noise, chunks=(X.chunks[0], (2,)), dtype=np.float64)
+    return (out[:, 0], out[:, 1]) if return_std else out[:, 0]

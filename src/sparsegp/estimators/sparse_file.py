@@ -1,0 +1,68 @@
+"""Reading a :class:`~sparsegp.SparseGPRegressor` back from its model file (format 1 to 3), field by field."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..approximations.augmented import TrainingCache
+from ..approximations.common import make_posterior
+from ..errors import InputError, ModelFileError
+from ..fitting.config import check_sparse_options
+from . import persistence
+
+
+def sparse_from_state(cls, meta, arrays):
+    """A :class:`SparseGPRegressor` from a model file's metadata and arrays, every field validated."""
+    model = cls._restore_base(_one_optimize_option(meta))
+    try:
+        check_sparse_options(model.get_params(deep=False))
+    except InputError as exc:
+        raise ModelFileError(f"metadata 'params' are invalid: {exc}") from None
+    D = model.n_features_in_
+    Z = persistence.require_array(arrays, "posterior_Z", ndim=2, shape=(None, D))
+    m = Z.shape[0]
+    parts = {"Z": Z}
+    for key, shape in (("Luu", (m, m)), ("LB", (m, m)), ("c", (m,)), ("w_mean", (m,))):
+        parts[key] = persistence.require_array(arrays, f"posterior_{key}", ndim=len(shape), shape=shape)
+    for key in ("Luu", "LB"):
+        L = parts[key]
+        if np.any(np.triu(L, 1) != 0) or np.any(np.diag(L) <= 0):
+            raise ModelFileError(f"array 'posterior_{key}' must be lower triangular with a positive diagonal")
+    post = make_posterior(*(jnp.asarray(parts[k]) for k in ("Z", "Luu", "LB", "c")))
+    if not np.allclose(np.asarray(post.w_mean), parts["w_mean"], rtol=1e-8, atol=1e-12):
+        raise ModelFileError("array 'posterior_w_mean' is inconsistent with the stored factors")
+    model.posterior_ = post
+    model.Z_ = Z
+    model.objective_ = persistence.require(meta, "objective", float)
+    model.objective_name_ = persistence.require(meta, "objective_name", str)
+    model.inducing_indices_ = None
+    if persistence.require(meta, "has_inducing_indices", bool):
+        idx = arrays.get("inducing_indices")
+        if idx is None or idx.dtype.kind != "i" or idx.shape != (m,):
+            raise ModelFileError("array 'inducing_indices' is missing or malformed")
+        model.inducing_indices_ = idx
+    model.train_cache_ = None
+    if model.prediction != "standard":
+        Xs = persistence.require_array(arrays, "train_Xs", ndim=3, shape=(None, None, D))
+        rs = persistence.require_array(arrays, "train_rs", ndim=2, shape=Xs.shape[:2])
+        ms = persistence.require_array(arrays, "train_ms", ndim=2, shape=Xs.shape[:2])
+        if not np.all((ms >= 0) & (ms == np.round(ms))):
+            raise ModelFileError("array 'train_ms' must hold row weights: whole numbers >= 0 (0 on padding)")
+        model.train_cache_ = TrainingCache(jnp.asarray(Xs), jnp.asarray(rs), jnp.asarray(ms))
+    model.optimizer_report_, model.n_iter_ = None, 0
+    return model
+
+
+def _one_optimize_option(meta):
+    """Format 1 files carry ``optimize_inducing`` beside ``optimize``; format 2 has the one ``optimize``."""
+    params = meta.get("params")
+    if not isinstance(params, dict) or "optimize_inducing" not in params or meta.get("format_version") != 1:
+        return meta
+    params = dict(params)
+    free = params.pop("optimize_inducing")
+    if not isinstance(free, bool):
+        raise persistence.ModelFileError(f"metadata 'params' entry 'optimize_inducing' must be a bool, got {free!r}")
+    if params.get("optimize", True) is True and not free:
+        params["optimize"] = "hyperparameters"
+    return {**meta, "params": params}

@@ -1,0 +1,145 @@
+"""An estimator's parameters as one frozen, validated configuration: every cross-option rule in one place.
+
+:func:`exact_config` and :func:`sparse_config` read a regressor's ``get_params()`` and raise an
+:class:`~sparsegp.errors.InputError` that names the option for anything the fit cannot do; the fit
+(:mod:`sparsegp.fitting.pipeline`) then reads only the configuration. Rules that depend on where the data
+live (a Dask cluster cannot drop copies, re-select or keep the training rows) are the backend's
+(:mod:`sparsegp.backends`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..approximations.registry import APPROXIMATIONS, Approximation
+from ..errors import InputError
+from ..selection import Selector
+from ..validation import check_int, check_positive
+
+PREDICTIONS = ("standard", "augmented", "nystrom")
+RESELECT = (None, "alternate", "em", "interleaved")
+OPTIMIZE_PARTS = ("hyperparameters", "inducing")
+DUPLICATES = ("collapse", "expand", "drop")
+
+
+@dataclass(frozen=True)
+class FitConfig:
+    """What every regressor's fit reads (the parameters of :class:`~sparsegp.ExactGPRegressor`)."""
+
+    owner: str  # the estimator's class name, for messages
+    kernel: Any
+    noise: float
+    optimize: Any
+    n_restarts: int
+    max_iter: int
+    normalize_y: bool
+    noise_prior: Any
+    min_noise: float
+    duplicates: str
+    random_state: Any
+    verbose: bool
+    callback: Any
+
+    @property
+    def learns(self) -> tuple[bool, bool]:
+        """(kernel and noise, inducing inputs): what ``optimize`` lets the fit learn."""
+        if isinstance(self.optimize, str):
+            return self.optimize == "hyperparameters", self.optimize == "inducing"
+        return bool(self.optimize), bool(self.optimize)
+
+
+@dataclass(frozen=True)
+class SparseConfig(FitConfig):
+    """The parameters of :class:`~sparsegp.SparseGPRegressor`, checked together."""
+
+    approximation: str = "vfe"
+    inducing: Any = 64
+    prediction: str = "standard"
+    jitter: float = 1e-8
+    chunk_size: Any = None
+    reselect: Any = None
+    n_rounds: int = 10
+    subset: Any = None
+    refine_iter: int = 3
+
+    @property
+    def method(self) -> Approximation:
+        return APPROXIMATIONS[self.approximation]
+
+
+def _common(params: dict) -> dict:
+    if params["duplicates"] not in DUPLICATES:
+        raise InputError(f"duplicates must be one of {DUPLICATES}, got {params['duplicates']!r}")
+    return {name: params[name] for name in FitConfig.__dataclass_fields__ if name != "owner"}
+
+
+def exact_config(estimator) -> FitConfig:
+    """The configuration of an :class:`~sparsegp.ExactGPRegressor`."""
+    return FitConfig(owner=type(estimator).__name__, **_common(estimator.get_params(deep=False)))
+
+
+def check_sparse_options(p: dict) -> None:
+    """The rules a loaded model must also satisfy (its selector is not saved, so not the selection's)."""
+    if p["approximation"] not in APPROXIMATIONS:
+        raise InputError(f"approximation must be one of {sorted(APPROXIMATIONS)}, got {p['approximation']!r}")
+    if p["prediction"] not in PREDICTIONS:
+        raise InputError(f"prediction must be one of {PREDICTIONS}, got {p['prediction']!r}")
+    if p["prediction"] != "standard" and p["approximation"] == "fitc":
+        raise InputError(
+            f"prediction={p['prediction']!r} uses the SoR/DTC prior Q_nn + sigma^2 I; "
+            "use approximation 'sor', 'dtc' or 'vfe' with it"
+        )
+    check_positive(p["jitter"], "jitter")
+    _common(p)
+    if p["chunk_size"] is not None:
+        check_int(p["chunk_size"], "chunk_size", minimum=1)
+    if p["reselect"] not in RESELECT:
+        raise InputError(f"reselect must be one of {RESELECT}, got {p['reselect']!r}")
+    optimize = p["optimize"]
+    if not (isinstance(optimize, (bool, np.bool_)) or optimize in OPTIMIZE_PARTS):
+        raise InputError(f"optimize must be True, False or one of {OPTIMIZE_PARTS}, got {optimize!r}")
+    if p["subset"] is not None:
+        check_int(p["subset"], "subset", minimum=2)
+        if p["reselect"] is not None:
+            raise InputError(
+                f"subset={p['subset']} and reselect={p['reselect']!r} cannot be combined: the subset "
+                "stage learns the inducing inputs by gradient, use reselect=None"
+            )
+    check_int(p["refine_iter"], "refine_iter")
+
+
+def sparse_config(estimator) -> SparseConfig:
+    """The configuration of a :class:`~sparsegp.SparseGPRegressor` about to fit."""
+    p = estimator.get_params(deep=False)
+    check_sparse_options(p)
+    config = SparseConfig(
+        owner=type(estimator).__name__,
+        **_common(p),
+        **{name: p[name] for name in SparseConfig.__dataclass_fields__ if name not in FitConfig.__dataclass_fields__},
+    )
+    if config.reselect is not None:
+        if not isinstance(config.inducing, Selector):
+            raise InputError(f"reselect={config.reselect!r} needs a selector as inducing (e.g. InfoGain(256))")
+        if config.learns[1]:
+            raise InputError(
+                f"reselect={config.reselect!r} keeps the inducing inputs at training rows: "
+                f"set optimize='hyperparameters' (got optimize={config.optimize!r})"
+            )
+        check_int(config.n_rounds, "n_rounds", minimum=1)
+    return config
+
+
+__all__ = [
+    "DUPLICATES",
+    "OPTIMIZE_PARTS",
+    "PREDICTIONS",
+    "RESELECT",
+    "FitConfig",
+    "SparseConfig",
+    "check_sparse_options",
+    "exact_config",
+    "sparse_config",
+]

@@ -1,0 +1,36 @@
+"""The exact GP's fit: the hyper-parameters by L-BFGS-B on log p(y | X, theta), the shared start."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..transforms import to_positive, to_raw
+from .config import FitConfig
+from .hyper import Problem, initial_kernel, initial_noise, optimise, scale_from_variances
+from .objectives import ExactNegative
+
+
+class ExactFit(NamedTuple):
+    kernel: Any  # for the inputs in the user's units
+    noise: float  # normalised targets
+    optimizer_report: Any
+    n_iter: int
+
+
+def fit_exact(config: FitConfig, data) -> ExactFit:
+    """Fit the kernel and noise of ``config`` to the in-memory training rows ``data`` (an
+    :class:`~sparsegp.backends.in_memory.InMemory`), in units where the inputs have unit spread."""
+    moments = data.moments
+    s = scale_from_variances(moments.column_var)
+    kernel = initial_kernel(config, np.sqrt(moments.column_var), moments.n, s)
+    params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(initial_noise(config)))}
+    mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
+    args = data.rows(s).jax_args()
+    problem = Problem(lambda noise_prior: (ExactNegative(noise_prior), args, None), moments.n)
+    fit = optimise(config, problem, params, mask, "ExactGP fit", scale=s)
+    n_iter = 0 if fit.report is None else fit.report.n_iter
+    kernel = fit.params["kernel"].for_scaled_inputs(1.0 / s)
+    return ExactFit(kernel, float(to_positive(fit.params["raw_noise"])), fit.report, n_iter)

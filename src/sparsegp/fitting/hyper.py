@@ -1,0 +1,228 @@
+"""The start and the hyper-parameter stage every regressor's fit shares: data-driven initial values, the
+optimiser's bounds, weak hyper-priors on tiny data, one L-BFGS-B stage and its convergence warnings.
+
+Pure functions of a :class:`~sparsegp.fitting.config.FitConfig`: each stage returns what it fitted
+(:class:`Stage`), nothing is kept between calls.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ..errors import DataWarning, InputError
+from ..kernels import Kernel, SquaredExponential
+from ..priors import LogNormal
+from ..training import minimize
+from ..transforms import MAX_VALUE, MIN_VALUE, RAW_MAX, to_positive, to_raw
+from ..validation import check_int, check_positive
+from .config import FitConfig
+
+# Weak hyper-priors used when there are fewer than two samples per free hyper-parameter (see
+# tiny_data_prior): sd of the log-normals, and the noise's prior median (normalised targets).
+TINY_DATA_LOG_SD = 1.0
+TINY_DATA_NOISE = 0.1
+
+
+def input_scale(X: np.ndarray) -> float:
+    """The inputs' RMS spread sqrt(mean_d var(X_d)) (1 for constant or overflowing inputs).
+
+    The regressors fit on X / s: the start, the optimiser's steps and the bounds then follow the
+    units of X exactly, so the same data in other units give the same fit up to rounding.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        return scale_from_variances(np.var(X, axis=0))
+
+
+def scale_from_variances(variances) -> float:
+    """:func:`input_scale` from the columns' variances (computed elsewhere, e.g. by Dask)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = float(np.sqrt(np.mean(variances)))
+    return spread if np.isfinite(spread) and spread > 0 else 1.0
+
+
+def params_for_scaled_inputs(params: dict, s: float) -> dict:
+    """``params`` (kernel, noise, optional inducing inputs Z) rewritten for inputs divided by ``s``."""
+    out = dict(params, kernel=params["kernel"].for_scaled_inputs(s))
+    if "Z" in out:
+        out["Z"] = out["Z"] / s
+    return out
+
+
+def too_few(n_samples: int, n_free: int) -> bool:
+    """Fewer than two samples per free hyper-parameter."""
+    return bool(n_free) and n_samples < 2 * n_free
+
+
+def initial_kernel(config: FitConfig, column_std, n_samples: int, s: float) -> Kernel:
+    """The starting kernel for inputs with these columns' standard deviations, divided by s.
+
+    The default is an ARD squared exponential with each length-scale at its column's standard
+    deviation (1 for a constant column), so the start does not depend on the units either; with fewer
+    than two samples per hyper-parameter it carries weak log-normal priors about that start.
+    """
+    D = np.size(column_std)
+    if config.kernel is None:
+        spread = np.asarray(column_std, dtype=float) / s
+        lengthscale = np.where(spread > 0, spread, 1.0)
+        priors = None
+        if config.optimize is True and too_few(n_samples, D + 2):
+            priors = {
+                "lengthscale": LogNormal(np.log(lengthscale), TINY_DATA_LOG_SD),
+                "variance": LogNormal(0.0, TINY_DATA_LOG_SD),
+            }
+        return SquaredExponential(lengthscale=lengthscale, variance=1.0, priors=priors)
+    if not isinstance(config.kernel, Kernel):
+        raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(config.kernel).__name__}")
+    config.kernel.check_input_dim(D)
+    return config.kernel.for_scaled_inputs(s)
+
+
+def initial_noise(config: FitConfig) -> float:
+    noise = float(check_positive(config.noise, "noise"))
+    min_noise = float(check_positive(config.min_noise, "min_noise"))
+    return max(noise, min_noise)
+
+
+def raw_bounds(params, min_noise: float):
+    """Bounds on the raw parameters: each kernel hyper-parameter's from its transform ([1e-12, 1e12]
+    for a positive one, [0, 1e12] for a non-negative one), the noise in [min_noise, 1e12] (value
+    space), any other entry (free inducing inputs) unbounded."""
+    lower, upper = params["kernel"].raw_bounds()
+    lower, upper = {"kernel": lower}, {"kernel": upper}
+    lower["raw_noise"], upper["raw_noise"] = jnp.asarray(to_raw(float(min_noise))), jnp.asarray(RAW_MAX)
+    for key, leaf in params.items():
+        if key not in lower:
+            lower[key] = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), -jnp.inf), leaf)
+            upper[key] = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), jnp.inf), leaf)
+    return lower, upper
+
+
+def tiny_data_prior(config: FitConfig, mask, n_samples: int, stacklevel: int = 2):
+    """The noise prior of a stage fitting ``mask`` on ``n_samples`` rows, with a DataWarning when there are
+    fewer than two samples per free kernel and noise hyper-parameter.
+
+    Maximum likelihood on so few points lets the noise fall to min_noise and the error bars
+    collapse; log-normal priors (sd TINY_DATA_LOG_SD in log) about the data-driven start keep them
+    honest: the default kernel's length-scales about the columns' spread and its variance about 1
+    (:func:`initial_kernel`), the noise about TINY_DATA_NOISE of the target variance unless
+    ``noise_prior`` is given. Coverage measured in BENCHMARKS.md, "Tiny training sets".
+    """
+    leaves = jax.tree_util.tree_leaves({"kernel": mask["kernel"], "noise": mask["raw_noise"]})
+    n_free = int(sum(np.sum(np.asarray(m)) for m in leaves))
+    if not too_few(n_samples, n_free):
+        return config.noise_prior
+    prior = config.noise_prior
+    if prior is None and bool(mask["raw_noise"]):
+        prior = LogNormal(float(np.log(TINY_DATA_NOISE)), TINY_DATA_LOG_SD)
+    warnings.warn(
+        f"{config.owner}: {n_samples} training samples for {n_free} free hyper-parameters; "
+        "maximum-likelihood values are poorly determined from so few points and the error bars tend to be too "
+        "narrow, so weak default priors are used (the default kernel's about its start, the noise about "
+        f"{TINY_DATA_NOISE:g} of the target variance unless noise_prior is given); to choose, fix some "
+        "hyper-parameters (optimize=False, a kernel with fixed=...) or give them priors",
+        DataWarning,
+        stacklevel=stacklevel + 1,
+    )
+    return prior
+
+
+class Stage(NamedTuple):
+    """One optimiser stage: the fitted ``params``, the optimiser's ``report`` (None when nothing is fitted)
+    and the noise prior it used."""
+
+    params: Any
+    report: Any
+    noise_prior: Any
+
+
+class Problem(NamedTuple):
+    """What a stage minimises: ``build(noise_prior) -> (objective, args, value_and_grad or None)`` for
+    :func:`sparsegp.training.minimize`, and the number of training rows behind it (the tiny-data rule)."""
+
+    build: Callable
+    n_samples: int
+
+
+def optimise(config: FitConfig, problem: Problem, params, mask, desc: str, *, scale=1.0, max_iter=None) -> Stage:
+    """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'raw_noise').
+
+    Kernel hyper-parameters are boxed to [1e-12, 1e12], the noise variance to [min_noise, 1e12];
+    any other entry (free inducing inputs) is unbounded. ``params`` are for the inputs divided by
+    ``scale``; the user's ``callback`` sees them in the inputs' own units. Warns (ConvergenceWarning) when
+    the optimiser stopped short of convergence or a hyper-parameter ended at a bound. ``max_iter``
+    overrides the configuration's for a stage of a planned length (no restarts, and stopping at it is no
+    warning).
+    """
+    check_int(config.n_restarts, "n_restarts")
+    check_int(config.max_iter, "max_iter", minimum=1)
+    if not config.optimize:
+        return Stage(params, None, config.noise_prior)
+    callback = config.callback
+    if callback is not None and scale != 1.0:
+
+        def callback(iteration, value, p, user=config.callback):
+            return user(iteration, value, params_for_scaled_inputs(p, 1.0 / scale))
+
+    noise_prior = tiny_data_prior(config, mask, int(problem.n_samples), stacklevel=4)
+    objective, args, value_and_grad = problem.build(noise_prior)
+    lower, upper = raw_bounds(params, config.min_noise)
+    params, report = minimize(
+        objective,
+        params,
+        args=args,
+        mask=mask,
+        lower=lower,
+        upper=upper,
+        max_iter=config.max_iter if max_iter is None else max_iter,
+        n_restarts=config.n_restarts if max_iter is None else 0,
+        rng=config.random_state,
+        verbose=config.verbose,
+        callback=callback,
+        desc=desc,
+        value_and_grad=value_and_grad,
+    )
+    warn_unconverged(config, report, params, mask, planned_cap=max_iter is not None)
+    return Stage(params, report, noise_prior)
+
+
+def warn_unconverged(config: FitConfig, report, params, mask, planned_cap=False, stacklevel: int = 5):
+    """ConvergenceWarning (scikit-learn's class) for a stopped optimiser or a parameter at a bound."""
+    name = config.owner
+    capped = "iterations reached limit" in report.reason.lower()
+    if not report.success and "callback" not in report.reason.lower() and not (planned_cap and capped):
+        warnings.warn(
+            f"{name}: L-BFGS-B stopped after {report.n_iter} iterations without converging ({report.reason}); "
+            "raise max_iter, or use n_restarts for another start",
+            ConvergenceWarning,
+            stacklevel=stacklevel,
+        )
+    kernel, free = params["kernel"], mask["kernel"]
+    free_values = dict(zip(kernel.parameters(), (np.asarray(m) for m in jax.tree_util.tree_leaves(free))))
+    transforms = kernel.transforms()
+    for pname, value in kernel.parameters().items():
+        # a non-negative parameter (lower bound 0) at 0 is a value the data chose, not a bound hit
+        low = transforms[pname].lower > 0 and value <= MIN_VALUE * 1.001
+        hit = free_values[pname] & (low | (value >= MAX_VALUE * 0.999))
+        if np.any(hit):
+            warnings.warn(
+                f"{name}: kernel hyper-parameter {pname} ended at its bound ({MIN_VALUE:g} or {MAX_VALUE:g} on "
+                "the inputs' standardised scale); the data do not determine it: fix it or give it a prior",
+                ConvergenceWarning,
+                stacklevel=stacklevel,
+            )
+    noise = float(to_positive(params["raw_noise"]))
+    if bool(mask["raw_noise"]) and noise <= float(config.min_noise) * 1.001:
+        warnings.warn(
+            f"{name}: the noise variance ended at its lower bound min_noise={float(config.min_noise):g} (normalised "
+            "targets): the model interpolates the training targets; if they are noisy, raise min_noise or set "
+            "a noise_prior",
+            ConvergenceWarning,
+            stacklevel=stacklevel,
+        )

@@ -1,0 +1,402 @@
+"""A sparse GP's fit as one function: ``fit_sparse(config, data) -> SparseFit``.
+
+The same steps on every backend (:mod:`sparsegp.backends`): the start (data-driven hyper-parameters, the
+initial inducing set), the schedule (a joint L-BFGS run; the large-n strategy, ``subset`` rows then
+``refine_iter`` iterations on all of them; HPEV alternation or variational EM; Seeger et al.'s
+interleaved re-selection), the final posterior with its jitter ladder, and the leave-one-out check. The
+objective is the JAX program over the rows in memory, or the host evaluation
+(:class:`~sparsegp.approximations.objective.HostObjective`) over a backend's sums: FITC's on a CPU (its
+written-out backward pass is faster there, BENCHMARKS.md) and every method's on a Dask cluster.
+"""
+
+from __future__ import annotations
+
+import warnings
+from functools import partial
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._config import on_cpu
+from ..approximations.augmented import training_cache
+from ..approximations.common import make_posterior
+from ..approximations.loo import sparse_loo
+from ..approximations.objective import HostObjective
+from ..approximations.registry import APPROXIMATIONS
+from ..backends.in_memory import InMemory
+from ..errors import InputError, NumericalError
+from ..linalg import MAX_JITTER, jitter_ladder
+from ..selection import KMeans, Selector
+from ..training import alternate, minimize_reselecting
+from ..transforms import to_positive, to_raw
+from ..validation import as_float_matrix, check_int
+from .calibration import loo_check
+from .config import SparseConfig
+from .hyper import (
+    Problem,
+    initial_kernel,
+    initial_noise,
+    optimise,
+    params_for_scaled_inputs,
+    raw_bounds,
+    scale_from_variances,
+    warn_unconverged,
+)
+from .objectives import SparseNegative, noise_log_prior
+
+
+class SparseFit(NamedTuple):
+    """Everything a sparse fit produces (inputs in the user's units, targets normalised)."""
+
+    kernel: Any
+    noise: float
+    Z: np.ndarray
+    inducing_indices: np.ndarray | None
+    selection: Any
+    objective: float
+    posterior: Any
+    train_cache: Any
+    optimizer_report: Any
+    n_iter: int
+    stages: list | None
+    rounds: list | None
+    loo: Any
+    data_bytes_per_evaluation: float | None
+
+
+class Start(NamedTuple):
+    Z0: np.ndarray  # the initial inducing inputs, scaled
+    idx: np.ndarray | None  # their training rows, if rows
+    selection: Any
+
+
+def inducing_rows(inducing, n: int, rng, first=None):
+    """Training-row indices named by ``inducing`` (an int m: the first rows of m distinct inputs drawn at
+    random, ``first`` holding each distinct input's first row when some repeat; an integer array: those
+    rows, the papers' active set), or None for given inducing inputs."""
+    if isinstance(inducing, (int, np.integer)) and not isinstance(inducing, bool):
+        m = int(inducing)
+        if m < 1:
+            raise InputError(f"inducing={m}: at least one inducing point is required")
+        if first is not None:
+            return first[inducing_rows(m, first.size, rng)]
+        if m > n:
+            warnings.warn(
+                f"inducing={m} exceeds the {n} distinct training inputs; using all of them", UserWarning, stacklevel=5
+            )
+            m = n
+        return np.sort(rng.choice(n, size=m, replace=False))
+    if inducing is None or isinstance(inducing, bool):
+        raise InputError("inducing must be a number, training-row indices, or an (m, n_features) array")
+    arr = np.asarray(inducing)
+    if arr.ndim == 1 and arr.dtype.kind in "iu":
+        if arr.size == 0 or arr.min() < 0 or arr.max() >= n or len(np.unique(arr)) != arr.size:
+            raise InputError(f"inducing indices must be distinct integers in 0..{n - 1} (n_samples={n})")
+        return arr.astype(np.int64)
+    return None
+
+
+def initial_inducing(config: SparseConfig, data, rng, kernel, noise: float, s: float) -> Start:
+    """The initial inducing inputs (scaled by ``s``): a selector's choice, k-means centres, rows, or given."""
+    ind = config.inducing
+    if isinstance(ind, Selector):
+        size = ind.size
+        if config.reselect == "em":  # the first E-step selects the first share of the final size
+            size = max(1, int(np.ceil(check_int(ind.size, "size", minimum=1) / config.n_rounds)))
+        sel = data.select_all(ind, kernel, noise, s, config.verbose)
+        if sel is not None:
+            idx = np.asarray(sel.indices)
+        else:
+            X, y, rows = data.start_sample(rng)
+            sel = ind.select(kernel, noise, X / s, y, random_state=rng, verbose=config.verbose, size=size)
+            idx = sel.indices.copy() if rows is None else rows[sel.indices]
+        return Start(data.fetch(idx)[0] / s, idx, sel)
+    if isinstance(ind, KMeans):
+        X, _, _ = data.start_sample(rng)
+        return Start(ind.centres(X / s, random_state=int(rng.integers(2**31))), None, None)
+    idx = inducing_rows(ind, data.moments.n, rng, data.first)
+    if idx is None:
+        Z = as_float_matrix(ind, "inducing", n_features=len(data.moments.column_var), owner="the training data")
+        return Start(Z / s, None, None)
+    if isinstance(ind, (int, np.integer)):
+        idx = data.distinct(idx, rng)
+    return Start(data.fetch(idx)[0] / s, idx, None)
+
+
+def trainable(config: SparseConfig, kernel, noise: float, Z0):
+    """The optimiser's start ``params`` and the ``mask`` of what it may change, from ``optimize``."""
+    hyper, inducing = config.learns
+    params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
+    mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(hyper)}
+    if not hyper:
+        mask["kernel"] = jax.tree_util.tree_map(lambda m: jnp.zeros_like(m, dtype=bool), mask["kernel"])
+    if inducing:
+        params["Z"], mask["Z"] = jnp.asarray(Z0), jnp.ones(Z0.shape, dtype=bool)
+    return params, mask
+
+
+def _penalty(noise_prior):
+    """The negative log hyper-priors (kernel and noise) added to the negative objective."""
+
+    def penalty(params):
+        return -params["kernel"].log_prior() - noise_log_prior(noise_prior, params["raw_noise"])
+
+    return penalty
+
+
+def problem(config: SparseConfig, data, Z, s: float, chunk: int, Z_fixed=None) -> Problem:
+    """The objective over ``data``'s rows at the inducing inputs ``Z`` (scaled), for :func:`~.hyper.optimise`."""
+    rows = data.rows(s)
+    on_host = rows is None or (config.approximation == "fitc" and on_cpu())
+
+    def build(noise_prior):
+        objective = SparseNegative(config.method.objective, chunk, float(config.jitter), noise_prior)
+        host = None
+        if on_host:
+            host = HostObjective(
+                config.approximation,
+                data=data.host_sums(s, chunk),
+                jitter=float(config.jitter),
+                penalty=_penalty(noise_prior),
+                Z_fixed=Z_fixed,
+            )
+        return objective, (() if rows is None else (jnp.asarray(Z), *rows.jax_args())), host
+
+    return Problem(build, data.moments.n)
+
+
+class Schedule(NamedTuple):
+    """What a schedule fitted: the parameters (scaled inputs), the inducing rows, the optimiser's last report
+    and the iterations of all its runs, the stages or rounds it went through, and the last selection."""
+
+    params: Any
+    idx: np.ndarray | None
+    report: Any
+    n_iter: int
+    stages: list | None = None
+    rounds: list | None = None
+    selection: Any = None
+
+
+def fit_sparse(config: SparseConfig, data) -> SparseFit:
+    """Fit ``config`` to the training rows of the backend ``data`` (see the module docstring)."""
+    if config.reselect is not None:
+        data.refuse(f"reselect={config.reselect!r}", "reselect")
+    if config.prediction != "standard":
+        data.refuse(f"prediction={config.prediction!r}", "prediction")
+    n = data.moments.n
+    s = scale_from_variances(data.moments.column_var)  # fit in units where the inputs have unit spread
+    kernel = initial_kernel(config, np.sqrt(data.moments.column_var), n, s)
+    rng = np.random.default_rng(config.random_state)
+    start = initial_inducing(config, data, rng, kernel, initial_noise(config), s)
+    chunk = data.chunk(start.Z0.shape[0], config.chunk_size)
+    params, mask = trainable(config, kernel, initial_noise(config), jnp.asarray(start.Z0))
+    Z_fixed = None if config.learns[1] else start.Z0
+    sub = None if config.subset is None or config.subset >= n else np.sort(rng.choice(n, config.subset, replace=False))
+    if sub is not None:
+        done = _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed)
+    elif config.reselect is None:
+        fit = optimise(
+            config, problem(config, data, start.Z0, s, chunk, Z_fixed), params, mask, _desc(config, data), scale=s
+        )
+        done = Schedule(fit.params, start.idx, fit.report, _iterations(fit.report), selection=start.selection)
+    elif config.reselect == "interleaved":
+        done = _interleaved(config, data, params, mask, start, rng, s, chunk)
+    else:
+        done = _rounds(config, data, params, mask, start, rng, s, chunk)
+    return _finish(config, data, done, start.Z0, Z_fixed is not None, s, chunk)
+
+
+def _iterations(report) -> int:
+    return 0 if report is None else report.n_iter
+
+
+def _desc(config: SparseConfig, data) -> str:
+    return f"SparseGP ({config.approximation}) fit" + ("" if data.name == "memory" else f" on {data.name} arrays")
+
+
+def _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed) -> Schedule:
+    """``max_iter`` iterations on the rows ``sub``, then ``refine_iter`` on all rows."""
+    X, y = data.fetch(sub)
+    part = InMemory.of_rows(X, y, collapsed=data.collapsed, moments=data.moments._replace(n=len(sub)))
+    Z0 = start.Z0
+    desc = f"SparseGP ({config.approximation}) fit on {len(sub)} rows"
+    first = problem(config, part, Z0, s, part.chunk(Z0.shape[0], config.chunk_size), Z_fixed)
+    fit = optimise(config, first, params, mask, desc, scale=s)
+    params, stages = fit.params, [{"rows": len(sub), "report": fit.report}]
+    if config.refine_iter > 0 and config.optimize:
+        desc = f"SparseGP ({config.approximation}) refined on all rows"
+        full = problem(config, data, Z0, s, chunk, Z_fixed)
+        fit = optimise(config, full, params, mask, desc, scale=s, max_iter=int(config.refine_iter))
+        params = fit.params
+        stages.append({"rows": int(data.moments.n), "report": fit.report})
+    n_iter = sum(_iterations(st["report"]) for st in stages)
+    return Schedule(params, start.idx, stages[-1]["report"], n_iter, stages=stages, selection=start.selection)
+
+
+def _select(config, params, X, y, rng, size=None, initial=None):
+    return config.inducing.select(
+        params["kernel"],
+        float(to_positive(params["raw_noise"])),
+        X,
+        y,
+        random_state=rng,
+        verbose=config.verbose,
+        size=size,
+        initial=initial,
+    )
+
+
+def _value(config, data, kernel, noise, Z, s: float, chunk: int) -> float:
+    """The approximation's objective (log marginal likelihood or bound) at the given values, rows in memory."""
+    rows = data.rows(s)
+    X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
+    value = config.method.objective(
+        kernel, jnp.asarray(Z), noise, X, y, chunk=chunk, jitter=float(config.jitter), **rows.weights()
+    )
+    return float(value)
+
+
+def _rounds(config, data, params, mask, start, rng, s, chunk) -> Schedule:
+    """HPEV-style alternation ("alternate") or Titsias's variational EM ("em"): :func:`training.alternate`.
+
+    Selection sees every training row; the objective sums over the backend's rows."""
+    X, y, _ = data.start_sample(rng)
+    X = X / s
+    chosen = {"selection": start.selection}
+
+    def select(p, size, initial):
+        chosen["selection"] = _select(config, p, X, y, rng, size=size, initial=initial)
+        return chosen["selection"].indices.copy()
+
+    def fit(p, idx, r):
+        desc = f"SparseGP ({config.approximation}) {config.reselect} round {r + 1}/{config.n_rounds}"
+        stage = optimise(config, problem(config, data, X[idx], s, chunk, X[idx]), p, mask, desc, scale=s)
+        return stage.params, stage.report
+
+    def value(p, idx):
+        return _value(config, data, p["kernel"], to_positive(p["raw_noise"]), X[idx], s, chunk)
+
+    m_final = min(check_int(config.inducing.size, "size", minimum=1), X.shape[0])
+    params, idx, rounds, reports = alternate(
+        select, fit, value, params, start.idx, n_rounds=config.n_rounds, em=config.reselect == "em", m_final=m_final
+    )
+    n_iter = sum(_iterations(rep) for rep in reports)
+    return Schedule(params, idx, reports[-1], n_iter, rounds=rounds, selection=chosen["selection"])
+
+
+def _interleaved(config, data, params, mask, start, rng, s, chunk) -> Schedule:
+    """Seeger et al. sec. 2.3: re-select at each new search direction, fixed during the line search."""
+    if not config.optimize:
+        return Schedule(params, start.idx, None, 0, selection=start.selection)
+    X, y, _ = data.start_sample(rng)
+    X = X / s
+
+    def reselect(p):
+        return jnp.asarray(X[_select(config, p, X, y, rng).indices])
+
+    lower, upper = raw_bounds(params, config.min_noise)
+    objective = SparseNegative(config.method.objective, chunk, float(config.jitter), config.noise_prior)
+    params, report = minimize_reselecting(
+        objective,
+        params,
+        reselect,
+        args=data.rows(s).jax_args(),
+        mask=mask,
+        lower=lower,
+        upper=upper,
+        max_iter=check_int(config.max_iter, "max_iter", minimum=1),
+        verbose=config.verbose,
+        desc=f"SparseGP ({config.approximation}) interleaved",
+    )
+    warn_unconverged(config, report, params, mask, stacklevel=4)
+    final = _select(config, params, X, y, rng)  # the final set: selected at the final hyper-parameters
+    return Schedule(params, final.indices.copy(), report, report.n_iter, selection=final)
+
+
+def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int) -> SparseFit:
+    """The fitted values in the user's units, the objective, the posterior, the augmented prediction's cache
+    and the leave-one-out check."""
+    idx = done.idx
+    Zs = jnp.asarray(Z0) if (config.reselect is None or idx is None) else jnp.asarray(data.fetch(idx)[0] / s)
+    scaled = dict(done.params, Z=done.params.get("Z", Zs))
+    params = params_for_scaled_inputs(scaled, 1.0 / s)
+    kernel, noise = params["kernel"], float(to_positive(params["raw_noise"]))
+    Z = np.asarray(params["Z"])
+    if idx is not None and fixed:
+        Z = data.fetch(idx)[0]  # the training rows themselves, not a round trip through X / s
+    if data.rows(1.0) is not None:
+        objective = _value(config, data, kernel, noise, Z, 1.0, chunk)
+        posterior = _posterior_in_memory(config, data, kernel, noise, Z, chunk)
+    else:
+        objective, posterior = _posterior_on_host(config, data, scaled, Z, s, chunk)
+    cache = None
+    if config.prediction != "standard":
+        rows = data.rows(1.0)
+        X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
+        cache = training_cache(kernel, posterior, noise, X, y, chunk, counts=rows.counts)
+    loo = loo_check(
+        loo_predictive(config.approximation, config.prediction, kernel, posterior, noise), data, data.moments.y_std
+    )
+    bytes_moved = getattr(data, "bytes_per_evaluation", None)
+    return SparseFit(
+        kernel,
+        noise,
+        Z,
+        idx,
+        done.selection,
+        objective,
+        posterior,
+        cache,
+        done.report,
+        done.n_iter,
+        done.stages,
+        done.rounds,
+        loo,
+        bytes_moved,
+    )
+
+
+def loo_predictive(approximation: str, prediction: str, kernel, posterior, noise: float):
+    """``(X, y) -> (mean, variance)``: the leave-one-out predictive of training rows under the approximation's
+    own predictive (DTC's for the augmented and Nystrom predictions, SoR's degenerate one for SoR's)."""
+    degenerate = APPROXIMATIONS[approximation].degenerate and prediction == "standard"
+    return partial(sparse_loo, kernel, posterior, noise, fitc=approximation == "fitc", degenerate=degenerate)
+
+
+def _posterior_in_memory(config, data, kernel, noise, Z, chunk: int):
+    """The prediction cache; if a factorisation fails, retry with tenfold jitter up to MAX_JITTER."""
+    rows = data.rows(1.0)
+    X, y, Zj = jnp.asarray(rows.X), jnp.asarray(rows.y), jnp.asarray(Z)
+    for jitter in jitter_ladder(float(config.jitter), MAX_JITTER):
+        post = config.method.posterior(kernel, Zj, noise, X, y, chunk=chunk, jitter=jitter, **rows.weights())
+        if all(bool(jnp.all(jnp.isfinite(a))) for a in post):
+            return post
+    raise _unfactorisable(config, jitter)
+
+
+def _posterior_on_host(config, data, params, Z, s: float, chunk: int):
+    """(objective, posterior) from one more pass over the backend's sums, at the scaled ``params``, with the
+    same jitter ladder."""
+    for jitter in jitter_ladder(float(config.jitter), MAX_JITTER):
+        hosted = HostObjective(
+            config.approximation, data=data.host_sums(s, chunk), jitter=jitter, penalty=_penalty(None)
+        )
+        value, terms, Luu = hosted.terms(params)
+        if np.isfinite(value) and all(bool(jnp.all(jnp.isfinite(a))) for a in (*terms, Luu)):
+            return value, make_posterior(jnp.asarray(Z), Luu, terms.LB, terms.c)
+    raise _unfactorisable(config, jitter)
+
+
+def _unfactorisable(config, jitter: float) -> NumericalError:
+    return NumericalError(
+        f"the posterior of the fitted {config.approximation} model could not be factorised even with "
+        f"jitter {jitter:g} x mean diag(K_uu): the inducing inputs are (near-)duplicates or the "
+        "length-scales are far larger than their spread. Use fewer or better spread inducing inputs "
+        "(a greedy selection), or a larger min_noise."
+    )
+
+
+__all__ = ["SparseFit", "fit_sparse", "inducing_rows", "initial_inducing", "loo_predictive", "problem", "trainable"]

@@ -1,0 +1,120 @@
+"""The package's shape: no import circle (function-level imports included)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import sparsegp
+
+ROOT = Path(sparsegp.__file__).parent
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    out = {}
+    for path in ROOT.rglob("*.py"):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        package = parts[-1] == "__init__"
+        out[".".join(parts[:-1] if package else parts)] = (path, package)
+    return out
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports anywhere in its body (``from a import b`` names the module
+    a.b where that is one, a otherwise)."""
+    modules = _modules()
+    graph = {}
+    for name, (path, package) in modules.items():
+        here = name.split(".") if package else name.split(".")[:-1]
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = here[: len(here) - node.level + 1] if node.level else []
+                target = ".".join(base + ([node.module] if node.module else []))
+                for alias in node.names:
+                    full = f"{target}.{alias.name}"
+                    deps.add(full if full in modules else target)
+            elif isinstance(node, ast.Import):
+                deps.update(alias.name for alias in node.names)
+        graph[name] = {d for d in deps if d in modules and d != name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    component.append(top)
+                    if top == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_checker_finds_a_circle():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle():
+    graph = import_graph()
+    assert "sparsegp.estimators.sparse" in graph and graph["sparsegp.estimators.sparse"]
+    assert circles(graph) == []
+
+
+def test_functions_are_short_outside_the_experiments():
+    long = []
+    for path in ROOT.rglob("*.py"):
+        if "experiments" in path.relative_to(ROOT).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 80:
+                long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert long == []
+    assert len((ROOT / "estimators" / "sparse.py").read_text().splitlines()) < 300
+
+
+def test_a_fit_sets_only_fitted_attributes():
+    import numpy as np
+
+    from sparsegp import ExactGPRegressor, SparseGPRegressor
+
+    r = np.random.default_rng(0)
+    X = r.normal(size=(40, 2))
+    y = np.sin(X[:, 0]) + 0.1 * r.normal(size=40)
+    for model in (SparseGPRegressor(inducing=8, max_iter=5, random_state=0), ExactGPRegressor(max_iter=5)):
+        before = set(vars(model))
+        model.fit(X, y)
+        added = set(vars(model)) - before
+        assert added and all(name.endswith("_") and not name.startswith("_") for name in added), added
