@@ -13,7 +13,7 @@ from sparsegp.approximations.dtc import dtc_log_marginal, dtc_posterior
 from sparsegp.approximations.exact import exact_log_marginal, exact_posterior, exact_predict
 from sparsegp.approximations.fitc import fitc_log_marginal, fitc_posterior
 from sparsegp.approximations.sor import sor_log_marginal, sor_posterior
-from sparsegp.approximations.vfe import vfe_bound, vfe_optimal_q, vfe_posterior
+from sparsegp.approximations.vfe import vfe_bound, vfe_posterior
 from sparsegp.kernels import Matern52, SquaredExponential
 
 OBJECTIVES = {"vfe": vfe_bound, "dtc": dtc_log_marginal, "sor": sor_log_marginal, "fitc": fitc_log_marginal}
@@ -146,15 +146,3 @@ def test_gradients_wrt_hyperparameters_and_inducing_inputs(name):
     h = 1e-6
     fd = np.array([(f(theta.at[i].add(h)) - f(theta.at[i].add(-h))) / (2 * h) for i in range(theta.size)])
     np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-6)
-
-
-def test_vfe_optimal_q_matches_titsias_eq10():
-    k, X, y, noise = problem()
-    Z = X[::3]
-    post = vfe_posterior(k, Z, noise, X, y, chunk=8, jitter=1e-10)
-    mu, A = vfe_optimal_q(k, post)
-    Kuu = np.asarray(post.Luu @ post.Luu.T)
-    Kuf = np.asarray(k.K(Z, X))
-    Sigma = np.linalg.inv(Kuu + Kuf @ Kuf.T / noise)
-    np.testing.assert_allclose(mu, Kuu @ Sigma @ Kuf @ np.asarray(y) / noise, rtol=1e-7, atol=1e-9)
-    np.testing.assert_allclose(A, Kuu @ Sigma @ Kuu, rtol=1e-7, atol=1e-9)

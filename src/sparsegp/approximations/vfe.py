@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ..linalg import solve_lower
 from ..stats import whitened_stats
 from .common import kuu_cholesky, posterior_from_terms
 from .dtc import dtc_from_stats
@@ -33,15 +32,3 @@ def vfe_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, c
     return posterior_from_terms(
         Z, vfe_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)
     )
-
-
-def vfe_optimal_q(kernel, post):
-    """phi*(f_m) = N(f_m | mu, A) of Titsias eq. 10.
-
-    mu = sigma^-2 K_mm Sigma K_mn y and A = K_mm Sigma K_mm with
-    Sigma = (K_mm + sigma^-2 K_mn K_nm)^-1 = Luu^-T B^-1 Luu^-1.
-    """
-    Kuu = post.Luu @ post.Luu.T
-    mu = Kuu @ post.w_mean
-    R = solve_lower(post.LB, post.Luu.T)  # A = Luu B^-1 Luu^T = R^T R, R = LB^-1 Luu^T
-    return mu, R.T @ R
