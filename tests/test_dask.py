@@ -380,3 +380,24 @@ def test_a_broadcast_that_keeps_failing_raises_a_clear_error(client, monkeypatch
     monkeypatch.setattr("sparsegp.backends.dask_sums.time.sleep", lambda s: None)
     with pytest.raises(DistributedError, match="sending the parameters .* failed 3 times .*KeyError"):
         SparseGPRegressor(inducing=5, max_iter=3).fit(da.from_array(X, chunks=(30, 3)), da.from_array(y, chunks=30))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_the_same_schedule_runs_on_numpy_and_dask(client):
+    """One pipeline for both backends: a greedy start (info-gain over all rows, on the partitions for dask
+    arrays) and the large-n strategy (a subset stage on fetched rows, then refinement on all rows)."""
+    from sparsegp.selection import InfoGain
+
+    X, y = problem()
+    Xt = problem(40, seed=1)[0]
+    common = dict(inducing=InfoGain(12), subset=120, refine_iter=2, max_iter=10, random_state=3)
+    local = SparseGPRegressor(**common).fit(X, y)
+    remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60))
+    np.testing.assert_array_equal(remote.inducing_indices_, local.inducing_indices_)
+    assert [s["rows"] for s in remote.stages_] == [s["rows"] for s in local.stages_] == [120, 230]
+    # the subset stage runs in memory on the same rows either way (the targets' mean and spread come from
+    # Dask reductions, equal to NumPy's to rounding): the same iterations and objective
+    first = [fit.stages_[0]["report"] for fit in (local, remote)]
+    assert first[0].n_iter == first[1].n_iter and first[0].objective == pytest.approx(first[1].objective, abs=1e-8)
+    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-8)
+    assert relative(remote.predict(Xt), local.predict(Xt)) <= 1e-7
