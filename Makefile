@@ -31,7 +31,7 @@ demo: $(STAMP_RUN)
 # One test process per core (xdist), each with single-threaded BLAS: two processes of multi-threaded
 # OpenBLAS on two cores spend much of their time spinning (BENCHMARKS.md, "The test suite").
 test: $(STAMP_DEV) lint
-	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadgroup
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadgroup --durations=20
 
 # ruff (lint + format) and mypy on the package, as CI runs them through make test
 lint: $(STAMP_DEV)
