@@ -189,10 +189,11 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
     n = data.moments.n
     s = scale_from_variances(data.moments.column_var)  # fit in units where the inputs have unit spread
     kernel = initial_kernel(config, np.sqrt(data.moments.column_var), n, s)
+    noise = initial_noise(config)
     rng = np.random.default_rng(config.random_state)
-    start = initial_inducing(config, data, rng, kernel, initial_noise(config), s)
+    start = initial_inducing(config, data, rng, kernel, noise, s)
     chunk = data.chunk(start.Z0.shape[0], config.chunk_size)
-    params, mask = trainable(config, kernel, initial_noise(config), jnp.asarray(start.Z0))
+    params, mask = trainable(config, kernel, noise, jnp.asarray(start.Z0))
     Z_fixed = None if config.learns[1] else start.Z0
     sub = None if config.subset is None or config.subset >= n else np.sort(rng.choice(n, config.subset, replace=False))
     if sub is not None:
