@@ -114,3 +114,42 @@ def test_the_sums_do_not_keep_one_m_by_m_term_per_chunk(method, monkeypatch):
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 6e6
+
+
+def dense_reference(approximation, params, X, y, jitter=1e-8):
+    """Minus the objective from the unchunked sums of :mod:`sparsegp._reference` (K_uf formed whole, no
+    hand-written derivative), differentiated by JAX: the one specification both engines are checked against."""
+    from sparsegp._reference import dense_stats, fitc_dense_stats
+    from sparsegp.approximations.common import kuu_cholesky
+
+    Xj, yj = jnp.asarray(X), jnp.asarray(y)
+
+    def f(p):
+        kernel, noise = p["kernel"], to_positive(p["raw_noise"])
+        Luu = kuu_cholesky(kernel, p["Z"], jitter)
+        if approximation == "fitc":
+            st = fitc_dense_stats(kernel, p["Z"], Luu, noise, Xj, yj)
+        else:
+            st = dense_stats(kernel, p["Z"], Luu, Xj, yj)
+        return -APPROXIMATIONS[approximation].from_stats(st, noise)[0] - kernel.log_prior()
+
+    return jax.value_and_grad(f)(params)
+
+
+@pytest.mark.parametrize("engine", ["jax program", "host BLAS"])
+@pytest.mark.parametrize("approximation", ["vfe", "dtc", "fitc"])
+def test_both_engines_equal_one_dense_reference(engine, approximation):
+    """The JAX program (chunked scan; a hand-written VJP with respect to L_uu, autodiff for FITC) and the host
+    BLAS sums (a written-out backward pass with respect to L_uu^-1) compute the same sums two ways, for speed
+    on different devices (BENCHMARKS.md, "The cost of one evaluation"); both equal one dense reference."""
+    X, y, Z = problem()
+    params = {"kernel": KERNELS["se-ard-bias"](), "raw_noise": jnp.asarray(to_raw(0.05)), "Z": jnp.asarray(Z)}
+    f0, g0 = dense_reference(approximation, params, X, y)
+    if engine == "jax program":
+        f1, g1 = jax_reference(approximation, params, X, y, 17)
+    else:
+        penalty = lambda p: -p["kernel"].log_prior()  # noqa: E731
+        f1, g1 = HostObjective(approximation, X, y, chunk=17, jitter=1e-8, penalty=penalty)(params)
+    a, b = ravel_pytree(g0)[0], ravel_pytree(g1)[0]
+    assert abs(float(f1) - float(f0)) <= 1e-9 * abs(float(f0))
+    np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-7, atol=1e-9 * float(jnp.max(jnp.abs(a))))

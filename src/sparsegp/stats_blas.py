@@ -12,6 +12,11 @@ chunk on the host, and the backward pass is written out for both:
   weights of VFE / DTC / SoR; for FITC the per-row terms of the weights' derivative
   (:meth:`BlasStats.fitc_backward`).
 
+Why two engines: on a CPU the host passes make FITC's bound + gradient 1.4x faster than autodiff through the
+scan and let Dask partitions compute their own sums; on an accelerator everything stays in the JAX program
+(BENCHMARKS.md, "The cost of one evaluation"). Both are checked against one dense specification
+(:mod:`sparsegp._reference`) in ``tests/test_stats_blas.py::test_both_engines_equal_one_dense_reference``.
+
 Only sums of size O(m^2) leave a chunk, so the two passes map over data partitions. The cotangent
 of the whitening factor L_uu^-1 is returned, not pushed through the Cholesky: that O(m^3) step,
 like the m x m algebra of each approximation, stays in JAX
