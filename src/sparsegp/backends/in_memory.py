@@ -103,7 +103,7 @@ class InMemory:
     def refuse(self, what: str, option: str) -> None:
         """Everything runs in memory."""
 
-    def objective_rows(self, s: float) -> Rows:
+    def rows(self, s: float) -> Rows:
         """The rows the objective sums over, inputs divided by ``s``: one weighted row per distinct input with
         ``duplicates="collapse"`` (when some input repeats), every row otherwise."""
         g = self.groups
@@ -111,15 +111,12 @@ class InMemory:
             return Rows(g.X / s, g.y, g.counts, g.scatter)
         return Rows(self.X / s, self.y)
 
-    def rows(self, s: float) -> Rows:
-        return self.objective_rows(s)
-
     def chunk(self, m: int, chunk_size: int | None) -> int:
         rows = self.groups.X.shape[0] if (self.collapsed and self.groups.repeated) else self.X.shape[0]
         return chunk_size_for(rows, m, chunk_size)
 
     def host_sums(self, s: float, chunk: int) -> BlasStats:
-        rows = self.objective_rows(s)
+        rows = self.rows(s)
         return BlasStats(rows.X, rows.y, chunk, **rows.weights())
 
     def fetch(self, idx):

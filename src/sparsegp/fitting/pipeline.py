@@ -328,14 +328,14 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
     Z = np.asarray(params["Z"])
     if idx is not None and fixed:
         Z = data.fetch(idx)[0]  # the training rows themselves, not a round trip through X / s
-    if data.rows(1.0) is not None:
+    rows = data.rows(1.0)
+    if rows is not None:
         objective = _value(config, data, kernel, noise, Z, 1.0, chunk)
         posterior = _posterior_in_memory(config, data, kernel, noise, Z, chunk)
     else:
         objective, posterior = _posterior_on_host(config, data, scaled, Z, s, chunk)
     cache = None
     if config.prediction != "standard":
-        rows = data.rows(1.0)
         X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
         cache = training_cache(kernel, posterior, noise, X, y, chunk, counts=rows.counts)
     loo = loo_check(
