@@ -1,13 +1,14 @@
 # Two commands on a fresh machine with only python3 and make:
 #   make demo   - create .venv, install, fit a model on a shipped dataset, print a results table
-#   make test   - create .venv, install with dev dependencies, run the test suite
+#   make test   - create .venv, install with dev dependencies, lint, run the test suite's fast tier
+#   make test-slow - the slow tier (end-to-end runs, marked `slow`); CI runs it after make test
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
 
-.PHONY: demo test lint install dev clean bench anchors data-check
+.PHONY: demo test test-slow test-all lint install dev clean bench anchors data-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,9 +17,10 @@ $(STAMP_RUN): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-compile -e .
 	touch $@
 
-$(STAMP_DEV): $(STAMP_RUN)
+# One resolution for the package and its dev extras (a fresh `make test` does not install twice).
+$(STAMP_DEV): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-compile -e ".[dev]"
-	touch $@
+	touch $(STAMP_RUN) $@
 
 install: $(STAMP_RUN)
 
@@ -30,8 +32,17 @@ demo: $(STAMP_RUN)
 
 # One test process per core (xdist), each with single-threaded BLAS: two processes of multi-threaded
 # OpenBLAS on two cores spend much of their time spinning (BENCHMARKS.md, "The test suite").
+# The fast tier is every test not marked `slow`; the slow tier holds the end-to-end runs (the papers' quick
+# reproductions, the Dask cluster, scikit-learn's estimator checks, whole-fit equivalences). Both run in CI.
+PYTEST := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadgroup --durations=20
 test: $(STAMP_DEV) lint
-	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadgroup --durations=20
+	$(PYTEST) -m "not slow"
+
+test-slow: $(STAMP_DEV)
+	$(PYTEST) -m slow
+
+test-all: $(STAMP_DEV) lint
+	$(PYTEST)
 
 # ruff (lint + format) and mypy on the package, as CI runs them through make test
 lint: $(STAMP_DEV)

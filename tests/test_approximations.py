@@ -114,6 +114,7 @@ def test_prediction_matches_dense_definition(name):
     noise=st.floats(1e-3, 1.0),
     matern=st.booleans(),
 )
+@pytest.mark.slow
 def test_vfe_never_exceeds_exact_and_grows_with_inducing_points(seed, shape, ell, noise, matern):
     n, m = shape
     r = np.random.default_rng(seed)

@@ -97,6 +97,7 @@ def test_nystrom_gives_negative_variances_on_a_known_case():
 @pytest.mark.parametrize(
     "name,noise", [("well conditioned", 1e-6), ("ill conditioned", 1e-4), ("ill conditioned", 1e-6)]
 )
+@pytest.mark.slow
 def test_within_1e6_of_a_40_digit_reference_at_small_noise(name, noise, method):
     """Reliability items 8-9: sigma^2 down to 1e-6, cond(K_mm) = 2.6e4 and 1.4e11 (mpmath, 40 digits)."""
     D, n, m, ell = PROBLEMS[name]

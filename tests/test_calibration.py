@@ -35,6 +35,7 @@ CASES = {  # posterior, leave-one-out flags, predictive flag
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
 def test_sparse_leave_one_out_equals_refits_without_each_row(name):
     """Each row's LOO predictive from the collapsed posterior equals the method's own predictive after a refit
@@ -115,6 +116,7 @@ def test_dtc_error_bars_worse_than_a_constant_are_flagged_and_vfe_is_not(tmp_pat
     assert loaded.loo_coverage_ == dtc.loo_coverage_ and np.array_equal(loaded.loo_z_, dtc.loo_z_)
 
 
+@pytest.mark.slow
 def test_every_default_regressor_carries_the_check():
     X, y, _, _ = repeated_records(n_train=150, n_test=1, pool=20)
     for model in (ExactGPRegressor(max_iter=50), SparseGPRegressor(inducing=10, max_iter=50, random_state=0)):

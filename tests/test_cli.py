@@ -107,6 +107,7 @@ def test_fit_sparse_models(model, tmp_path, capsys):
     assert isinstance(load_model(out), SparseGPRegressor)
 
 
+@pytest.mark.slow
 def test_fit_with_greedy_selection_and_em(capsys):
     argv = [
         "fit",
@@ -140,6 +141,7 @@ def _write_columns(path, names, columns):
         w.writerows(zip(*columns))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model_name", ["exact", "vfe"])
 def test_predict_matches_columns_by_name(toy_regression, model_name, tmp_path, capsys):
     X, y = toy_regression(60, 3)
@@ -189,6 +191,7 @@ def test_predict_matches_columns_by_name(toy_regression, model_name, tmp_path, c
     assert "unknown ['d']" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [6, 60])
 @pytest.mark.parametrize("model_name", ["exact", "vfe"])
 def test_the_command_line_fits_the_estimators_model(model_name, n, tmp_path, capsys):

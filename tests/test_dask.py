@@ -24,7 +24,7 @@ from sparsegp.transforms import to_raw  # noqa: E402
 APPROXIMATIONS = ["vfe", "dtc", "sor", "fitc"]
 
 # one xdist worker runs this module: one LocalCluster for all of it, not one per worker
-pytestmark = pytest.mark.xdist_group("dask")
+pytestmark = [pytest.mark.xdist_group("dask"), pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

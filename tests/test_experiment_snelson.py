@@ -7,7 +7,7 @@ import pytest
 from sparsegp.experiments.titsias2009 import snelson
 
 # one xdist worker runs this module, so its module-scoped fixture is computed once
-pytestmark = pytest.mark.xdist_group("snelson")
+pytestmark = [pytest.mark.xdist_group("snelson"), pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -109,6 +109,7 @@ def fitted_models(toy_regression):
     }
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("reliability-fitted-models")
 @pytest.mark.parametrize("which", ["exact", "sparse", "ivm"])
 def test_single_byte_corruptions_give_model_file_error_or_the_same_model(which, tmp_path, fitted_models):
@@ -215,6 +216,7 @@ SCALE_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("case", sorted(SCALE_CASES))
 def test_inputs_and_targets_in_any_units_give_the_same_fit(case):
@@ -417,6 +419,7 @@ def test_the_ivm_default_kernel_follows_the_units_of_the_inputs():
         lambda: SparseGPRegressor(approximation="vfe", inducing=8, max_iter=30, random_state=0),
     ],
 )
+@pytest.mark.slow
 def test_log_marginal_likelihood_and_its_gradient_at_given_theta(make):
     X, y, _ = _sine_data(40)
     model = make().fit(X * 1e3, y)
@@ -479,6 +482,7 @@ def test_pandas_dataframes_and_series_in(toy_regression, make):
 
 
 # ---- tiny training sets ------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("make", ESTIMATORS)
 def test_fewer_than_three_inputs_are_refused_and_few_samples_warn(make):
     X, y, _ = _sine_data(12)
@@ -499,6 +503,7 @@ def test_fewer_than_three_inputs_are_refused_and_few_samples_warn(make):
         make().fit(X, y)  # 12 samples for 4 hyper-parameters: no warning
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::sparsegp.DataWarning", "ignore::sklearn.exceptions.ConvergenceWarning")
 def test_tiny_training_sets_get_weak_priors_and_error_bars_that_do_not_collapse():
     """Item 3: with 3 points (4 free hyper-parameters), maximum likelihood let the noise fall to min_noise

@@ -62,6 +62,7 @@ def test_collapse_groups_rows_by_input_in_first_row_order():
     assert not gu.repeated and np.array_equal(gu.X, Xu) and np.array_equal(gu.y, yu) and np.all(gu.counts == 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("approximation", ["vfe", "dtc", "fitc"])
 def test_collapsed_objective_and_gradient_equal_all_rows(approximation):
     X, y = repeated()
@@ -92,6 +93,7 @@ def test_collapsed_objective_and_gradient_equal_all_rows(approximation):
     assert relative(ravel_pytree(h1)[0], ravel_pytree(h0)[0]) <= 1e-10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("approximation", ["vfe", "dtc", "sor", "fitc"])
 def test_collapsed_posterior_predicts_as_all_rows(approximation):
     X, y = repeated(seed=1)
@@ -147,6 +149,7 @@ ESTIMATORS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(ESTIMATORS))
 def test_estimators_fit_every_row_collapsed_as_expanded(name):
     """At the same hyper-parameters (optimize=False) a collapsed and an expanded fit are the same model:
@@ -179,6 +182,7 @@ def test_estimators_fit_every_row_collapsed_as_expanded(name):
         assert np.sum(a.train_counts_) == X.shape[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["exact", "vfe"])
 def test_every_row_is_fitted_by_default_and_drop_keeps_the_records_once(name, tmp_path):
     X, y = repeated(n_inputs=60, seed=4, copies=1)
@@ -233,6 +237,7 @@ def test_an_int_m_draws_distinct_inputs():
     assert np.all(np.diff(model.inducing_indices_) > 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["exact", "vfe"])
 def test_whole_fits_collapsed_and_expanded_reach_the_same_optimum(name):
     """The optimiser's path may differ (an expanded K + sigma^2 I with identical rows fails to factorise at

@@ -32,7 +32,7 @@ def _quick_runs():
 # One reproduction per paper. Each paper's tests form one xdist group, so they run in one process and
 # the papers run side by side. pytest tears a parametrised fixture down when the next test needs another
 # parameter, so the folders are kept in a session cache: each paper runs once whatever the order.
-PAPERS = [pytest.param(p, marks=pytest.mark.xdist_group(f"reproduce-{p}"), id=p) for p in papers()]
+PAPERS = [pytest.param(p, marks=[pytest.mark.xdist_group(f"reproduce-{p}"), pytest.mark.slow], id=p) for p in papers()]
 per_paper = pytest.mark.parametrize("quick", PAPERS, indirect=True)
 
 

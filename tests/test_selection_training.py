@@ -40,6 +40,7 @@ def test_kmeans_initialises_free_inducing_inputs():
     assert m.Z_.shape == (12, 3) and m.inducing_indices_ is None
 
 
+@pytest.mark.slow
 def test_variational_em_never_decreases_the_bound():
     X, y = _data()
     m = SparseGPRegressor(

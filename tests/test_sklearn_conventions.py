@@ -1,8 +1,11 @@
 """scikit-learn's own estimator checks, each run as a separate test."""
 
+import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sparsegp import ExactGPRegressor, IVMClassifier, OneVsRestIVMClassifier, SparseGPRegressor
+
+pytestmark = pytest.mark.slow
 
 # Checks expected to fail, with the reason (empty: every check applies and passes).
 EXPECTED_FAILED: dict = {}

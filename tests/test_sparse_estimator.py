@@ -163,6 +163,7 @@ def test_nystrom_negative_variances_are_reported_not_hidden():
         m.predict(Xs, return_std=True, include_noise=False)
 
 
+@pytest.mark.slow
 def test_pipeline_and_grid_search(toy_regression):
     X, y = toy_regression(60, 2)
     pipe = make_pipeline(StandardScaler(), SparseGPRegressor(inducing=10, max_iter=40, random_state=0)).fit(X, y)

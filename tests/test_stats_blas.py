@@ -42,6 +42,7 @@ KERNELS = {
 _REFERENCE: dict = {}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("approximation", ["vfe", "dtc", "sor", "fitc"])
 @pytest.mark.parametrize("kernel", sorted(KERNELS))
 @pytest.mark.parametrize("chunk", [17, 103, 500])
