@@ -139,6 +139,7 @@ def test_gradients_wrt_hyperparameters_and_inducing_inputs(name):
     params = {"k": k, "Z": Z, "log_noise": jnp.log(noise)}
     theta, unravel = ravel_pytree(params)
 
+    @jax.jit
     def f(t):
         p = unravel(t)
         return OBJECTIVES[name](p["k"], p["Z"], jnp.exp(p["log_noise"]), X, y, chunk=6, jitter=1e-10)

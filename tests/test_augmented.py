@@ -74,6 +74,7 @@ def test_augmented_variance_is_positive_and_never_below_exact_far_from_support()
     assert np.all(np.asarray(var) > 0)
 
 
+@pytest.mark.slow
 def test_nystrom_gives_negative_variances_on_a_known_case():
     """The documented property: Nyström's variance is not guaranteed positive (QC&R sec. 6)."""
     r = np.random.default_rng(0)

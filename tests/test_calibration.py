@@ -92,6 +92,7 @@ def test_summary_figures_and_the_problems_they_name():
     assert len(LOO_Z_LEVELS) == 5
 
 
+@pytest.mark.slow
 def test_dtc_error_bars_worse_than_a_constant_are_flagged_and_vfe_is_not(tmp_path):
     """Issue 35's DTC case: records from a finite set of entities, every row fitted. DTC's predictive adds
     K** - Q** at a kernel amplitude its objective never saw: best-looking SMSE, error bars far too wide and a
@@ -128,6 +129,7 @@ def test_every_default_regressor_carries_the_check():
         assert np.isfinite(model.loo_log_predictive_)
 
 
+@pytest.mark.slow
 def test_sor_variances_that_leave_out_most_of_the_prior_are_flagged():
     """SoR's eq. 27 variance omits K** - Q**: far from a few inducing inputs, the error bars are the noise alone."""
     r = np.random.default_rng(0)

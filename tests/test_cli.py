@@ -80,6 +80,7 @@ def test_help(cmd, capsys):
     assert "usage: sparsegp" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["vfe", "fitc"])
 def test_fit_sparse_models(model, tmp_path, capsys):
     out = tmp_path / "m.npz"

@@ -36,6 +36,7 @@ ESTIMATORS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", ESTIMATORS)
 def test_feature_names_are_kept_checked_and_saved(toy_regression, make, tmp_path):
     X, y = toy_regression(40, 3)
@@ -377,6 +378,7 @@ def test_cli_checks_the_output_before_fitting(toy_regression, tmp_path, capsys, 
     assert "is a directory" in _cli_error(["fit", "--data", data, "--target", "y", "--out", str(tmp_path)], capsys)
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("reliability-fitted-models")
 @pytest.mark.parametrize("which", ["exact", "sparse", "ivm"])
 def test_unknown_metadata_fields_and_arrays_are_rejected(which, tmp_path, fitted_models):

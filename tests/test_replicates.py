@@ -116,6 +116,7 @@ def test_collapsed_posterior_predicts_as_all_rows(approximation):
             assert relative(m1, m0) <= 1e-9 and relative(v1, v0) <= 1e-9
 
 
+@pytest.mark.slow
 def test_collapsed_exact_gp_equals_all_rows():
     X, y = repeated(seed=2)
     g = collapse(X, y)

@@ -238,6 +238,7 @@ def test_quadratic_form_gap_brackets_the_dense_error_bar_term():
         greedy_select(SmolaBartlettRule(), kernel, NOISE, X, k, size=5, stop=[QuadraticFormGap()])
 
 
+@pytest.mark.slow
 def test_sparse_error_bars_bracket_the_exact_variance():
     X, y, kernel, K = _problem(n=200)
     n = len(y)

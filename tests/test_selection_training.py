@@ -34,6 +34,7 @@ def test_selector_as_inducing_fixes_the_training_rows():
     assert np.isfinite(m.objective_)
 
 
+@pytest.mark.slow
 def test_kmeans_initialises_free_inducing_inputs():
     X, y = _data()
     m = SparseGPRegressor(_kernel(), inducing=KMeans(12, random_state=0), max_iter=5).fit(X, y)
@@ -151,6 +152,7 @@ def test_minimize_reselecting_keeps_going_with_a_variable_held_at_its_bound():
     assert rep.reason != "line search failed to decrease the objective", rep.reason
 
 
+@pytest.mark.slow
 def test_models_fitted_with_selection_save_and_load(tmp_path):
     from sparsegp import load_model
 

@@ -8,6 +8,7 @@ from sparsegp import ExactGPRegressor, InputError, ModelFileError, SparseGPRegre
 from sparsegp.kernels import SquaredExponential
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("approximation", ["vfe", "dtc", "fitc", "sor"])
 def test_all_data_inducing_estimator_equals_exact(toy_regression, approximation, rng):
     X, y = toy_regression(30, 2)
@@ -25,6 +26,7 @@ def test_all_data_inducing_estimator_equals_exact(toy_regression, approximation,
     np.testing.assert_allclose(s2, s1, rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.slow
 def test_fit_optimises_inducing_inputs_and_improves_bound(toy_regression):
     X, y = toy_regression(80, 2)
     fixed = SparseGPRegressor(inducing=8, optimize="hyperparameters", random_state=0).fit(X, y)

@@ -30,7 +30,7 @@ def jax_reference(approximation, params, X, y, chunk):
         )
         return -value - p["kernel"].log_prior()
 
-    return jax.value_and_grad(f)(params)
+    return jax.jit(jax.value_and_grad(f))(params)
 
 
 KERNELS = {
@@ -60,6 +60,7 @@ def test_host_objective_equals_jax_path(approximation, kernel, chunk):
     np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-8, atol=1e-10 * float(jnp.max(jnp.abs(a))))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("approximation", ["vfe", "fitc"])
 def test_recomputed_blocks_equal_kept_blocks(approximation, monkeypatch):
     """Above the memory budget the second pass recomputes the blocks: same value and gradient."""
@@ -134,7 +135,7 @@ def dense_reference(approximation, params, X, y, jitter=1e-8):
             st = dense_stats(kernel, p["Z"], Luu, Xj, yj)
         return -APPROXIMATIONS[approximation].from_stats(st, noise)[0] - kernel.log_prior()
 
-    return jax.value_and_grad(f)(params)
+    return jax.jit(jax.value_and_grad(f))(params)
 
 
 @pytest.mark.parametrize("engine", ["jax program", "host BLAS"])
