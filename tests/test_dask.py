@@ -110,6 +110,9 @@ def test_posterior_at_fixed_hyperparameters_equals_in_memory(client, approximati
     local = SparseGPRegressor(**common).fit(X, y)
     remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60))
     assert remote.objective_ == pytest.approx(local.objective_, rel=1e-9)
+    # the certificate from the partitions' sums (one more pass) equals the in-memory one
+    assert remote.upper_bound_ == pytest.approx(local.upper_bound_, rel=1e-9)
+    assert remote.gap_ == pytest.approx(local.gap_, rel=1e-7, abs=1e-9 * abs(local.upper_bound_))
     mean0, std0 = local.predict(Xt, return_std=True)
     mean1, std1 = remote.predict(Xt, return_std=True)
     assert relative(mean1, mean0) <= 1e-9 and relative(std1, std0) <= 1e-9

@@ -254,6 +254,9 @@ def cmd_fit(args):
         row["SNLP"] = f"{metrics.snlp(y_test, mean, std**2, y):.4f}"
     objective = model.log_marginal_likelihood_ if args.model == "exact" else model.objective_
     row["objective"] = f"{objective:.2f}"
+    if args.model != "exact":  # F_V <= log p(y | theta) <= upper bound: the gap bounds KL(q || exact posterior)
+        row["gap"] = f"{model.gap_:.3g}"
+        row["gap/n"] = f"{model.gap_ / len(X):.2g}"
     if model.loo_rows_ is not None:  # the leave-one-out check of the error bars on the training rows
         row["LOO_2sd"] = f"{model.loo_coverage_:.3f}"
         row["LOO_logp"] = f"{model.loo_log_predictive_:.4f}"

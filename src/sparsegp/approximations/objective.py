@@ -25,6 +25,7 @@ from ..linalg import solve_lower
 from ..stats import FITCStats, Stats
 from ..stats_blas import BlasStats
 from ..transforms import to_positive
+from .certificate import Certificate, bounds_from_stats
 from .common import kuu_cholesky
 from .registry import APPROXIMATIONS
 
@@ -90,6 +91,14 @@ class HostObjective:
             st = Stats(*map(jnp.asarray, self.data.forward(kernel, Z, Linv_np)[0]))
         value, g = self._terms(st, noise)
         return float(value), g, Luu
+
+    def certificate(self, params):
+        """:class:`~.certificate.Certificate` (F_V and the upper bound on log p(y)) at ``params``: one forward
+        pass of the unit-weight sums, whatever the approximation."""
+        kernel, Z, Linv, noise, _ = self._prep(params)
+        st = Stats(*map(jnp.asarray, self.data.forward(kernel, Z, np.asarray(Linv))[0]))
+        lower, upper = bounds_from_stats(st, noise)
+        return Certificate(float(lower), float(upper))
 
     def __call__(self, params):
         kernel, Z, Linv, noise, Luu = self._prep(params)

@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import ModelFileError
 
 FORMAT = "sparsegp-model"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 _ESTIMATORS: dict[str, type] = {}
 
 

@@ -84,9 +84,9 @@ class SparseGPRegressor(GPRegressorBase):
     inducing_indices_ : training-row indices of the initial inducing inputs (None if given as inputs).
     selection_ : the last :class:`~sparsegp.selection.Selection` when a selector chose the set.
     stages_ : with ``subset``, one record per stage: rows used and the optimiser's report.
-    rounds_ : with ``reselect`` "alternate" / "em", one record per round (size, objective after the
-        selection step and after the hyper-parameter step).
+    rounds_ : with ``reselect`` "alternate" / "em", one record per round (size, objective after each step).
     objective_ : final value of the approximation's objective (log marginal likelihood or bound).
+    upper_bound_, gap_ : F_V <= log p(y | theta) <= upper_bound_ at the fitted values, gap_ = upper_bound_ - F_V (VFE's).
     loo_log_predictive_, loo_coverage_, loo_z_, loo_rows_ : the leave-one-out check of the error bars, as in
         :class:`ExactGPRegressor`, of the approximation's own predictive.
     optimizer_report_, n_iter_, posterior_.
@@ -178,6 +178,7 @@ class SparseGPRegressor(GPRegressorBase):
         self.stages_, self.rounds_ = fit.stages, fit.rounds
         if fit.data_bytes_per_evaluation is not None:
             self.data_bytes_per_evaluation_ = fit.data_bytes_per_evaluation
+        self.upper_bound_, self.gap_ = fit.certificate.upper, fit.certificate.gap
         self._set_loo(fit.loo)
         return self
 
@@ -284,6 +285,7 @@ class SparseGPRegressor(GPRegressorBase):
         meta = self._base_state()
         meta["objective"] = float(self.objective_)
         meta["objective_name"] = self.objective_name_
+        meta["upper_bound"], meta["gap"] = float(self.upper_bound_), float(self.gap_)
         meta["has_inducing_indices"] = self.inducing_indices_ is not None
         arrays = {f"posterior_{k}": np.asarray(v) for k, v in self.posterior_._asdict().items()}
         if self.inducing_indices_ is not None:

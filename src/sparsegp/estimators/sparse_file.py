@@ -1,4 +1,4 @@
-"""Reading a :class:`~sparsegp.SparseGPRegressor` back from its model file (format 1 to 3), field by field."""
+"""Reading a :class:`~sparsegp.SparseGPRegressor` back from its model file (format 1 to 4), field by field."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ def sparse_from_state(cls, meta, arrays):
     model.Z_ = Z
     model.objective_ = persistence.require(meta, "objective", float)
     model.objective_name_ = persistence.require(meta, "objective_name", str)
+    model.upper_bound_, model.gap_ = _certificate(meta)
     model.inducing_indices_ = None
     if persistence.require(meta, "has_inducing_indices", bool):
         idx = arrays.get("inducing_indices")
@@ -52,6 +53,16 @@ def sparse_from_state(cls, meta, arrays):
         model.train_cache_ = TrainingCache(jnp.asarray(Xs), jnp.asarray(rs), jnp.asarray(ms))
     model.optimizer_report_, model.n_iter_ = None, 0
     return model
+
+
+def _certificate(meta):
+    """(upper bound, gap) from format 4 on; NaN for older files, which did not carry them."""
+    if meta.get("format_version", 0) < 4:
+        return float("nan"), float("nan")
+    upper, gap = persistence.require(meta, "upper_bound", float), persistence.require(meta, "gap", float)
+    if gap < -1e-6 * max(1.0, abs(upper)):  # NaN (a certificate that could not be computed) is kept
+        raise ModelFileError(f"metadata field 'gap' must be >= 0 (the upper bound minus the VFE bound), got {gap!r}")
+    return upper, gap
 
 
 def _one_optimize_option(meta):

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._config import on_cpu
 from ..approximations.augmented import training_cache
+from ..approximations.certificate import certify
 from ..approximations.common import make_posterior
 from ..approximations.loo import sparse_loo
 from ..approximations.objective import HostObjective
@@ -64,6 +65,7 @@ class SparseFit(NamedTuple):
     rounds: list | None
     loo: Any
     data_bytes_per_evaluation: float | None
+    certificate: Any = None  # :class:`~sparsegp.approximations.certificate.Certificate` at the fitted values
 
 
 class Start(NamedTuple):
@@ -332,8 +334,15 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
     if rows is not None:
         objective = _value(config, data, kernel, noise, Z, 1.0, chunk)
         posterior = _posterior_in_memory(config, data, kernel, noise, Z, chunk)
+        w = rows.weights()
+        X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
+        cert = certify(kernel, jnp.asarray(Z), noise, X, y, chunk=chunk, jitter=float(config.jitter), **w)
     else:
         objective, posterior = _posterior_on_host(config, data, scaled, Z, s, chunk)
+        hosted = HostObjective(
+            config.approximation, data=data.host_sums(s, chunk), jitter=float(config.jitter), penalty=_penalty(None)
+        )
+        cert = hosted.certificate(scaled)
     cache = None
     if config.prediction != "standard":
         X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
@@ -357,6 +366,7 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
         done.rounds,
         loo,
         bytes_moved,
+        cert,
     )
 
 
