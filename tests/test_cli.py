@@ -37,6 +37,15 @@ def test_fit_on_shipped_dataset_prints_metrics_and_saves(tmp_path, capsys):
     assert float(cells["SMSE"]) < 0.5
     assert np.isfinite(float(cells["SNLP"]))
     assert out.exists()
+    assert "gap" not in cells  # the exact GP has no gap to certify
+    # a sparse model prints its certificate: the gap it carries, and per training row
+    args = ["fit", "--dataset", "housing", "--split", "0", "--model", "vfe", "--inducing", "20", "--max-iter", "30"]
+    assert main([*args, "--quiet", "--out", str(tmp_path / "vfe.npz")]) == 0
+    header, _, row = capsys.readouterr().out.splitlines()[:3]
+    cells = dict(zip([h.strip() for h in header.split("|")], [c.strip() for c in row.split("|")]))
+    model = load_model(tmp_path / "vfe.npz")
+    assert float(cells["gap"]) == pytest.approx(model.gap_, rel=1e-2) and model.gap_ >= 0
+    assert float(cells["gap/n"]) == pytest.approx(model.gap_ / int(cells["n_train"]), rel=1e-1)
 
 
 def test_fit_and_predict_on_csv(toy_regression, tmp_path, capsys):
