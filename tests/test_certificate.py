@@ -27,7 +27,9 @@ def _data(n, D, seed):
 
 
 @pytest.mark.parametrize("kernel", list(KERNELS))
-@pytest.mark.parametrize("noise", [1e-3, 0.05, 1.0])
+@pytest.mark.parametrize(
+    "noise", [pytest.param(1e-3, marks=pytest.mark.slow), 0.05, pytest.param(1.0, marks=pytest.mark.slow)]
+)
 def test_lower_and_upper_bound_bracket_the_exact_evidence(kernel, noise):
     X, y = _data(60, 3, seed=len(kernel))
     k = KERNELS[kernel](3)
@@ -44,6 +46,7 @@ def test_lower_and_upper_bound_bracket_the_exact_evidence(kernel, noise):
     np.testing.assert_allclose([c.lower, c.upper], exact, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_the_upper_bound_falls_as_inducing_points_are_added_and_the_gap_closes():
     X, y = _data(200, 2, seed=3)
     k = SquaredExponential(np.array([0.7, 1.1]), 1.0)
