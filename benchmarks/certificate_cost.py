@@ -10,7 +10,8 @@ default chunk for the device. Best of ``--repeats`` after one warm-up call (comp
 from __future__ import annotations
 
 import argparse
-import time
+import os
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -21,15 +22,8 @@ from sparsegp.approximations.vfe import vfe_bound
 from sparsegp.kernels import SquaredExponential
 from sparsegp.stats import chunk_size_for
 
-
-def best(fn, repeats: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import best_of  # noqa: E402
 
 
 def main():
@@ -60,8 +54,8 @@ def case(n: int, m: int, repeats: int) -> str:
         return certify(k, Z, 0.01, Xj, yj, chunk=chunk, jitter=1e-8)
 
     c = certificate()
-    t_cert = best(certificate, repeats)
-    t_eval = best(lambda: jax.block_until_ready(vg(k, Z)), repeats)
+    t_cert = best_of(certificate, repeats)[0]
+    t_eval = best_of(lambda: jax.block_until_ready(vg(k, Z)), repeats)[0]
     return (
         f"| {n:,} | {m} | {t_cert:.4f} | {t_eval:.4f} | {t_cert / t_eval:.2f} | {c.lower:.1f} | {c.upper:.1f} | "
         f"{c.gap / n:.3g} |"

@@ -16,19 +16,13 @@ NumPy (OpenBLAS) and JAX.
 from __future__ import annotations
 
 import argparse
-import time
+import os
+import sys
 
 import numpy as np
 
-
-def best_of(fn, repeats):
-    fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), float(np.median(times))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import best_of  # noqa: E402
 
 
 def main():

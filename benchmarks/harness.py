@@ -13,9 +13,22 @@ import subprocess
 import sys
 import time
 
+import numpy as np
+
 from sparsegp.tables import markdown_table
 
 COLUMNS = ["protocol", "library", "method", "m", "fit_s", "predict_s", "SMSE", "SNLP", "objective", "peak_rss_MiB"]
+
+
+def best_of(fn, repeats: int):
+    """(best, median) seconds of ``repeats`` calls of ``fn`` after one warm-up call (compilation excluded)."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), float(np.median(times))
 
 
 def peak_rss_mib() -> float:

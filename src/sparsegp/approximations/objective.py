@@ -82,15 +82,18 @@ class HostObjective:
         self._terms = jax.jit(from_stats)
 
     def terms(self, params):
-        """(objective without the penalty, its GaussianTerms, L_uu) at ``params``: one forward pass."""
+        """(objective without the penalty, its GaussianTerms, L_uu, the certificate or None) at ``params``: one
+        forward pass; the certificate (:mod:`.certificate`) comes from the same sums except FITC's, which are
+        weighted differently (None there: :meth:`certificate` makes its own pass)."""
         kernel, Z, Linv, noise, Luu = self._prep(params)
         Linv_np = np.asarray(Linv)
         if self.fitc:
             st = FITCStats(*map(jnp.asarray, self.data.fitc_forward(kernel, Z, Linv_np, float(noise))[0]))
-        else:
-            st = Stats(*map(jnp.asarray, self.data.forward(kernel, Z, Linv_np)[0]))
+            value, g = self._terms(st, noise)
+            return float(value), g, Luu, None
+        st = Stats(*map(jnp.asarray, self.data.forward(kernel, Z, Linv_np)[0]))
         value, g = self._terms(st, noise)
-        return float(value), g, Luu
+        return float(value), g, Luu, Certificate(*map(float, bounds_from_stats(st, noise)))
 
     def certificate(self, params):
         """:class:`~.certificate.Certificate` (F_V and the upper bound on log p(y)) at ``params``: one forward

@@ -338,11 +338,7 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
         X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
         cert = certify(kernel, jnp.asarray(Z), noise, X, y, chunk=chunk, jitter=float(config.jitter), **w)
     else:
-        objective, posterior = _posterior_on_host(config, data, scaled, Z, s, chunk)
-        hosted = HostObjective(
-            config.approximation, data=data.host_sums(s, chunk), jitter=float(config.jitter), penalty=_penalty(None)
-        )
-        cert = hosted.certificate(scaled)
+        objective, posterior, cert = _posterior_on_host(config, data, scaled, Z, s, chunk)
     cache = None
     if config.prediction != "standard":
         X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
@@ -389,15 +385,16 @@ def _posterior_in_memory(config, data, kernel, noise, Z, chunk: int):
 
 
 def _posterior_on_host(config, data, params, Z, s: float, chunk: int):
-    """(objective, posterior) from one more pass over the backend's sums, at the scaled ``params``, with the
-    same jitter ladder."""
+    """(objective, posterior, certificate) from one more pass over the backend's sums (two for FITC, whose sums
+    are not the certificate's), at the scaled ``params``, with the same jitter ladder."""
     for jitter in jitter_ladder(float(config.jitter), MAX_JITTER):
         hosted = HostObjective(
             config.approximation, data=data.host_sums(s, chunk), jitter=jitter, penalty=_penalty(None)
         )
-        value, terms, Luu = hosted.terms(params)
+        value, terms, Luu, cert = hosted.terms(params)
         if np.isfinite(value) and all(bool(jnp.all(jnp.isfinite(a))) for a in (*terms, Luu)):
-            return value, make_posterior(jnp.asarray(Z), Luu, terms.LB, terms.c)
+            cert = hosted.certificate(params) if cert is None else cert
+            return value, make_posterior(jnp.asarray(Z), Luu, terms.LB, terms.c), cert
     raise _unfactorisable(config, jitter)
 
 
