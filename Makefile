@@ -1,5 +1,6 @@
 # Two commands on a fresh machine with only python3 and make:
-#   make demo   - create .venv, install, fit a model on a shipped dataset, print a results table
+#   make demo   - create .venv, install, fit a sparse GP on a shipped dataset with the defaults (the fit
+#                 chooses m), print a results table
 #   make test   - create .venv, install with dev dependencies, lint, run the test suite's fast tier
 #   make test-slow - the slow tier (end-to-end runs, marked `slow`); CI runs it after make test
 PYTHON ?= python3
@@ -27,7 +28,7 @@ install: $(STAMP_RUN)
 dev: $(STAMP_DEV)
 
 demo: $(STAMP_RUN)
-	$(BIN)/sparsegp fit --dataset kin40k --split 0 --n-train 10000 --model vfe --inducing 512 --max-iter 80 --out demo-output/kin40k-vfe512.npz
+	$(BIN)/sparsegp fit --dataset abalone --split 0 --model vfe --out demo-output/abalone-vfe.npz
 	@echo "Side by side with GPflow and GPyTorch on the same protocol: make dev anchors && $(BIN)/python benchmarks/sparse_suite.py K10 --m 128 512"
 
 # One test process per core (xdist), each with single-threaded BLAS: two processes of multi-threaded

@@ -48,6 +48,22 @@ def test_fit_on_shipped_dataset_prints_metrics_and_saves(tmp_path, capsys):
     assert float(cells["gap/n"]) == pytest.approx(model.gap_ / int(cells["n_train"]), rel=1e-1)
 
 
+def test_fit_chooses_m_by_default(tmp_path, capsys, monkeypatch):
+    from sparsegp.fitting import growth
+
+    monkeypatch.setattr(growth, "START_M", 32)  # a first size below housing's 455 rows, so that m is chosen
+    args = ["fit", "--dataset", "housing", "--split", "0", "--model", "vfe", "--max-iter", "40", "--quiet"]
+    assert main([*args, "--out", str(tmp_path / "auto.npz")]) == 0
+    header, _, row = capsys.readouterr().out.splitlines()[:3]
+    cells = dict(zip([h.strip() for h in header.split("|")], [c.strip() for c in row.split("|")]))
+    model = load_model(tmp_path / "auto.npz")
+    assert int(cells["m"]) == model.Z_.shape[0] == model.inducing_path_[-1]["m"]
+    assert cells["m_stop"] == model.stop_reason_.split(":")[0] and cells["m_stop"] in ("gap", "gain", "every distinct input")
+    with pytest.raises(SystemExit) as exit_:
+        main(["fit", "--dataset", "housing", "--model", "vfe", "--inducing", "many"])
+    assert exit_.value.code == 2 and "expected 'auto' or a whole number" in capsys.readouterr().err
+
+
 def test_fit_and_predict_on_csv(toy_regression, tmp_path, capsys):
     X, y = toy_regression(40, 2)
     data = tmp_path / "train.csv"

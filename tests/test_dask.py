@@ -404,3 +404,24 @@ def test_the_same_schedule_runs_on_numpy_and_dask(client):
     assert first[0].n_iter == first[1].n_iter and first[0].objective == pytest.approx(first[1].objective, abs=1e-8)
     assert remote.objective_ == pytest.approx(local.objective_, rel=1e-8)
     assert relative(remote.predict(Xt), local.predict(Xt)) <= 1e-7
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_auto_growth_equals_in_memory(client, monkeypatch):
+    # the same schedule code on both backends: every size of the growth, its certificate and the final model
+    from sparsegp.fitting import growth
+
+    monkeypatch.setattr(growth, "START_M", 16)
+    X, y = problem(300)
+    y = np.sin(4 * X[:, 0]) * np.cos(3 * X[:, 1]) + 0.02 * np.random.default_rng(5).normal(size=300)
+    common = dict(max_iter=8, random_state=3)
+    local = SparseGPRegressor(**common).fit(X, y)
+    remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(75, 3)), da.from_array(y, chunks=75))
+    assert len(local.inducing_path_) >= 2  # the set grew at least once
+    assert [p["m"] for p in remote.inducing_path_] == [p["m"] for p in local.inducing_path_]
+    for a, b in zip(remote.inducing_path_, local.inducing_path_):
+        for key in ("objective", "lower", "upper", "start"):
+            assert a[key] == pytest.approx(b[key], rel=1e-7)
+    assert remote.stop_reason_.split(":")[0] == local.stop_reason_.split(":")[0]
+    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-7)
+    np.testing.assert_allclose(remote.Z_, local.Z_, rtol=1e-6, atol=1e-8)

@@ -149,6 +149,19 @@ def _table(rows: list[dict]) -> str:
     return markdown_table(keys, [[r[k] for k in keys] for r in rows])
 
 
+SELECTED_SIZE = 256  # --select without --inducing
+
+
+def _inducing_count(text: str):
+    """``--inducing``: "auto" or a whole number of inducing points."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 'auto' or a whole number, got {text!r}") from None
+
+
 def _build_model(args, X):
     from .estimators import ExactGPRegressor, SparseGPRegressor
 
@@ -166,7 +179,8 @@ def _build_model(args, X):
     if args.select != "random":
         from .selection import SELECTORS
 
-        inducing = SELECTORS[args.select](args.inducing, random_state=args.seed)
+        size = SELECTED_SIZE if inducing == "auto" else inducing  # a greedy set has a size
+        inducing = SELECTORS[args.select](size, random_state=args.seed)
     return SparseGPRegressor(
         approximation=args.model,
         inducing=inducing,
@@ -176,6 +190,9 @@ def _build_model(args, X):
         n_rounds=args.rounds,
         subset=args.subset,
         refine_iter=args.refine_iter,
+        max_inducing=args.max_inducing,
+        time_budget=args.time_budget,
+        tol=args.tol,
         **common,
     )
 
@@ -244,6 +261,8 @@ def cmd_fit(args):
     row = {"data": source, "model": args.model, "n_train": len(X)}
     if args.model != "exact":
         row["m"] = model.Z_.shape[0]
+        if model.stop_reason_ is not None:  # inducing auto: why m stopped growing
+            row["m_stop"] = model.stop_reason_.split(":")[0]
     row["fit_s"] = f"{fit_s:.2f}"
     if X_test is not None and y_test is not None:
         t0 = time.perf_counter()
@@ -375,7 +394,20 @@ def _model_options(f):
         choices=MODELS,
         help="exact GP, or a sparse approximation: vfe, dtc, fitc, sor",
     )
-    f.add_argument("--inducing", type=int, default=256, help="number of inducing points (sparse models)")
+    f.add_argument(
+        "--inducing",
+        type=_inducing_count,
+        default="auto",
+        help="number of inducing points (sparse models), or auto (the default): the fit chooses m",
+    )
+    f.add_argument("--max-inducing", type=int, default=1024, help="the largest m --inducing auto may reach")
+    f.add_argument("--time-budget", type=float, default=None, help="seconds after which --inducing auto stops growing")
+    f.add_argument(
+        "--tol",
+        type=float,
+        default=None,
+        help="stop once the objective rises by less than this per training row per iteration (auto: 1e-4)",
+    )
     f.add_argument(
         "--fixed-inducing", action="store_true", help="keep the inducing inputs at their initial training points"
     )

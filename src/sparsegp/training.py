@@ -91,9 +91,15 @@ def flat_value_and_grad(objective, params):
     return partial(_flat_value_and_grad, objective, unravel)
 
 
-def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar):
-    """One L-BFGS-B run from ``x_start`` over its ``free`` entries: (x, f, scipy's result, history, evaluations)."""
-    history, state = [], {"evals": 0, "best_f": np.inf}
+PROGRESS_WINDOW = 10  # iterations over which ``progress`` is averaged
+
+
+def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar, progress=None):
+    """One L-BFGS-B run from ``x_start`` over its ``free`` entries: (x, f, scipy's result, history, evaluations).
+
+    ``progress``: stop, converged, once the objective fell by less than this per iteration on average over the
+    last PROGRESS_WINDOW iterations."""
+    history, state = [], {"evals": 0, "best_f": np.inf, "slow": False}
 
     def fun(z):
         x = x_start.copy()
@@ -119,6 +125,10 @@ def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar)
             x[free] = intermediate_result.x
             if callback(len(history), float(intermediate_result.fun), unravel(jnp.asarray(x))):
                 raise StopIteration
+        w = PROGRESS_WINDOW
+        if progress is not None and len(history) > w and history[-w - 1] - history[-1] < progress * w:
+            state["slow"] = True
+            raise StopIteration
 
     res = scipy.optimize.minimize(
         fun,
@@ -129,6 +139,9 @@ def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar)
         callback=cb,
         options=options,
     )
+    if state["slow"]:
+        res.success = True
+        res.message = f"progress below tol: the objective fell by less than {progress:.3g} per iteration"
     x = x_start.copy()
     x[free] = res.x
     return x, float(res.fun), res, history, state["evals"]
@@ -152,6 +165,7 @@ def minimize(
     callback=None,
     desc: str = "L-BFGS-B",
     value_and_grad=None,
+    progress: float | None = None,
 ):
     """Minimise ``objective(params, *args)`` over the entries of ``params`` where ``mask`` is True.
 
@@ -165,7 +179,8 @@ def minimize(
     (``-inf``/``inf`` for none). Restarts perturb the free raw entries of the
     initial point by N(0, restart_scale^2) and keep the best result.
     ``callback(iteration, value, params)`` runs after each iteration; returning
-    True stops the optimisation. Returns ``(best_params, OptimizeReport)``.
+    True stops the optimisation. ``progress``: a run has converged once the objective falls by less than this
+    per iteration, averaged over the last PROGRESS_WINDOW iterations. Returns ``(best_params, OptimizeReport)``.
     """
     x0, unravel, free, lo, hi = _flatten(params, mask, lower, upper)
     rng = np.random.default_rng(rng)
@@ -193,7 +208,7 @@ def minimize(
                 f = float(evaluate(jnp.asarray(xs))[0])
                 results.append((xs, f, None, [], 1))
                 continue
-            results.append(_lbfgs_run(evaluate, xs, free, lo, hi, unravel, options, callback, bar))
+            results.append(_lbfgs_run(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress))
     finite = [i for i, r in enumerate(results) if np.isfinite(r[1])]
     best = min(finite, key=lambda i: results[i][1]) if finite else 0
     x, f, res, history, n_evals = results[best]

@@ -18,7 +18,7 @@ from ..stats import chunk_size_for
 from ..validation import as_float_vector
 from . import persistence
 from .base import COMMON_JSON_PARAMS, GPRegressorBase
-from .sparse_file import sparse_from_state
+from .sparse_file import sparse_from_state, sparse_state
 
 
 @persistence.register
@@ -33,8 +33,10 @@ class SparseGPRegressor(GPRegressorBase):
     approximation : {"vfe", "dtc", "fitc", "sor"}
         VFE: Titsias's variational bound (the default; never above the exact evidence). DTC: Seeger et al.'s
         projected process. FITC: Snelson & Ghahramani's SPGP. SoR: Quiñonero-Candela & Rasmussen's reduced-rank GP.
-    inducing : int, integer array (m,), float array (m, D), Selector or KMeans
-        An int m draws m distinct training inputs at random (``random_state``); an integer array names training rows
+    inducing : "auto", int, integer array (m,), float array (m, D), Selector or KMeans
+        "auto" (the default): the fit chooses m, doubling it from 64 until the last doubling raised the fitted
+        objective, or the certified gap falls, below 0.01 nats per training row, or ``max_inducing`` or
+        ``time_budget`` is reached (:mod:`sparsegp.fitting.growth` says how). An int m draws m distinct training inputs at random (``random_state``); an integer array names training rows
         (the papers' active set I); a float array gives the initial inducing inputs themselves; a selector from
         :mod:`sparsegp.selection` (``InfoGain(256)``, ``VFEGreedy(128)``, ...) chooses training rows greedily at the
         initial hyper-parameters; ``KMeans(m)`` starts free inducing inputs at k-means centres.
@@ -54,6 +56,12 @@ class SparseGPRegressor(GPRegressorBase):
         and held fixed during its line search.
     n_rounds : int
         Rounds of "alternate" / "em".
+    max_inducing, time_budget : int, float or None
+        With ``inducing="auto"``: the largest m, and the seconds after which the set stops growing.
+    tol : float or None
+        Convergence on progress: a run stops once the objective rose by less than ``tol`` nats per training row
+        per iteration (averaged over ten iterations). None: 1e-4 with ``inducing="auto"``; with an explicit set,
+        L-BFGS-B's own tests only (``max_iter`` is the cap either way).
     subset : int or None
         The large-n strategy: learn the hyper-parameters and inducing inputs on ``subset`` training rows drawn at
         random (``max_iter`` iterations at O(subset m^2) each), then refine them on all rows for ``refine_iter``
@@ -86,6 +94,8 @@ class SparseGPRegressor(GPRegressorBase):
     stages_ : with ``subset``, one record per stage: rows used and the optimiser's report.
     rounds_ : with ``reselect`` "alternate" / "em", one record per round (size, objective after each step).
     objective_ : final value of the approximation's objective (log marginal likelihood or bound).
+    stop_reason_, inducing_path_ : with ``inducing="auto"``, why m stopped growing, and one record per size (m,
+        objective, the certificate's lower and upper bound, iterations, seconds); None otherwise.
     upper_bound_, gap_ : F_V <= log p(y | theta) <= upper_bound_ at the fitted values, gap_ = upper_bound_ - F_V (VFE's).
     loo_log_predictive_, loo_coverage_, loo_z_, loo_rows_ : the leave-one-out check of the error bars, as in
         :class:`ExactGPRegressor`, of the approximation's own predictive.
@@ -102,6 +112,9 @@ class SparseGPRegressor(GPRegressorBase):
         "n_rounds",
         "subset",
         "refine_iter",
+        "max_inducing",
+        "time_budget",
+        "tol",
     )
 
     def __init__(
@@ -109,7 +122,7 @@ class SparseGPRegressor(GPRegressorBase):
         kernel=None,
         *,
         approximation="vfe",
-        inducing=64,
+        inducing="auto",
         prediction="standard",
         noise=1.0,
         optimize=True,
@@ -125,12 +138,14 @@ class SparseGPRegressor(GPRegressorBase):
         n_rounds=10,
         subset=None,
         refine_iter=3,
+        max_inducing=1024,
+        time_budget=None,
+        tol=None,
         random_state=None,
         verbose=False,
         callback=None,
     ):
-        self.kernel = kernel
-        self.approximation = approximation
+        self.kernel, self.approximation = kernel, approximation
         self.inducing = inducing
         self.prediction = prediction
         self.noise = noise
@@ -138,18 +153,12 @@ class SparseGPRegressor(GPRegressorBase):
         self.n_restarts = n_restarts
         self.max_iter = max_iter
         self.normalize_y = normalize_y
-        self.noise_prior = noise_prior
-        self.min_noise = min_noise
+        self.noise_prior, self.min_noise = noise_prior, min_noise
         self.duplicates = duplicates
-        self.jitter = jitter
-        self.chunk_size = chunk_size
-        self.reselect = reselect
-        self.n_rounds = n_rounds
-        self.subset = subset
-        self.refine_iter = refine_iter
-        self.random_state = random_state
-        self.verbose = verbose
-        self.callback = callback
+        self.jitter, self.chunk_size = jitter, chunk_size
+        self.reselect, self.n_rounds, self.subset, self.refine_iter = reselect, n_rounds, subset, refine_iter
+        self.max_inducing, self.time_budget, self.tol = max_inducing, time_budget, tol
+        self.random_state, self.verbose, self.callback = random_state, verbose, callback
 
     def fit(self, X, y):
         """Fit what ``optimize`` names (hyper-parameters, inducing inputs); cache the posterior.
@@ -176,6 +185,7 @@ class SparseGPRegressor(GPRegressorBase):
         self.posterior_, self.train_cache_ = fit.posterior, fit.train_cache
         self.optimizer_report_, self.n_iter_ = fit.optimizer_report, fit.n_iter
         self.stages_, self.rounds_ = fit.stages, fit.rounds
+        self.stop_reason_, self.inducing_path_ = fit.stop_reason, fit.inducing_path
         if fit.data_bytes_per_evaluation is not None:
             self.data_bytes_per_evaluation_ = fit.data_bytes_per_evaluation
         self.upper_bound_, self.gap_ = fit.certificate.upper, fit.certificate.gap
@@ -282,17 +292,7 @@ class SparseGPRegressor(GPRegressorBase):
 
     # ---- persistence -------------------------------------------------------------
     def _get_state(self):
-        meta = self._base_state()
-        meta["objective"] = float(self.objective_)
-        meta["objective_name"] = self.objective_name_
-        meta["upper_bound"], meta["gap"] = float(self.upper_bound_), float(self.gap_)
-        meta["has_inducing_indices"] = self.inducing_indices_ is not None
-        arrays = {f"posterior_{k}": np.asarray(v) for k, v in self.posterior_._asdict().items()}
-        if self.inducing_indices_ is not None:
-            arrays["inducing_indices"] = np.asarray(self.inducing_indices_, dtype=np.int64)
-        if self.train_cache_ is not None:
-            arrays.update({f"train_{k}": np.asarray(v) for k, v in self.train_cache_._asdict().items()})
-        return meta, arrays
+        return sparse_state(self)
 
     @classmethod
     def _from_state(cls, meta, arrays):

@@ -12,6 +12,22 @@ from ..fitting.config import check_sparse_options
 from . import persistence
 
 
+def sparse_state(model):
+    """(metadata, arrays) of a fitted :class:`SparseGPRegressor` for its model file."""
+    meta = model._base_state()
+    meta["objective"] = float(model.objective_)
+    meta["objective_name"] = model.objective_name_
+    meta["upper_bound"], meta["gap"] = float(model.upper_bound_), float(model.gap_)
+    meta["has_inducing_indices"] = model.inducing_indices_ is not None
+    meta["stop_reason"], meta["inducing_path"] = model.stop_reason_, _path_for_json(model.inducing_path_)
+    arrays = {f"posterior_{k}": np.asarray(v) for k, v in model.posterior_._asdict().items()}
+    if model.inducing_indices_ is not None:
+        arrays["inducing_indices"] = np.asarray(model.inducing_indices_, dtype=np.int64)
+    if model.train_cache_ is not None:
+        arrays.update({f"train_{k}": np.asarray(v) for k, v in model.train_cache_._asdict().items()})
+    return meta, arrays
+
+
 def sparse_from_state(cls, meta, arrays):
     """A :class:`SparseGPRegressor` from a model file's metadata and arrays, every field validated."""
     model = cls._restore_base(_one_optimize_option(meta))
@@ -52,7 +68,34 @@ def sparse_from_state(cls, meta, arrays):
             raise ModelFileError("array 'train_ms' must hold row weights: whole numbers >= 0 (0 on padding)")
         model.train_cache_ = TrainingCache(jnp.asarray(Xs), jnp.asarray(rs), jnp.asarray(ms))
     model.optimizer_report_, model.n_iter_ = None, 0
+    model.inducing_path_, model.stop_reason_ = _growth(meta)
     return model
+
+
+def _path_for_json(path):
+    """The growth's records with NaN (a size not tried) as null: the metadata is strict JSON."""
+    if path is None:
+        return None
+    return [{k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in st.items()} for st in path]
+
+
+def _growth(meta):
+    """(inducing_path_, stop_reason_): None for a fit that did not choose m, and for files before format 4."""
+    path, reason = meta.get("inducing_path"), meta.get("stop_reason")
+    if reason is not None and not isinstance(reason, str):
+        raise ModelFileError(f"metadata field 'stop_reason' must be a string or null, got {reason!r}")
+    if path is None:
+        return None, reason
+    fields = ("m", "objective", "lower", "upper", "n_iter", "seconds", "start", "next_start")
+    if not isinstance(path, list) or not all(
+        isinstance(st, dict)
+        and set(st) == set(fields)
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for k, v in st.items() if k != "next_start")
+        and (st["next_start"] is None or isinstance(st["next_start"], (int, float)))
+        for st in path
+    ):
+        raise ModelFileError(f"metadata field 'inducing_path' must be a list of records with the numbers {fields}")
+    return [{k: (float("nan") if v is None else v) for k, v in st.items()} for st in path], reason
 
 
 def _certificate(meta):

@@ -56,7 +56,7 @@ class SparseConfig(FitConfig):
     """The parameters of :class:`~sparsegp.SparseGPRegressor`, checked together."""
 
     approximation: str = "vfe"
-    inducing: Any = 64
+    inducing: Any = "auto"
     prediction: str = "standard"
     jitter: float = 1e-8
     chunk_size: Any = None
@@ -64,10 +64,18 @@ class SparseConfig(FitConfig):
     n_rounds: int = 10
     subset: Any = None
     refine_iter: int = 3
+    max_inducing: int = 1024
+    time_budget: Any = None
+    tol: Any = None
 
     @property
     def method(self) -> Approximation:
         return APPROXIMATIONS[self.approximation]
+
+    @property
+    def auto(self) -> bool:
+        """m chosen by the fit (:mod:`sparsegp.fitting.growth`)."""
+        return isinstance(self.inducing, str) and self.inducing == "auto"
 
 
 def _common(params: dict) -> dict:
@@ -109,6 +117,12 @@ def check_sparse_options(p: dict) -> None:
                 "stage learns the inducing inputs by gradient, use reselect=None"
             )
     check_int(p["refine_iter"], "refine_iter")
+    check_int(p["max_inducing"], "max_inducing", minimum=1)
+    for name in ("time_budget", "tol"):
+        if p[name] is not None:
+            check_positive(p[name], name)
+    if isinstance(p["inducing"], str) and p["inducing"] != "auto":
+        raise InputError(f"inducing must be 'auto', a number, row indices, inputs or a selector, got {p['inducing']!r}")
 
 
 def sparse_config(estimator) -> SparseConfig:

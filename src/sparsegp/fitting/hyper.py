@@ -28,6 +28,7 @@ from .config import FitConfig
 # tiny_data_prior): sd of the log-normals, and the noise's prior median (normalised targets).
 TINY_DATA_LOG_SD = 1.0
 TINY_DATA_NOISE = 0.1
+CONSTANT_SPREAD = 1e-8  # a column's spread, relative to the inputs' RMS spread, below which it counts as constant
 
 
 def input_scale(X: np.ndarray) -> float:
@@ -64,13 +65,15 @@ def initial_kernel(config: FitConfig, column_std, n_samples: int, s: float) -> K
     """The starting kernel for inputs with these columns' standard deviations, divided by s.
 
     The default is an ARD squared exponential with each length-scale at its column's standard
-    deviation (1 for a constant column), so the start does not depend on the units either; with fewer
+    deviation (1 for a constant column, or one that varies by less than CONSTANT_SPREAD of the RMS spread), so the start does not depend on the units either; with fewer
     than two samples per hyper-parameter it carries weak log-normal priors about that start.
     """
     D = np.size(column_std)
     if config.kernel is None:
         spread = np.asarray(column_std, dtype=float) / s
-        lengthscale = np.where(spread > 0, spread, 1.0)
+        # a column whose spread is rounding error (a constant column standardised elsewhere) starts at 1:
+        # a length-scale at its spread would make K's entries hang on that rounding
+        lengthscale = np.where(spread > CONSTANT_SPREAD, spread, 1.0)
         priors = None
         if config.optimize is True and too_few(n_samples, D + 2):
             priors = {
@@ -150,7 +153,9 @@ class Problem(NamedTuple):
     n_samples: int
 
 
-def optimise(config: FitConfig, problem: Problem, params, mask, desc: str, *, scale=1.0, max_iter=None) -> Stage:
+def optimise(
+    config: FitConfig, problem: Problem, params, mask, desc: str, *, scale=1.0, max_iter=None, progress=None
+) -> Stage:
     """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'raw_noise').
 
     Kernel hyper-parameters are boxed to [1e-12, 1e12], the noise variance to [min_noise, 1e12];
@@ -158,7 +163,8 @@ def optimise(config: FitConfig, problem: Problem, params, mask, desc: str, *, sc
     ``scale``; the user's ``callback`` sees them in the inputs' own units. Warns (ConvergenceWarning) when
     the optimiser stopped short of convergence or a hyper-parameter ended at a bound. ``max_iter``
     overrides the configuration's for a stage of a planned length (no restarts, and stopping at it is no
-    warning).
+    warning). ``progress``: converged once the objective falls by less than this per iteration (averaged over
+    :data:`~sparsegp.training.PROGRESS_WINDOW` iterations).
     """
     check_int(config.n_restarts, "n_restarts")
     check_int(config.max_iter, "max_iter", minimum=1)
@@ -187,6 +193,7 @@ def optimise(config: FitConfig, problem: Problem, params, mask, desc: str, *, sc
         callback=callback,
         desc=desc,
         value_and_grad=value_and_grad,
+        progress=progress,
     )
     warn_unconverged(config, report, params, mask, planned_cap=max_iter is not None)
     return Stage(params, report, noise_prior)

@@ -33,6 +33,7 @@ from ..selection import KMeans, Selector
 from ..training import alternate, minimize_reselecting
 from ..transforms import to_positive, to_raw
 from ..validation import as_float_matrix, check_int
+from . import growth
 from .calibration import loo_check
 from .config import SparseConfig
 from .hyper import (
@@ -66,6 +67,8 @@ class SparseFit(NamedTuple):
     loo: Any
     data_bytes_per_evaluation: float | None
     certificate: Any = None  # :class:`~sparsegp.approximations.certificate.Certificate` at the fitted values
+    inducing_path: list | None = None  # ``inducing="auto"``: one record per size of the growth
+    stop_reason: str | None = None
 
 
 class Start(NamedTuple):
@@ -103,6 +106,9 @@ def inducing_rows(inducing, n: int, rng, first=None):
 def initial_inducing(config: SparseConfig, data, rng, kernel, noise: float, s: float) -> Start:
     """The initial inducing inputs (scaled by ``s``): a selector's choice, k-means centres, rows, or given."""
     ind = config.inducing
+    if config.auto:
+        distinct = data.moments.n if data.first is None else data.first.size
+        ind = min(growth.START_M, int(config.max_inducing), distinct)
     if isinstance(ind, Selector):
         size = ind.size
         if config.reselect == "em":  # the first E-step selects the first share of the final size
@@ -180,6 +186,22 @@ class Schedule(NamedTuple):
     stages: list | None = None
     rounds: list | None = None
     selection: Any = None
+    Z: Any = None  # the final inducing inputs (scaled) where the schedule changed their number
+    path: list | None = None
+    stop_reason: str | None = None
+
+
+def _grown(config, data, params, start, s: float) -> Schedule:
+    """``inducing="auto"``: :func:`~.growth.grow` from the start's inducing inputs."""
+    hyper = {k: params[k] for k in ("kernel", "raw_noise")}
+    _, mask = trainable(config, hyper["kernel"], float(to_positive(hyper["raw_noise"])), start.Z0)
+    mask = {k: mask[k] for k in hyper}
+
+    def at(part, Z, chunk, Z_fixed):
+        return problem(config, part, Z, s, chunk, Z_fixed)
+
+    g = growth.grow(config, data, at, hyper, mask, start.Z0, start.idx, s)
+    return Schedule(g.params, g.idx, g.report, g.n_iter, Z=g.Z, path=g.path, stop_reason=g.stop_reason)
 
 
 def fit_sparse(config: SparseConfig, data) -> SparseFit:
@@ -200,16 +222,26 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
     sub = None if config.subset is None or config.subset >= n else np.sort(rng.choice(n, config.subset, replace=False))
     if sub is not None:
         done = _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed)
+    elif config.auto:
+        done = _grown(config, data, params, start, s)
     elif config.reselect is None:
-        fit = optimise(
-            config, problem(config, data, start.Z0, s, chunk, Z_fixed), params, mask, _desc(config, data), scale=s
-        )
+        at = problem(config, data, start.Z0, s, chunk, Z_fixed)
+        fit = optimise(config, at, params, mask, _desc(config, data), scale=s, progress=_progress(config, n))
         done = Schedule(fit.params, start.idx, fit.report, _iterations(fit.report), selection=start.selection)
     elif config.reselect == "interleaved":
         done = _interleaved(config, data, params, mask, start, rng, s, chunk)
     else:
         done = _rounds(config, data, params, mask, start, rng, s, chunk)
+    if done.Z is not None:
+        return _finish(
+            config, data, done, done.Z, Z_fixed is not None, s, data.chunk(done.Z.shape[0], config.chunk_size)
+        )
     return _finish(config, data, done, start.Z0, Z_fixed is not None, s, chunk)
+
+
+def _progress(config: SparseConfig, n: int) -> float | None:
+    """An explicit set's convergence on progress: ``tol`` nats per row per iteration, if given."""
+    return None if config.tol is None else float(config.tol) * n
 
 
 def _iterations(report) -> int:
@@ -225,17 +257,28 @@ def _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed) 
     X, y = data.fetch(sub)
     part = InMemory.of_rows(X, y, collapsed=data.collapsed, moments=data.moments._replace(n=len(sub)))
     Z0 = start.Z0
-    desc = f"SparseGP ({config.approximation}) fit on {len(sub)} rows"
-    first = problem(config, part, Z0, s, part.chunk(Z0.shape[0], config.chunk_size), Z_fixed)
-    fit = optimise(config, first, params, mask, desc, scale=s)
-    params, stages = fit.params, [{"rows": len(sub), "report": fit.report}]
+    grown = None
+    if config.auto:  # the growth on the subset's rows, the refinement at its final inducing set
+        grown = _grown(config, part, params, start, s)
+        params, Z0, report = dict(grown.params), grown.Z, grown.report
+        chunk, Z_fixed = data.chunk(Z0.shape[0], config.chunk_size), None if config.learns[1] else Z0
+        if "Z" in params:
+            mask = dict(mask, Z=jnp.ones(Z0.shape, dtype=bool))
+    else:
+        desc = f"SparseGP ({config.approximation}) fit on {len(sub)} rows"
+        first = problem(config, part, Z0, s, part.chunk(Z0.shape[0], config.chunk_size), Z_fixed)
+        fit = optimise(config, first, params, mask, desc, scale=s, progress=_progress(config, len(sub)))
+        params, report = fit.params, fit.report
+    stages = [{"rows": len(sub), "report": report}]
     if config.refine_iter > 0 and config.optimize:
         desc = f"SparseGP ({config.approximation}) refined on all rows"
         full = problem(config, data, Z0, s, chunk, Z_fixed)
         fit = optimise(config, full, params, mask, desc, scale=s, max_iter=int(config.refine_iter))
         params = fit.params
         stages.append({"rows": int(data.moments.n), "report": fit.report})
-    n_iter = sum(_iterations(st["report"]) for st in stages)
+    n_iter = sum(_iterations(st["report"]) for st in stages) + (grown.n_iter - _iterations(report) if grown else 0)
+    if grown is not None:
+        return grown._replace(params=params, report=stages[-1]["report"], n_iter=n_iter, stages=stages)
     return Schedule(params, start.idx, stages[-1]["report"], n_iter, stages=stages, selection=start.selection)
 
 
@@ -363,6 +406,8 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
         loo,
         bytes_moved,
         cert,
+        done.path,
+        done.stop_reason,
     )
 
 

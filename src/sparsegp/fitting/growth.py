@@ -1,0 +1,189 @@
+"""``inducing="auto"``: the fit chooses m, growing the inducing set until more points would not pay.
+
+The schedule (one function, :func:`grow`, on any backend):
+
+1. m = START_M distinct training inputs at random (all of them where there are fewer); the kernel, noise and
+   inducing inputs fitted jointly (what ``optimize`` names) until the objective rises by less than ``tol``
+   nats per training row per iteration, averaged over ten iterations (``max_iter`` is a safety cap);
+2. the certificate at the fitted values (:mod:`sparsegp.approximations.certificate`: F_V <= log p(y) <= U);
+3. stop when the gap U - F_V is at most GAP_PER_ROW nats per row; when the last doubling of m, both sizes
+   fitted, raised the objective by less than GAIN_PER_ROW nats per row (the gain of the bound per added batch,
+   as in Pescador-Barrios, Filippi & van der Wilk 2025); at ``max_inducing`` or every distinct input; or after
+   ``time_budget`` seconds;
+4. otherwise double m: the fitted inducing inputs are kept and as many training rows added, chosen by greedy
+   conditional variance given them at the fitted kernel (:mod:`sparsegp.selection.extend`). If they raise F_V
+   at the fitted values by less than START_GAIN_PER_ROW nats per row, stop (a fit from there is not worth
+   its cost); else fit again from the fitted values (step 1).
+
+The model is the last size fitted. Choices measured (BENCHMARKS.md, "Choosing m"): joint fits rather than
+greedy sets at fixed hyper-parameters (on kin40k a greedy set at fitted kernel and noise reaches SMSE 0.17
+where moving the inputs reaches 0.04); a first size of 256 rather than 64 (on parkinsons a fit at 64 settles
+where the data look like noise, and every larger size fitted from there stays: SMSE 0.065 at m = 1,024,
+against 0.019 when the growth starts at 256); the fitted values carried from size to size (restarting the
+kernel or the noise at each size did worse on parkinsons).
+
+For DTC, FITC and SoR the same growth runs on their own objective, and the gain rule reads their objective;
+the certificate is VFE's at their fitted values, so "gap" there says how close VFE's posterior at those values
+is to the exact GP's, not their own.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, NamedTuple
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..approximations.certificate import Certificate, certify
+from ..approximations.objective import HostObjective
+from ..selection.extend import extend_conditional_variance
+from ..transforms import to_positive
+from .config import SparseConfig
+from .hyper import optimise
+
+START_M = 256
+GAP_PER_ROW = 0.01  # nats per training row: U - F_V below this bounds KL(q || posterior) per row
+GAIN_PER_ROW = 0.01  # nats per training row gained by the last doubling of m, both sizes fitted
+START_GAIN_PER_ROW = 0.001  # nats per row that twice the inputs must add at the fitted values to be fitted
+TOL = 1e-4  # the default ``tol``: nats per training row per iteration
+CANDIDATES = 20_000  # rows scored when the set grows: O(CANDIDATES m) memory
+
+
+class Step(NamedTuple):
+    """One size of the growth: m, the fitted objective, the certificate's bounds, L-BFGS iterations, seconds."""
+
+    m: int
+    objective: float
+    lower: float
+    upper: float
+    n_iter: int
+    seconds: float
+    start: float  # F_V before the fit at this size (at the last size's fitted values, the new inputs added)
+    next_start: float  # F_V with twice the inducing inputs at this size's fitted values (NaN: not tried)
+
+
+class Grown(NamedTuple):
+    """What :func:`grow` fitted: scaled ``params`` (with Z when the inputs move), the final inducing inputs
+    (scaled) and their training rows when they are rows, the last optimiser report, the iterations of all
+    stages, the path and why it stopped."""
+
+    params: Any
+    Z: np.ndarray
+    idx: np.ndarray | None
+    report: Any
+    n_iter: int
+    path: list
+    stop_reason: str
+
+
+def certificate(config: SparseConfig, data, params, Z, s: float, chunk: int) -> Certificate:
+    """F_V and U at the scaled kernel and noise of ``params`` and inducing inputs ``Z`` (scaled): in memory,
+    or from the backend's host sums."""
+    rows = data.rows(s)
+    if rows is None:
+        host = HostObjective(
+            config.approximation, data=data.host_sums(s, chunk), jitter=float(config.jitter), penalty=lambda p: 0.0
+        )
+        return host.certificate(dict(params, Z=jnp.asarray(Z)))
+    noise = float(to_positive(params["raw_noise"]))
+    X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
+    return certify(
+        params["kernel"], jnp.asarray(Z), noise, X, y, chunk=chunk, jitter=float(config.jitter), **rows.weights()
+    )
+
+
+def candidates(data, rng):
+    """(inputs, their training rows or None): the rows new inducing inputs are chosen from, at most CANDIDATES
+    of the backend's start sample (one row per distinct input where inputs repeat)."""
+    X, _, rows = data.start_sample(rng)
+    pick = np.arange(X.shape[0]) if data.first is None else data.first
+    if pick.size > CANDIDATES:
+        pick = np.sort(rng.choice(pick, size=CANDIDATES, replace=False))
+    if pick.size == X.shape[0]:
+        return X, rows
+    return X[pick], (pick if rows is None else rows[pick])
+
+
+def added_too_little(step: Step, n: int) -> str | None:
+    """Why doubling m is not worth a fit: the new inducing inputs, at the fitted values, raise F_V by less than
+    GAIN_PER_ROW nats per row."""
+    gain = (step.next_start - step.lower) / n
+    if gain < START_GAIN_PER_ROW:
+        return (
+            f"gain: twice the inducing inputs would raise F_V by {gain:.3g} nats per row "
+            f"(< {START_GAIN_PER_ROW:g}) at m = {step.m}"
+        )
+    return None
+
+
+def stop_reason(path: list[Step], n: int, m_cap: int, cap_name: str, over_time: bool) -> str | None:
+    """Why the growth stops after the last step of ``path`` (step 3 of the module docstring), or None."""
+    last = path[-1]
+    gap = last.upper - last.lower
+    if gap / n <= GAP_PER_ROW:
+        return f"gap: U - F_V = {gap:.4g} nats, at most {GAP_PER_ROW:g} per row, at m = {last.m}"
+    if len(path) > 1 and (last.objective - path[-2].objective) / n <= GAIN_PER_ROW:
+        gain = (last.objective - path[-2].objective) / n
+        return f"gain: m {path[-2].m} -> {last.m} raised the objective by {gain:.3g} nats per row (< {GAIN_PER_ROW:g})"
+    if last.m >= m_cap:
+        return f"{cap_name}: m = {last.m}"
+    if over_time:
+        return f"time_budget: stopped at m = {last.m}"
+    return None
+
+
+def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) -> Grown:
+    """Steps 1-4 of the module docstring from the scaled ``params``/``mask`` and the first inducing inputs
+    ``Z0`` (scaled; training rows ``idx0``). ``problem(data, Z, chunk, Z_fixed)`` is the fit's objective."""
+    t0, n = time.perf_counter(), int(data.moments.n)
+    moves = bool(config.learns[1])
+    Xc, rows_c = candidates(data, np.random.default_rng(config.random_state))
+    Xc = Xc / s
+    distinct = n if data.first is None else data.first.size
+    m_cap = min(int(config.max_inducing), distinct)
+    cap_name = "max_inducing" if m_cap == int(config.max_inducing) else "every distinct input"
+    tol = (TOL if config.tol is None else float(config.tol)) * n
+    Z, idx, path, n_iter, report = np.asarray(Z0), idx0, [], 0, None
+    start = certificate(config, data, params, Z, s, data.chunk(Z.shape[0], config.chunk_size)).lower
+    while True:
+        t, m = time.perf_counter(), Z.shape[0]
+        chunk = data.chunk(m, config.chunk_size)
+        stage = optimise(
+            config,
+            problem(data, Z, chunk, None if moves else Z),
+            dict(params, Z=jnp.asarray(Z)) if moves else params,
+            dict(mask, Z=jnp.ones(Z.shape, dtype=bool)) if moves else mask,
+            f"SparseGP ({config.approximation}) fit, m = {m}",
+            scale=s,
+            progress=tol,
+        )
+        params, report = stage.params, stage.report
+        Z = np.asarray(params["Z"]) if moves else Z
+        cert = certificate(config, data, params, Z, s, chunk)
+        iters = 0 if report is None else report.n_iter
+        objective = cert.lower if report is None else -float(report.objective)
+        n_iter += iters
+        path.append(Step(m, objective, cert.lower, cert.upper, iters, time.perf_counter() - t, start, float("nan")))
+        over = config.time_budget is not None and time.perf_counter() - t0 >= float(config.time_budget)
+        reason = stop_reason(path, n, m_cap, cap_name, over)
+        if reason is not None:
+            break
+        add = extend_conditional_variance(params["kernel"], Z, Xc, min(2 * m, m_cap) - m, float(config.jitter))
+        if add.size == 0:
+            reason = f"every candidate explained: no residual variance left at m = {m}"
+            break
+        bigger = np.concatenate([Z, Xc[add]])
+        start = certificate(config, data, params, bigger, s, data.chunk(bigger.shape[0], config.chunk_size)).lower
+        path[-1] = path[-1]._replace(next_start=start)
+        reason = added_too_little(path[-1], n)
+        if reason is not None:
+            break
+        Z = bigger
+        if idx is not None and not moves:
+            idx = np.concatenate([idx, add if rows_c is None else rows_c[add]])
+    path_dicts = [{k: (int(v) if k in ("m", "n_iter") else float(v)) for k, v in st._asdict().items()} for st in path]
+    return Grown(params, Z, None if moves else idx, report, n_iter, path_dicts, reason)
+
+
+__all__ = ["GAIN_PER_ROW", "GAP_PER_ROW", "START_M", "TOL", "Grown", "Step", "certificate", "grow", "stop_reason"]

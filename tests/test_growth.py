@@ -1,0 +1,156 @@
+"""``inducing="auto"``: the greedy extension against a dense recomputation, the growth's stopping rules, the
+path it records, its model file, and the optimiser's progress rule."""
+
+import json
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from sparsegp import ExactGPRegressor, InputError, SparseGPRegressor, load_model
+from sparsegp.fitting import growth
+from sparsegp.fitting.growth import GAIN_PER_ROW, START_GAIN_PER_ROW
+from sparsegp.kernels import SquaredExponential
+from sparsegp.selection.extend import extend_conditional_variance
+from sparsegp.training import minimize
+
+
+@pytest.fixture(autouse=True)
+def small_start(monkeypatch):
+    """The growth's first size smaller than the default, so that these small problems grow."""
+    monkeypatch.setattr(growth, "START_M", 16)
+
+
+def data(n=300, D=2, seed=0, noise=0.1, freq=2.0):
+    r = np.random.default_rng(seed)
+    X = r.uniform(-2, 2, size=(n, D))
+    y = np.sin(freq * X[:, 0]) * np.cos(X[:, 1]) + noise * r.normal(size=n)
+    return X, y
+
+
+def dense_extension(kernel, Z, X, k, jitter=1e-8):
+    """The greedy choice recomputed from scratch at every step: diag(K_ff - K_fu K_uu^-1 K_uf) for the set so far."""
+    chosen = []
+    for _ in range(k):
+        U = np.vstack([Z, X[chosen]]) if chosen else Z
+        Kuu = np.asarray(kernel.K(jnp.asarray(U)))
+        Kuu = Kuu + jitter * np.mean(np.diag(Kuu)) * np.eye(len(U))
+        Kuf = np.asarray(kernel.K(jnp.asarray(U), jnp.asarray(X)))
+        residual = np.asarray(kernel.diag(jnp.asarray(X))) - np.einsum("ij,ij->j", Kuf, np.linalg.solve(Kuu, Kuf))
+        residual[chosen] = -np.inf
+        chosen.append(int(np.argmax(residual)))
+    return np.asarray(chosen)
+
+
+@pytest.mark.parametrize("m", [1, 7])
+def test_extension_equals_dense_greedy(m):
+    X, _ = data(120, D=3)
+    kernel = SquaredExponential([0.7, 1.1, 0.9], 1.3)
+    Z = np.random.default_rng(1).normal(size=(m, 3))  # inducing inputs that are not training rows
+    got = extend_conditional_variance(kernel, Z, X, 15)
+    np.testing.assert_array_equal(got, dense_extension(kernel, Z, X, 15))
+
+
+def test_extension_stops_when_nothing_is_left():
+    X, _ = data(30)
+    kernel = SquaredExponential([1.0, 1.0], 1.0)
+    got = extend_conditional_variance(kernel, X[:25], np.vstack([X, X[:5]]), 20)
+    assert set(got) == set(range(25, 30))  # only the five inputs not in Z carry residual variance
+
+
+def test_progress_rule_stops_converged():
+    def rosenbrock(p):
+        x = p["x"]
+        return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+    _, full = minimize(rosenbrock, {"x": jnp.zeros(10)}, max_iter=500)
+    _, report = minimize(rosenbrock, {"x": jnp.zeros(10)}, progress=0.05, max_iter=500)
+    assert report.success and report.reason.startswith("progress below tol")
+    h = np.asarray(report.history)
+    assert h[-11] - h[-1] < 0.05 * 10  # the rule, read off the history
+    assert all(h[k - 10] - h[k] >= 0.05 * 10 for k in range(10, len(h) - 1))  # and not before
+    assert report.n_iter < full.n_iter and report.objective > full.objective
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_auto_grows_records_its_path_and_stops_for_a_reason():
+    X, y = data(400, freq=3.0, noise=0.05)
+    model = SparseGPRegressor(random_state=0, max_iter=60).fit(X, y)
+    path = model.inducing_path_
+    assert model.stop_reason_ is not None and len(path) >= 1
+    assert path[0]["m"] == growth.START_M and all(b["m"] == 2 * a["m"] for a, b in zip(path, path[1:]))
+    for step in path:
+        assert step["lower"] <= step["upper"] and step["n_iter"] >= 0 and step["seconds"] >= 0
+    n = len(y)
+    # the model is the last size fitted: VFE's fitted objective is its bound, and the certificate its own
+    assert model.Z_.shape[0] == path[-1]["m"]
+    assert model.objective_ == pytest.approx(path[-1]["lower"], rel=1e-9)
+    assert model.gap_ == pytest.approx(path[-1]["upper"] - path[-1]["lower"], rel=1e-6, abs=1e-6)
+    if model.stop_reason_.startswith("gain: m"):  # the last doubling, fitted, gained too little
+        assert (path[-1]["objective"] - path[-2]["objective"]) / n < GAIN_PER_ROW
+    # every size but the last was left because twice its inputs promised at least START_GAIN_PER_ROW per row
+    for step in path[:-1]:
+        assert (step["next_start"] - step["lower"]) / n >= START_GAIN_PER_ROW
+
+
+def test_auto_on_all_distinct_inputs_is_the_exact_gp(monkeypatch):
+    monkeypatch.setattr(growth, "START_M", 64)  # more than the 40 inputs: the first size is all of them
+    X, y = data(40)
+    kernel = SquaredExponential([0.8, 1.2], 1.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sparse = SparseGPRegressor(kernel, noise=0.05, optimize=False, jitter=1e-12).fit(X, y)
+        exact = ExactGPRegressor(kernel, noise=0.05, optimize=False).fit(X, y)
+    assert sparse.Z_.shape[0] == 40 and len(sparse.inducing_path_) == 1
+    assert sparse.objective_ == pytest.approx(exact.log_marginal_likelihood_, rel=1e-8)
+    assert sparse.gap_ == pytest.approx(0.0, abs=1e-6 * abs(sparse.objective_))
+    assert sparse.stop_reason_.startswith("gap")
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_auto_budgets():
+    X, y = data(600, freq=4.0, noise=0.01)
+    small = SparseGPRegressor(random_state=0, max_iter=30, max_inducing=40).fit(X, y)
+    assert small.Z_.shape[0] == 40 and small.stop_reason_.startswith("max_inducing")
+    timed = SparseGPRegressor(random_state=0, max_iter=30, time_budget=1e-3).fit(X, y)
+    assert len(timed.inducing_path_) == 1 and timed.stop_reason_.startswith("time_budget")
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_auto_model_file_round_trip(tmp_path):
+    X, y = data(200)
+    model = SparseGPRegressor(random_state=0, max_iter=40).fit(X, y)
+    path = model.save(tmp_path / "auto.npz")
+    back = load_model(path)
+    assert back.stop_reason_ == model.stop_reason_
+    assert json.dumps(back.inducing_path_) == json.dumps(model.inducing_path_)
+    np.testing.assert_allclose(back.predict(X[:20]), model.predict(X[:20]), rtol=1e-12)
+    explicit = SparseGPRegressor(inducing=10, max_iter=5).fit(X, y)
+    assert explicit.stop_reason_ is None and explicit.inducing_path_ is None
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"inducing": "many"}, "inducing must be 'auto'"),
+        ({"max_inducing": 0}, "max_inducing"),
+        ({"tol": -1.0}, "tol"),
+        ({"time_budget": 0.0}, "time_budget"),
+    ],
+)
+def test_auto_options_are_checked(options, message):
+    X, y = data(50)
+    with pytest.raises(InputError, match=message):
+        SparseGPRegressor(**options).fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_a_column_constant_up_to_rounding_starts_as_constant():
+    # elevators' first 10,000 training rows: two columns vary only in the last bit after standardisation
+    X, y = data(300, D=3)
+    X[:, 2] = 1.0 + np.random.default_rng(0).choice([0.0, 2.2e-16], size=300)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = SparseGPRegressor(inducing=16, max_iter=10, random_state=0).fit(X, y)
+    assert model.n_iter_ > 0 and not any("ended at its bound" in str(w.message) for w in caught)
