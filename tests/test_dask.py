@@ -411,13 +411,12 @@ def test_auto_growth_equals_in_memory(client, monkeypatch):
     # the same schedule code on both backends: every size of the growth, its certificate and the final model
     from sparsegp.fitting import growth
 
-    monkeypatch.setattr(growth, "START_M", 16)
+    monkeypatch.setattr(growth, "START_M", 8)  # a first size small enough to grow from on 300 rows
     X, y = problem(300)
-    y = np.sin(4 * X[:, 0]) * np.cos(3 * X[:, 1]) + 0.02 * np.random.default_rng(5).normal(size=300)
     common = dict(max_iter=8, random_state=3)
     local = SparseGPRegressor(**common).fit(X, y)
     remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(75, 3)), da.from_array(y, chunks=75))
-    assert len(local.inducing_path_) >= 2  # the set grew at least once
+    assert len(local.inducing_path_) >= 3  # the set grew (8, 16, 32, 64 in-memory today)
     assert [p["m"] for p in remote.inducing_path_] == [p["m"] for p in local.inducing_path_]
     for a, b in zip(remote.inducing_path_, local.inducing_path_):
         for key in ("objective", "lower", "upper", "start"):
