@@ -58,7 +58,11 @@ def test_fit_chooses_m_by_default(tmp_path, capsys, monkeypatch):
     cells = dict(zip([h.strip() for h in header.split("|")], [c.strip() for c in row.split("|")]))
     model = load_model(tmp_path / "auto.npz")
     assert int(cells["m"]) == model.Z_.shape[0] == model.inducing_path_[-1]["m"]
-    assert cells["m_stop"] == model.stop_reason_.split(":")[0] and cells["m_stop"] in ("gap", "gain", "every distinct input")
+    assert cells["m_stop"] == model.stop_reason_.split(":")[0] and cells["m_stop"] in (
+        "gap",
+        "gain",
+        "every distinct input",
+    )
     with pytest.raises(SystemExit) as exit_:
         main(["fit", "--dataset", "housing", "--model", "vfe", "--inducing", "many"])
     assert exit_.value.code == 2 and "expected 'auto' or a whole number" in capsys.readouterr().err
