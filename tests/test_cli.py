@@ -48,6 +48,7 @@ def test_fit_on_shipped_dataset_prints_metrics_and_saves(tmp_path, capsys):
     assert float(cells["gap/n"]) == pytest.approx(model.gap_ / int(cells["n_train"]), rel=1e-1)
 
 
+@pytest.mark.slow
 def test_fit_chooses_m_by_default(tmp_path, capsys, monkeypatch):
     from sparsegp.fitting import growth
 
