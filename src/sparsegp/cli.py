@@ -424,7 +424,8 @@ def _model_options(f):
             "vfe",
             "kmeans",
         ],
-        help="how the initial inducing points are chosen (greedy criteria choose training rows)",
+        help="how the initial inducing points are chosen (greedy criteria choose training rows: --inducing of them, "
+        "256 where --inducing is auto)",
     )
     f.add_argument(
         "--reselect",
