@@ -33,21 +33,9 @@ from case_io import Trajectory  # noqa: E402
 
 def conditional_variance_extend(kernel, Z, X, size):
     """Append ``size`` training inputs to Z by greedy conditional variance (pivoted Cholesky)."""
-    import jax.numpy as jnp
+    from sparsegp.selection.extend import extend_conditional_variance
 
-    var = float(kernel.variance)
-    Kuu = np.asarray(kernel.K(jnp.asarray(Z))) + 1e-8 * var * np.eye(len(Z))
-    A = np.linalg.solve(np.linalg.cholesky(Kuu), np.asarray(kernel.K(jnp.asarray(Z), jnp.asarray(X))))
-    d = var - np.sum(A * A, axis=0)
-    C, new = np.zeros((size, X.shape[0])), []
-    for t in range(size):
-        j = int(np.argmax(d))
-        new.append(j)
-        kj = np.asarray(kernel.K(jnp.asarray(X), jnp.asarray(X[j : j + 1])))[:, 0]
-        C[t] = (kj - A.T @ A[:, j] - C[:t].T @ C[:t, j]) / np.sqrt(max(d[j], 1e-300))
-        d = d - C[t] ** 2
-        d[j] = -np.inf
-    return np.vstack([Z, X[new]])
+    return np.vstack([Z, X[extend_conditional_variance(kernel, Z, X, size)]])
 
 
 def main():

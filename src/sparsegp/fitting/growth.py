@@ -107,7 +107,7 @@ def candidates(data, rng):
 
 def added_too_little(step: Step, n: int) -> str | None:
     """Why doubling m is not worth a fit: the new inducing inputs, at the fitted values, raise F_V by less than
-    GAIN_PER_ROW nats per row."""
+    START_GAIN_PER_ROW nats per row."""
     gain = (step.next_start - step.lower) / n
     if gain < START_GAIN_PER_ROW:
         return (
@@ -186,4 +186,17 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
     return Grown(params, Z, None if moves else idx, report, n_iter, path_dicts, reason)
 
 
-__all__ = ["GAIN_PER_ROW", "GAP_PER_ROW", "START_M", "TOL", "Grown", "Step", "certificate", "grow", "stop_reason"]
+__all__ = [
+    "GAIN_PER_ROW",
+    "GAP_PER_ROW",
+    "START_GAIN_PER_ROW",
+    "START_M",
+    "TOL",
+    "Grown",
+    "Step",
+    "added_too_little",
+    "candidates",
+    "certificate",
+    "grow",
+    "stop_reason",
+]

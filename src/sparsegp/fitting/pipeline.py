@@ -21,7 +21,6 @@ import numpy as np
 
 from .._config import on_cpu
 from ..approximations.augmented import training_cache
-from ..approximations.certificate import certify
 from ..approximations.common import make_posterior
 from ..approximations.loo import sparse_loo
 from ..approximations.objective import HostObjective
@@ -191,10 +190,9 @@ class Schedule(NamedTuple):
     stop_reason: str | None = None
 
 
-def _grown(config, data, params, start, s: float) -> Schedule:
-    """``inducing="auto"``: :func:`~.growth.grow` from the start's inducing inputs."""
+def _grown(config, data, params, mask, start, s: float) -> Schedule:
+    """``inducing="auto"``: :func:`~.growth.grow` from the start's inducing inputs (it adds Z to what it fits)."""
     hyper = {k: params[k] for k in ("kernel", "raw_noise")}
-    _, mask = trainable(config, hyper["kernel"], float(to_positive(hyper["raw_noise"])), start.Z0)
     mask = {k: mask[k] for k in hyper}
 
     def at(part, Z, chunk, Z_fixed):
@@ -223,7 +221,7 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
     if sub is not None:
         done = _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed)
     elif config.auto:
-        done = _grown(config, data, params, start, s)
+        done = _grown(config, data, params, mask, start, s)
     elif config.reselect is None:
         at = problem(config, data, start.Z0, s, chunk, Z_fixed)
         fit = optimise(config, at, params, mask, _desc(config, data), scale=s, progress=_progress(config, n))
@@ -259,7 +257,7 @@ def _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed) 
     Z0 = start.Z0
     grown = None
     if config.auto:  # the growth on the subset's rows, the refinement at its final inducing set
-        grown = _grown(config, part, params, start, s)
+        grown = _grown(config, part, params, mask, start, s)
         params, Z0, report = dict(grown.params), grown.Z, grown.report
         chunk, Z_fixed = data.chunk(Z0.shape[0], config.chunk_size), None if config.learns[1] else Z0
         if "Z" in params:
@@ -377,9 +375,7 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
     if rows is not None:
         objective = _value(config, data, kernel, noise, Z, 1.0, chunk)
         posterior = _posterior_in_memory(config, data, kernel, noise, Z, chunk)
-        w = rows.weights()
-        X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
-        cert = certify(kernel, jnp.asarray(Z), noise, X, y, chunk=chunk, jitter=float(config.jitter), **w)
+        cert = growth.certificate(config, data, params, Z, 1.0, chunk)
     else:
         objective, posterior, cert = _posterior_on_host(config, data, scaled, Z, s, chunk)
     cache = None

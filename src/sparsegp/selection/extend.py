@@ -15,7 +15,7 @@ import scipy.linalg
 
 from ..kernels import Kernel
 from ..kernels.gram import gram
-from ..linalg import MAX_JITTER, jitter_ladder
+from ..linalg import cholesky
 
 
 def residual_factor(kernel: Kernel, Z: np.ndarray, X: np.ndarray, jitter: float = 1e-8):
@@ -24,12 +24,9 @@ def residual_factor(kernel: Kernel, Z: np.ndarray, X: np.ndarray, jitter: float 
     Kuu = np.asarray(kernel.K(jnp.asarray(Z)))
     Kuf = G.cross(Z, np.arange(X.shape[0])) if Z.shape[0] else np.zeros((0, X.shape[0]))
     scale = float(np.mean(np.diag(Kuu))) if Z.shape[0] else 1.0
-    for j in jitter_ladder(jitter, MAX_JITTER):
-        try:
-            L = np.linalg.cholesky(Kuu + j * scale * np.eye(Z.shape[0]))
-            break
-        except np.linalg.LinAlgError:
-            continue
+    # the jitter the fit's objective adds, escalated (with a clear error at the cap) only if that fails
+    L, _ = cholesky(Kuu + jitter * scale * np.eye(Z.shape[0]), name="K_uu of the inducing inputs", jitter=jitter)
+    L = np.asarray(L)
     V = scipy.linalg.solve_triangular(L, Kuf, lower=True)
     return G, V, G.diag() - np.einsum("ij,ij->j", V, V)
 
