@@ -86,7 +86,7 @@ def fit_row(X, y, Xs, ys, label: str, every=0, **options) -> tuple[dict, object]
     t = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = SparseGPRegressor(random_state=0, **options).fit(X, y)
+        model = SparseGPRegressor(**{"random_state": 0, **options}).fit(X, y)
     seconds = tracks[0].fit_seconds() if every else time.perf_counter() - t
     mean, std = model.predict(Xs, return_std=True)
     n = len(y)

@@ -119,7 +119,7 @@ def test_auto_budgets():
     X, y = data(600, freq=4.0, noise=0.01)
     small = SparseGPRegressor(random_state=0, max_iter=30, max_inducing=40).fit(X, y)
     assert small.Z_.shape[0] == 40 and small.stop_reason_.startswith("max_inducing")
-    timed = SparseGPRegressor(random_state=0, max_iter=30, time_budget=1e-3).fit(X, y)
+    timed = SparseGPRegressor(random_state=0, max_iter=30, max_inducing=64, time_budget=1e-3).fit(X, y)
     assert len(timed.inducing_path_) == 1 and timed.stop_reason_.startswith("time_budget")
 
 
@@ -160,3 +160,23 @@ def test_a_column_constant_up_to_rounding_starts_as_constant():
         warnings.simplefilter("always")
         model = SparseGPRegressor(inducing=16, max_iter=10, random_state=0).fit(X, y)
     assert model.n_iter_ > 0 and not any("ended at its bound" in str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize("approximation", ["vfe", "fitc"])
+def test_auto_under_max_inducing_fits_the_exact_gp(approximation):
+    X, y = data(90)
+    X = np.vstack([X, X[:10]])  # ten inputs measured twice: 90 distinct inputs
+    y = np.concatenate([y, y[:10] + 0.05])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sparse = SparseGPRegressor(approximation=approximation, max_inducing=128).fit(X, y)
+        exact = ExactGPRegressor().fit(X, y)
+    assert sparse.Z_.shape[0] == 90 and len(sparse.inducing_path_) == 1
+    assert {tuple(z) for z in sparse.Z_} == {tuple(x) for x in X[:90]}  # the training inputs themselves
+    np.testing.assert_allclose(sparse.kernel_.lengthscale, exact.kernel_.lengthscale, rtol=1e-5)
+    assert sparse.noise_ == pytest.approx(exact.noise_, rel=1e-5)
+    assert sparse.gap_ == pytest.approx(0.0, abs=1e-4 * abs(sparse.objective_))
+    mean, std = sparse.predict(X[:5], return_std=True)
+    e_mean, e_std = exact.predict(X[:5], return_std=True)
+    np.testing.assert_allclose(mean, e_mean, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(std, e_std, rtol=1e-4)

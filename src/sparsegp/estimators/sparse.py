@@ -34,9 +34,9 @@ class SparseGPRegressor(GPRegressorBase):
         VFE: Titsias's variational bound (the default; never above the exact evidence). DTC: Seeger et al.'s
         projected process. FITC: Snelson & Ghahramani's SPGP. SoR: Quiñonero-Candela & Rasmussen's reduced-rank GP.
     inducing : "auto", int, integer array (m,), float array (m, D), Selector or KMeans
-        "auto" (the default): the fit chooses m, doubling it from 64 until the last doubling raised the fitted
-        objective, or the certified gap falls, below 0.01 nats per training row, or ``max_inducing`` or
-        ``time_budget`` is reached (:mod:`sparsegp.fitting.growth` says how). An int m draws m distinct training inputs at random (``random_state``); an integer array names training rows
+        "auto" (the default): the fit chooses m (:mod:`sparsegp.fitting.growth`): all distinct inputs, the exact
+        GP, where there are at most ``max_inducing``; else doubling m from 256 until the last doubling raised the
+        objective, or the gap falls, below 0.01 nats per row, or a budget is reached. An int m draws m distinct training inputs at random (``random_state``); an integer array names training rows
         (the papers' active set I); a float array gives the initial inducing inputs themselves; a selector from
         :mod:`sparsegp.selection` (``InfoGain(256)``, ``VFEGreedy(128)``, ...) chooses training rows greedily at the
         initial hyper-parameters; ``KMeans(m)`` starts free inducing inputs at k-means centres.

@@ -2,8 +2,11 @@
 
 The schedule (one function, :func:`grow`, on any backend):
 
-1. m = START_M distinct training inputs at random (all of them where there are fewer); the kernel, noise and
-   inducing inputs fitted jointly (what ``optimize`` names) until the objective rises by less than ``tol``
+0. where there are at most ``max_inducing`` distinct training inputs, Z is all of them, held: Z = X maximises
+   the bound over Z, and there VFE, DTC, SoR and FITC are the exact GP (Q_ff = K_ff), so the stage fits the
+   exact log p(y) (:class:`~.objectives.ExactNegative`, cheaper than the sparse objective at m = n); its
+   certificate's gap is zero up to the jitter and the growth stops there;
+1. m = START_M distinct training inputs at random; the kernel, noise and inducing inputs fitted jointly (what ``optimize`` names) until the objective rises by less than ``tol``
    nats per training row per iteration, averaged over ten iterations (``max_iter`` is a safety cap);
 2. the certificate at the fitted values (:mod:`sparsegp.approximations.certificate`: F_V <= log p(y) <= U);
 3. stop when the gap U - F_V is at most GAP_PER_ROW nats per row; when the last doubling of m, both sizes
@@ -135,7 +138,8 @@ def stop_reason(path: list[Step], n: int, m_cap: int, cap_name: str, over_time: 
 
 def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) -> Grown:
     """Steps 1-4 of the module docstring from the scaled ``params``/``mask`` and the first inducing inputs
-    ``Z0`` (scaled; training rows ``idx0``). ``problem(data, Z, chunk, Z_fixed)`` is the fit's objective."""
+    ``Z0`` (scaled; training rows ``idx0``). ``problem(data, Z, chunk, Z_fixed, exact)`` is the fit's objective
+    (``exact``: Z is every training input, so the exact GP's)."""
     t0, n = time.perf_counter(), int(data.moments.n)
     moves = bool(config.learns[1])
     Xc, rows_c = candidates(data, np.random.default_rng(config.random_state))
@@ -143,23 +147,29 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
     distinct = n if data.first is None else data.first.size
     m_cap = min(int(config.max_inducing), distinct)
     cap_name = "max_inducing" if m_cap == int(config.max_inducing) else "every distinct input"
+    everything = Xc.shape[0] == distinct and np.unique(Xc, axis=0).shape[0] == distinct
     tol = (TOL if config.tol is None else float(config.tol)) * n
+    if everything and distinct <= m_cap:  # fewer inputs than max_inducing: the exact GP, cheaper than growing
+        Z0, idx0 = Xc, (np.arange(distinct) if rows_c is None else rows_c)
     Z, idx, path, n_iter, report = np.asarray(Z0), idx0, [], 0, None
     start = certificate(config, data, params, Z, s, data.chunk(Z.shape[0], config.chunk_size)).lower
     while True:
         t, m = time.perf_counter(), Z.shape[0]
         chunk = data.chunk(m, config.chunk_size)
+        at_all = everything and m >= distinct  # Z = X: the bound's maximum over Z, held there
+        moving = moves and not at_all
+        hyper = {k: v for k, v in params.items() if k != "Z"}
         stage = optimise(
             config,
-            problem(data, Z, chunk, None if moves else Z),
-            dict(params, Z=jnp.asarray(Z)) if moves else params,
-            dict(mask, Z=jnp.ones(Z.shape, dtype=bool)) if moves else mask,
+            problem(data, Z, chunk, None if moving else Z, exact=at_all),
+            dict(hyper, Z=jnp.asarray(Z)) if moving else hyper,
+            dict(mask, Z=jnp.ones(Z.shape, dtype=bool)) if moving else mask,
             f"SparseGP ({config.approximation}) fit, m = {m}",
             scale=s,
             progress=tol,
         )
         params, report = stage.params, stage.report
-        Z = np.asarray(params["Z"]) if moves else Z
+        Z = np.asarray(params["Z"]) if moving else Z
         cert = certificate(config, data, params, Z, s, chunk)
         iters = 0 if report is None else report.n_iter
         objective = cert.lower if report is None else -float(report.objective)
@@ -174,16 +184,16 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
             reason = f"every candidate explained: no residual variance left at m = {m}"
             break
         bigger = np.concatenate([Z, Xc[add]])
+        bigger_idx = None if idx is None else np.concatenate([idx, add if rows_c is None else rows_c[add]])
         start = certificate(config, data, params, bigger, s, data.chunk(bigger.shape[0], config.chunk_size)).lower
         path[-1] = path[-1]._replace(next_start=start)
         reason = added_too_little(path[-1], n)
         if reason is not None:
             break
-        Z = bigger
-        if idx is not None and not moves:
-            idx = np.concatenate([idx, add if rows_c is None else rows_c[add]])
+        Z, idx = bigger, bigger_idx
     path_dicts = [{k: (int(v) if k in ("m", "n_iter") else float(v)) for k, v in st._asdict().items()} for st in path]
-    return Grown(params, Z, None if moves else idx, report, n_iter, path_dicts, reason)
+    held = not moves or (everything and Z.shape[0] >= distinct)
+    return Grown(params, Z, idx if held else None, report, n_iter, path_dicts, reason)
 
 
 __all__ = [

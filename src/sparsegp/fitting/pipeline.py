@@ -45,7 +45,7 @@ from .hyper import (
     scale_from_variances,
     warn_unconverged,
 )
-from .objectives import SparseNegative, noise_log_prior
+from .objectives import ExactNegative, SparseNegative, noise_log_prior
 
 
 class SparseFit(NamedTuple):
@@ -195,7 +195,10 @@ def _grown(config, data, params, mask, start, s: float) -> Schedule:
     hyper = {k: params[k] for k in ("kernel", "raw_noise")}
     mask = {k: mask[k] for k in hyper}
 
-    def at(part, Z, chunk, Z_fixed):
+    def at(part, Z, chunk, Z_fixed, exact=False):
+        rows = part.rows(s)
+        if exact and rows is not None:  # Z = every training input: each approximation's objective is log p(y)
+            return Problem(lambda noise_prior: (ExactNegative(noise_prior), rows.jax_args(), None), part.moments.n)
         return problem(config, part, Z, s, chunk, Z_fixed)
 
     g = growth.grow(config, data, at, hyper, mask, start.Z0, start.idx, s)
@@ -230,10 +233,9 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
         done = _interleaved(config, data, params, mask, start, rng, s, chunk)
     else:
         done = _rounds(config, data, params, mask, start, rng, s, chunk)
-    if done.Z is not None:
-        return _finish(
-            config, data, done, done.Z, Z_fixed is not None, s, data.chunk(done.Z.shape[0], config.chunk_size)
-        )
+    if done.Z is not None:  # the growth holds Z at the training inputs once it reaches every one of them
+        held = Z_fixed is not None or "Z" not in done.params
+        return _finish(config, data, done, done.Z, held, s, data.chunk(done.Z.shape[0], config.chunk_size))
     return _finish(config, data, done, start.Z0, Z_fixed is not None, s, chunk)
 
 
@@ -276,7 +278,8 @@ def _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed) 
         stages.append({"rows": int(data.moments.n), "report": fit.report})
     n_iter = sum(_iterations(st["report"]) for st in stages) + (grown.n_iter - _iterations(report) if grown else 0)
     if grown is not None:
-        return grown._replace(params=params, report=stages[-1]["report"], n_iter=n_iter, stages=stages)
+        idx = None if grown.idx is None else sub[grown.idx]  # the subset's rows in the training rows
+        return grown._replace(params=params, idx=idx, report=stages[-1]["report"], n_iter=n_iter, stages=stages)
     return Schedule(params, start.idx, stages[-1]["report"], n_iter, stages=stages, selection=start.selection)
 
 
