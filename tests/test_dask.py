@@ -413,7 +413,7 @@ def test_auto_growth_equals_in_memory(client, monkeypatch):
 
     monkeypatch.setattr(growth, "START_M", 8)  # a first size small enough to grow from on 300 rows
     X, y = problem(300)
-    common = dict(max_iter=8, random_state=3)
+    common = dict(max_iter=8, random_state=3, max_inducing=64)  # under 300: 300 inputs would be the exact GP
     local = SparseGPRegressor(**common).fit(X, y)
     remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(75, 3)), da.from_array(y, chunks=75))
     assert len(local.inducing_path_) >= 3  # the set grew (8, 16, 32, 64 in-memory today)
@@ -424,3 +424,12 @@ def test_auto_growth_equals_in_memory(client, monkeypatch):
     assert remote.stop_reason_.split(":")[0] == local.stop_reason_.split(":")[0]
     assert remote.objective_ == pytest.approx(local.objective_, rel=1e-7)
     np.testing.assert_allclose(remote.Z_, local.Z_, rtol=1e-6, atol=1e-8)
+    # at most max_inducing inputs: every one of them, held; the exact GP in memory, VFE at Z = X on the cluster
+    local = SparseGPRegressor(max_iter=8, random_state=3).fit(X, y)
+    remote = SparseGPRegressor(max_iter=8, random_state=3).fit(
+        da.from_array(X, chunks=(75, 3)), da.from_array(y, chunks=75)
+    )
+    assert local.Z_.shape == remote.Z_.shape == (300, 3) and len(remote.inducing_path_) == 1
+    # the same optimum from two objectives that differ by the jitter (VFE's K_uu + jitter), 8 iterations each
+    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-4)
+    np.testing.assert_allclose(remote.kernel_.lengthscale, local.kernel_.lengthscale, rtol=1e-3)

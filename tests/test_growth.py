@@ -180,3 +180,34 @@ def test_auto_under_max_inducing_fits_the_exact_gp(approximation):
     e_mean, e_std = exact.predict(X[:5], return_std=True)
     np.testing.assert_allclose(mean, e_mean, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(std, e_std, rtol=1e-4)
+
+
+def test_auto_converges_the_last_size_to_tol(monkeypatch):
+    """Sizes passed through stop at LOOSE * tol; the size returned is fitted on until tol."""
+    X, y = data(300, freq=3.0, noise=0.05)
+    runs = []
+    real = growth.optimise
+
+    def spy(*args, **kwargs):
+        stage = real(*args, **kwargs)
+        runs.append((kwargs["progress"], stage.report))
+        return stage
+
+    monkeypatch.setattr(growth, "optimise", spy)
+    model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=32).fit(X, y)
+    n = len(y)
+    tol = growth.TOL * n
+    assert [p["m"] for p in model.inducing_path_] == [16, 32] and model.stop_reason_.startswith("max_inducing")
+    assert [p for p, _ in runs] == [pytest.approx(growth.LOOSE * tol), pytest.approx(tol)]
+    for progress, report in runs:  # each run ends on its own rule, read off its history
+        h = np.asarray(report.history)
+        assert report.reason.startswith("progress below tol") and (h[-11] - h[-1]) < 10 * progress
+    assert model.n_iter_ == sum(r.n_iter for _, r in runs) == sum(p["n_iter"] for p in model.inducing_path_)
+    # a stop at a size that was not the cap: that size is fitted on to tol, in one step of the path
+    runs.clear()
+    monkeypatch.setattr(growth, "START_GAIN_PER_ROW", 1e9)  # no doubling is ever worth a fit
+    model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=64).fit(X, y)
+    assert [p["m"] for p in model.inducing_path_] == [16] and model.stop_reason_.startswith("gain: twice")
+    assert [p for p, _ in runs] == [pytest.approx(growth.LOOSE * tol), pytest.approx(tol)]
+    assert model.inducing_path_[0]["n_iter"] == sum(r.n_iter for _, r in runs) == model.n_iter_
+    assert runs[1][1].objective <= runs[0][1].objective  # fitting on did not lose ground

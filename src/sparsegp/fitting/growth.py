@@ -6,8 +6,11 @@ The schedule (one function, :func:`grow`, on any backend):
    the bound over Z, and there VFE, DTC, SoR and FITC are the exact GP (Q_ff = K_ff), so the stage fits the
    exact log p(y) (:class:`~.objectives.ExactNegative`, cheaper than the sparse objective at m = n); its
    certificate's gap is zero up to the jitter and the growth stops there;
-1. m = START_M distinct training inputs at random; the kernel, noise and inducing inputs fitted jointly (what ``optimize`` names) until the objective rises by less than ``tol``
-   nats per training row per iteration, averaged over ten iterations (``max_iter`` is a safety cap);
+1. m = START_M distinct training inputs at random; the kernel, noise and inducing inputs fitted jointly (what
+   ``optimize`` names) until the objective rises by less than LOOSE * ``tol`` nats per training row per
+   iteration, averaged over ten iterations (``max_iter`` is a safety cap); at ``max_inducing``, and wherever
+   step 3 or 4 would stop, the size is fitted on to ``tol`` and the rules asked again, so that the model
+   returned is converged and the sizes passed through are not (the time to quality is in the sizes passed);
 2. the certificate at the fitted values (:mod:`sparsegp.approximations.certificate`: F_V <= log p(y) <= U);
 3. stop when the gap U - F_V is at most GAP_PER_ROW nats per row; when the last doubling of m, both sizes
    fitted, raised the objective by less than GAIN_PER_ROW nats per row (the gain of the bound per added batch,
@@ -50,6 +53,7 @@ GAP_PER_ROW = 0.01  # nats per training row: U - F_V below this bounds KL(q || p
 GAIN_PER_ROW = 0.01  # nats per training row gained by the last doubling of m, both sizes fitted
 START_GAIN_PER_ROW = 0.001  # nats per row that twice the inputs must add at the fitted values to be fitted
 TOL = 1e-4  # the default ``tol``: nats per training row per iteration
+LOOSE = 10.0  # a size that may not be the last stops at LOOSE * tol; the last is converged to tol
 CANDIDATES = 20_000  # rows scored when the set grows: O(CANDIDATES m) memory
 
 
@@ -151,13 +155,15 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
     tol = (TOL if config.tol is None else float(config.tol)) * n
     if everything and distinct <= m_cap:  # fewer inputs than max_inducing: the exact GP, cheaper than growing
         Z0, idx0 = Xc, (np.arange(distinct) if rows_c is None else rows_c)
-    Z, idx, path, n_iter, report = np.asarray(Z0), idx0, [], 0, None
+    path: list[Step] = []
+    Z, idx, n_iter, report, tight = np.asarray(Z0), idx0, 0, None, False
     start = certificate(config, data, params, Z, s, data.chunk(Z.shape[0], config.chunk_size)).lower
     while True:
         t, m = time.perf_counter(), Z.shape[0]
         chunk = data.chunk(m, config.chunk_size)
         at_all = everything and m >= distinct  # Z = X: the bound's maximum over Z, held there
         moving = moves and not at_all
+        loose = not (tight or m >= m_cap)  # a size that may not be the last: fitted to LOOSE * tol
         hyper = {k: v for k, v in params.items() if k != "Z"}
         stage = optimise(
             config,
@@ -166,7 +172,7 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
             dict(mask, Z=jnp.ones(Z.shape, dtype=bool)) if moving else mask,
             f"SparseGP ({config.approximation}) fit, m = {m}",
             scale=s,
-            progress=tol,
+            progress=tol * (LOOSE if loose else 1.0),
         )
         params, report = stage.params, stage.report
         Z = np.asarray(params["Z"]) if moving else Z
@@ -174,21 +180,28 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
         iters = 0 if report is None else report.n_iter
         objective = cert.lower if report is None else -float(report.objective)
         n_iter += iters
-        path.append(Step(m, objective, cert.lower, cert.upper, iters, time.perf_counter() - t, start, float("nan")))
+        step = Step(m, objective, cert.lower, cert.upper, iters, time.perf_counter() - t, start, float("nan"))
+        if tight:  # the same size converged further: one step
+            last = path.pop()
+            step = step._replace(n_iter=last.n_iter + iters, seconds=last.seconds + step.seconds, start=last.start)
+        path.append(step)
         over = config.time_budget is not None and time.perf_counter() - t0 >= float(config.time_budget)
-        reason = stop_reason(path, n, m_cap, cap_name, over)
+        reason, tight = stop_reason(path, n, m_cap, cap_name, over), False
+        if reason is None:
+            add = extend_conditional_variance(params["kernel"], Z, Xc, min(2 * m, m_cap) - m, float(config.jitter))
+            if add.size == 0:
+                reason = f"every candidate explained: no residual variance left at m = {m}"
+            else:
+                bigger = np.concatenate([Z, Xc[add]])
+                bigger_idx = None if idx is None else np.concatenate([idx, add if rows_c is None else rows_c[add]])
+                chunk = data.chunk(bigger.shape[0], config.chunk_size)
+                start = certificate(config, data, params, bigger, s, chunk).lower
+                path[-1] = path[-1]._replace(next_start=start)
+                reason = added_too_little(path[-1], n)
         if reason is not None:
-            break
-        add = extend_conditional_variance(params["kernel"], Z, Xc, min(2 * m, m_cap) - m, float(config.jitter))
-        if add.size == 0:
-            reason = f"every candidate explained: no residual variance left at m = {m}"
-            break
-        bigger = np.concatenate([Z, Xc[add]])
-        bigger_idx = None if idx is None else np.concatenate([idx, add if rows_c is None else rows_c[add]])
-        start = certificate(config, data, params, bigger, s, data.chunk(bigger.shape[0], config.chunk_size)).lower
-        path[-1] = path[-1]._replace(next_start=start)
-        reason = added_too_little(path[-1], n)
-        if reason is not None:
+            if loose and not over:  # the model is the last size: converge it to tol, then ask again
+                tight, start = True, path[-1].start
+                continue
             break
         Z, idx = bigger, bigger_idx
     path_dicts = [{k: (int(v) if k in ("m", "n_iter") else float(v)) for k, v in st._asdict().items()} for st in path]
