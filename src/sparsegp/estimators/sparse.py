@@ -60,8 +60,8 @@ class SparseGPRegressor(GPRegressorBase):
         With ``inducing="auto"``: the largest m, and the seconds after which the set stops growing.
     tol : float or None
         Convergence on progress: a run stops once the objective rose by less than ``tol`` nats per training row
-        per iteration (averaged over ten iterations). None: 1e-4 with ``inducing="auto"``; with an explicit set,
-        L-BFGS-B's own tests only (``max_iter`` is the cap either way).
+        per iteration (averaged over ten iterations; 10 ``tol`` for the sizes "auto" passes through). None: 1e-4
+        with ``inducing="auto"``; with an explicit set, L-BFGS-B's own tests only (``max_iter`` caps either way).
     subset : int or None
         The large-n strategy: learn the hyper-parameters and inducing inputs on ``subset`` training rows drawn at
         random (``max_iter`` iterations at O(subset m^2) each), then refine them on all rows for ``refine_iter``
