@@ -34,17 +34,17 @@ ANCHORS = ("gpflow-sgpr", "gpflow-fitc", "gpytorch-sgpr")
 
 
 def prepare(protocol: str, path: str, m_max: int, seed: int = 0):
-    from sparsegp.experiments.protocols import PROTOCOL_DATA, protocol_data
+    """The protocol's data (K10, P32, or a shipped dataset's split 0, standardised) and start in ``path``:
+    every hyper-parameter and the noise at 1 (P32: :func:`exact_subset_init`), inducing inputs at random rows."""
+    from auto_inducing import load
 
-    if protocol not in PROTOCOL_DATA:
-        raise SystemExit(f"unknown protocol {protocol!r}")
-    X, y, Xs, ys = protocol_data(protocol)
+    X, y, Xs, ys = load(protocol, None)
     perm = np.random.default_rng(seed).permutation(len(X))
     D = X.shape[1]
-    if protocol == "K10":
-        ell0, var0, noise0 = np.ones(D), 1.0, 1.0
-    else:
+    if protocol == "P32":
         ell0, var0, noise0 = exact_subset_init(X, y)
+    else:
+        ell0, var0, noise0 = np.ones(D), 1.0, 1.0
     np.savez(
         path, X=X, y=y, X_test=Xs, y_test=ys, Z=X[perm[:m_max]], ell0=ell0, var0=np.array(var0), noise0=np.array(noise0)
     )

@@ -37,20 +37,6 @@ def reference_path(name: str) -> str:
     return os.path.join(REFERENCE, f"{name}-gpflow-sgpr.json")
 
 
-def prepare(name: str, path: str, m_max: int, seed: int = 0):
-    """The protocol's data and start in ``path`` (as sparse_suite.prepare), shipped datasets included."""
-    import numpy as np
-
-    from sparse_suite import exact_subset_init
-
-    X, y, Xs, ys = load(name)
-    perm = np.random.default_rng(seed).permutation(len(X))
-    ell0, var0, noise0 = (
-        exact_subset_init(X, y) if name == "P32" else (np.ones(X.shape[1]), 1.0, 1.0)  # P32: see its docstring
-    )
-    np.savez(path, X=X, y=y, X_test=Xs, y_test=ys, Z=X[perm[:m_max]], ell0=ell0, var0=np.array(var0), noise0=noise0)
-
-
 def load(name: str):
     from auto_inducing import load as load_data
 
@@ -58,7 +44,7 @@ def load(name: str):
 
 
 def gpflow_run(name: str, m: int, max_iter: int, every: int) -> dict:
-    from sparse_suite import anchors_python, run_case
+    from sparse_suite import anchors_python, prepare, run_case
 
     python = anchors_python()
     if python is None:

@@ -20,6 +20,12 @@ class ExactFit(NamedTuple):
     n_iter: int
 
 
+def exact_problem(rows, n: int) -> Problem:
+    """-log p(y) over the in-memory ``rows`` (scaled inputs) for :func:`~.hyper.optimise`."""
+    args = rows.jax_args()
+    return Problem(lambda noise_prior: (ExactNegative(noise_prior), args, None), n)
+
+
 def fit_exact(config: FitConfig, data) -> ExactFit:
     """Fit the kernel and noise of ``config`` to the in-memory training rows ``data`` (an
     :class:`~sparsegp.backends.in_memory.InMemory`), in units where the inputs have unit spread."""
@@ -28,9 +34,7 @@ def fit_exact(config: FitConfig, data) -> ExactFit:
     kernel = initial_kernel(config, np.sqrt(moments.column_var), moments.n, s)
     params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(initial_noise(config)))}
     mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
-    args = data.rows(s).jax_args()
-    problem = Problem(lambda noise_prior: (ExactNegative(noise_prior), args, None), moments.n)
-    fit = optimise(config, problem, params, mask, "ExactGP fit", scale=s)
+    fit = optimise(config, exact_problem(data.rows(s), moments.n), params, mask, "ExactGP fit", scale=s)
     n_iter = 0 if fit.report is None else fit.report.n_iter
     kernel = fit.params["kernel"].for_scaled_inputs(1.0 / s)
     return ExactFit(kernel, float(to_positive(fit.params["raw_noise"])), fit.report, n_iter)

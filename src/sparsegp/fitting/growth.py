@@ -200,7 +200,7 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
                 reason = added_too_little(path[-1], n)
         if reason is not None:
             if loose and not over:  # the model is the last size: converge it to tol, then ask again
-                tight, start = True, path[-1].start
+                tight = True
                 continue
             break
         Z, idx = bigger, bigger_idx

@@ -35,6 +35,7 @@ from ..validation import as_float_matrix, check_int
 from . import growth
 from .calibration import loo_check
 from .config import SparseConfig
+from .exact import exact_problem
 from .hyper import (
     Problem,
     initial_kernel,
@@ -45,7 +46,7 @@ from .hyper import (
     scale_from_variances,
     warn_unconverged,
 )
-from .objectives import ExactNegative, SparseNegative, noise_log_prior
+from .objectives import SparseNegative, noise_log_prior
 
 
 class SparseFit(NamedTuple):
@@ -198,7 +199,7 @@ def _grown(config, data, params, mask, start, s: float) -> Schedule:
     def at(part, Z, chunk, Z_fixed, exact=False):
         rows = part.rows(s)
         if exact and rows is not None:  # Z = every training input: each approximation's objective is log p(y)
-            return Problem(lambda noise_prior: (ExactNegative(noise_prior), rows.jax_args(), None), part.moments.n)
+            return exact_problem(rows, part.moments.n)
         return problem(config, part, Z, s, chunk, Z_fixed)
 
     g = growth.grow(config, data, at, hyper, mask, start.Z0, start.idx, s)
