@@ -2,7 +2,8 @@
 
 Data as in ``scale_dask.py``: y = sin(3 x1) + x2^2 / 2 + N(0, 0.1^2), x ~ N(0, I_8), training block i
 from seed i (10^6 rows per block), 100,000 test rows from seed 999. Model: SparseGPRegressor, VFE,
-m inducing inputs started at random training rows (random_state 0), the default kernel (SE, ARD).
+m inducing inputs started at random training rows (random_state 0), the default kernel (SE, ARD);
+``--m auto``: ``SparseGPRegressor(random_state=0)``, the library's defaults (it chooses m and when to stop).
 
     python benchmarks/scale_fit.py --n 1000000 10000000 [--m 256] [--subset 20000] [--max-iter 300]
         [--refine-iter 3] [--dask] [--chunk ROWS]
@@ -37,15 +38,18 @@ def child(n, m, subset, max_iter, refine_iter, use_dask, chunk=None):
     from sparsegp import SparseGPRegressor
     from sparsegp.metrics import ntl, smse
 
-    model = SparseGPRegressor(
-        inducing=m,
-        subset=subset or None,
-        max_iter=max_iter,
-        refine_iter=refine_iter,
-        random_state=0,
-        verbose=True,
-        chunk_size=chunk,
-    )
+    if m == "auto":  # the library's defaults: it chooses m and when to stop
+        model = SparseGPRegressor(random_state=0, verbose=True, chunk_size=chunk)
+    else:
+        model = SparseGPRegressor(
+            inducing=int(m),
+            subset=subset or None,
+            max_iter=max_iter,
+            refine_iter=refine_iter,
+            random_state=0,
+            verbose=True,
+            chunk_size=chunk,
+        )
     Xt, yt = block(TEST_SEED, TEST_ROWS)
     row = {
         "n": n,
@@ -98,13 +102,16 @@ def child(n, m, subset, max_iter, refine_iter, use_dask, chunk=None):
     row["snlp"] = round(ntl(yt, mean, std**2) - trivial, 4)
     row["noise"] = round(model.noise_, 6)
     row["objective_per_row"] = round(model.objective_ / n, 6)
+    if m == "auto":
+        row.update(m_chosen=model.Z_.shape[0], stop=model.stop_reason_, gap_per_row=round(model.gap_ / n, 5))
+        row["path"] = [(p["m"], p["n_iter"], round(p["seconds"], 1)) for p in model.inducing_path_]
     return row
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--n", type=int, nargs="+", default=[1_000_000, 10_000_000])
-    p.add_argument("--m", type=int, default=256)
+    p.add_argument("--m", default="256", help="an int, or auto: the library's defaults (other options ignored)")
     p.add_argument("--subset", type=int, default=20_000)
     p.add_argument("--max-iter", type=int, default=300)
     p.add_argument("--refine-iter", type=int, default=3)
@@ -154,6 +161,9 @@ def main():
             f"| {r['n']:,} | {r['backend']}{' (Dask)' if r['dask'] else ''} | {r['subset'] or '-'} | {stages} | "
             f"{r['fit_seconds']} | {rss} | {r['smse']} | {r['snlp']} |"
         )
+    for r in rows:
+        if "m_chosen" in r:
+            print(f"n = {r['n']:,}: m = {r['m_chosen']}, gap {r['gap_per_row']} per row, path {r['path']}; {r['stop']}")
     if len(rows) > 1:
         print(
             f"\nSMSE at n = {rows[-1]['n']:,} relative to n = {rows[0]['n']:,}: {rows[-1]['smse'] / rows[0]['smse']:.4f}"
