@@ -1,7 +1,8 @@
 # Two commands on a fresh machine with only python3 and make:
 #   make demo   - create .venv, install, fit a sparse GP on a shipped dataset with the defaults (the fit
 #                 chooses m), print a results table
-#   make test   - create .venv, install with dev dependencies, lint, run the test suite's fast tier
+#   make test   - create .venv, install with dev dependencies, run the test suite's fast tier
+#   make lint   - ruff (lint + format) and mypy; CI runs it before make test
 #   make test-slow - the slow tier (end-to-end runs, marked `slow`); CI runs it after make test
 PYTHON ?= python3
 VENV := .venv
@@ -14,13 +15,19 @@ STAMP_DEV := $(VENV)/.installed-dev
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# uv installs the pinned dependencies in parallel (a fresh install in seconds instead of about a minute with
+# pip, BENCHMARKS.md "The test suite"); where no uv wheel exists for the platform, pip does the same install.
+UV_VERSION := 0.9.5
+INSTALL = { $(BIN)/python -m pip install --quiet "uv==$(UV_VERSION)" && \
+	$(BIN)/uv pip install --quiet --python $(BIN)/python $(1); } || $(BIN)/python -m pip install --quiet --no-compile $(1)
+
 $(STAMP_RUN): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install --quiet --no-compile -e .
+	$(call INSTALL,-e .)
 	touch $@
 
 # One resolution for the package and its dev extras (a fresh `make test` does not install twice).
 $(STAMP_DEV): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install --quiet --no-compile -e ".[dev]"
+	$(call INSTALL,-e ".[dev]")
 	touch $(STAMP_RUN) $@
 
 install: $(STAMP_RUN)
@@ -36,7 +43,7 @@ demo: $(STAMP_RUN)
 # The fast tier is every test not marked `slow`; the slow tier holds the end-to-end runs (the papers' quick
 # reproductions, the Dask cluster, scikit-learn's estimator checks, whole-fit equivalences). Both run in CI.
 PYTEST := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadgroup --durations=20
-test: $(STAMP_DEV) lint
+test: $(STAMP_DEV)
 	$(PYTEST) -m "not slow"
 
 test-slow: $(STAMP_DEV)
@@ -45,7 +52,7 @@ test-slow: $(STAMP_DEV)
 test-all: $(STAMP_DEV) lint
 	$(PYTEST)
 
-# ruff (lint + format) and mypy on the package, as CI runs them through make test
+# ruff (lint + format) and mypy on the package; CI runs them before the tests (.ci/run)
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks

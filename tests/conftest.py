@@ -7,11 +7,17 @@ _CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".jax-te
 os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", _CACHE)
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
-# Most programs the tests compile run once on a few dozen rows: XLA's backend optimisation (LLVM) costs
-# more than it saves there. Level 0 changes how LLVM emits machine code for the program XLA built, not
-# that program (fast-math is off either way); the bit-for-bit tests compare programs compiled alike.
-# The suite's time with and without it is in BENCHMARKS.md ("The test suite").
-os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
+# Most programs the tests compile run once on a few dozen rows, and compiling is most of the suite's time:
+# the tests compile quickly (LLVM at level 0 without its expensive passes, XLA's loop emitters instead of
+# its fusion emitters, the plain scheduler). The fusion emitters round some fused reductions differently,
+# so a test's fit can differ from the user's in the last bits; the tests check mathematics to stated
+# tolerances, every bit-for-bit test compares programs compiled alike, and the fitted models under the
+# default flags are checked by benchmarks/fit_digest.py. Times with and without: BENCHMARKS.md ("The test suite").
+os.environ.setdefault(
+    "XLA_FLAGS",
+    "--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false --xla_llvm_disable_expensive_passes=true "
+    "--xla_cpu_enable_concurrency_optimized_scheduler=false",
+)
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
