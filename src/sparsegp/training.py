@@ -159,8 +159,8 @@ def _after_line_search_failures(run, res, options):
 
     The line search fails where the stored curvature pairs no longer describe the objective, which rounding
     alone can cause close to an optimum (it changed with the BLAS threads in one test). A fresh start from the
-    same point either goes on, or makes no relative progress above ``ftol``: then the point is as converged as
-    L-BFGS-B can make it, and the run counts as converged."""
+    same point either goes on, or makes no relative progress above ``ftol``: then, if the run took a step at
+    all, the point is as converged as L-BFGS-B can make it, and the run counts as converged."""
     for _ in range(LINE_SEARCH_RESTARTS):
         left = options["maxiter"] - int(res.nit)
         if "ABNORMAL" not in str(res.message) or left <= 0:
@@ -171,7 +171,7 @@ def _after_line_search_failures(run, res, options):
         if again.fun > res.fun:  # never hand back a worse point than the one the line search failed at
             again.x, again.fun = res.x, res.fun
         res = again
-        if stalled:
+        if stalled and res.nit > 0:  # a line search that fails before any step stays a failure
             res.success = True
             res.message = "converged: a fresh start after a failed line search made no relative progress above ftol"
             break
