@@ -40,9 +40,11 @@ demo: $(STAMP_RUN)
 
 # One test process per core (xdist), each with single-threaded BLAS: two processes of multi-threaded
 # OpenBLAS on two cores spend much of their time spinning (BENCHMARKS.md, "The test suite").
+# The tests write Python's bytecode cache even where PYTHONDONTWRITEBYTECODE is set: without it every test
+# process (the xdist workers, the CLI's subprocesses) compiles the package and its dependencies from source.
 # The fast tier is every test not marked `slow`; the slow tier holds the end-to-end runs (the papers' quick
 # reproductions, the Dask cluster, scikit-learn's estimator checks, whole-fit equivalences). Both run in CI.
-PYTEST := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadgroup --durations=20
+PYTEST := env -u PYTHONDONTWRITEBYTECODE OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadgroup --durations=20
 test: $(STAMP_DEV)
 	$(PYTEST) -m "not slow"
 

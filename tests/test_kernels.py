@@ -1,3 +1,6 @@
+import logging
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -71,6 +74,23 @@ def test_matrix_form_equals_pairwise_evaluation(name, rng):
     X, Z = jnp.asarray(rng.normal(size=(7, 3))), jnp.asarray(rng.normal(size=(5, 3)))
     pairwise = jax.vmap(lambda x: jax.vmap(lambda z: k.evaluate(x, z))(Z))(X)
     np.testing.assert_allclose(np.asarray(k.K(X, Z)), np.asarray(pairwise), rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("name", ["se-ard", "sum", "product"])
+def test_eager_calls_run_one_program_and_traces_stay_inline(name, rng, caplog):
+    """Outside a trace K and diag run as one compiled program; inside one, the plain method is inlined."""
+    k = make_kernels(3, rng)[name]
+    X, Z = rng.normal(size=(6, 3)), rng.normal(size=(4, 3))
+    traced_K = jax.jit(lambda k, X, Z: k.K(X, Z))(k, X, Z)
+    np.testing.assert_allclose(np.asarray(k.K(X, Z)), np.asarray(traced_K), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(np.asarray(k.diag(X)), np.diag(np.asarray(k.K(X))), rtol=1e-13)
+    jaxpr = str(jax.make_jaxpr(lambda X: k.K(X, jnp.asarray(Z)))(X))
+    assert not re.search(r"name=(K|diag)\b", jaxpr), "a kernel call inside a trace added a program"
+    X_new = rng.normal(size=(9, 3))  # a shape not compiled yet
+    with caplog.at_level(logging.WARNING, logger="jax"), jax.log_compiles(True):
+        k.K(X_new)
+    compiled = [r.getMessage() for r in caplog.records if "Finished XLA compilation" in r.getMessage()]
+    assert len(compiled) == 1, compiled
 
 
 @pytest.mark.parametrize("name", KERNEL_NAMES)

@@ -27,6 +27,24 @@ from ..transforms import POSITIVE, Transform
 KERNEL_REGISTRY: dict[str, type[Kernel]] = {}
 
 
+def _compiled_when_eager(method):
+    """``method`` (a Gram matrix or its diagonal) as one compiled program when called outside a trace.
+
+    Run op by op, a kernel evaluation compiles a dozen single-operation programs for each new shape;
+    inside a trace (an objective, a jitted block) the plain method is used, so traced programs are unchanged.
+    """
+    compiled = jax.jit(method)
+
+    def dispatch(self, X, Z=None):
+        args = (self, X) if Z is None else (self, X, Z)
+        if any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(args)):
+            return method(*args)
+        return compiled(*args)
+
+    dispatch.__name__, dispatch.__qualname__, dispatch.__doc__ = method.__name__, method.__qualname__, method.__doc__
+    return dispatch
+
+
 class HostForm(NamedTuple):
     """k(x, z) = variance * exp(-|x - z|^2_ell / 2) + constant (see :meth:`Kernel.host_form`)."""
 
@@ -53,6 +71,9 @@ class Kernel:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         jax.tree_util.register_pytree_node_class(cls)
+        for name in ("K", "diag"):
+            if name in cls.__dict__:
+                setattr(cls, name, _compiled_when_eager(cls.__dict__[name]))
         if not cls.__dict__.get("_abstract", False):
             KERNEL_REGISTRY[cls.__name__] = cls
 
@@ -247,6 +268,10 @@ class Kernel:
         return a[1] == b[1] and all(np.array_equal(x, y) for x, y in zip(a[0], b[0]))
 
     __hash__ = None  # type: ignore[assignment]  # equal kernels compare by value: unhashable, like arrays
+
+
+Kernel.K = _compiled_when_eager(Kernel.K)  # type: ignore[method-assign]
+Kernel.diag = _compiled_when_eager(Kernel.diag)  # type: ignore[method-assign]
 
 
 class _Composite(Kernel):
