@@ -28,6 +28,7 @@ def test_datasets_lists_everything(capsys):
     assert any("non-commercial" in r["licence"] for r in records)
 
 
+@pytest.mark.slow
 def test_fit_on_shipped_dataset_prints_metrics_and_saves(tmp_path, capsys):
     out = tmp_path / "housing.npz"
     assert main(["fit", "--dataset", "housing", "--split", "0", "--max-iter", "30", "--quiet", "--out", str(out)]) == 0

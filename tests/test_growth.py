@@ -10,7 +10,7 @@ import pytest
 
 from sparsegp import ExactGPRegressor, InputError, SparseGPRegressor, load_model
 from sparsegp.fitting import growth
-from sparsegp.fitting.growth import GAIN_PER_ROW, START_GAIN_PER_ROW
+from sparsegp.fitting.growth import START_GAIN_PER_ROW
 from sparsegp.kernels import SquaredExponential
 from sparsegp.selection.extend import extend_conditional_variance
 from sparsegp.training import minimize
@@ -79,10 +79,34 @@ def test_progress_rule_stops_converged():
     assert report.n_iter < full.n_iter and report.objective > full.objective
 
 
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_auto_grows_records_its_path_and_stops_for_a_reason():
-    X, y = data(400, freq=3.0, noise=0.05)
-    model = SparseGPRegressor(random_state=0, max_iter=60, max_inducing=64).fit(X, y)
+def spy_on_runs(patch):
+    """Every optimiser run of the growth from now on, as ``(progress, report)`` (the list fills as it runs)."""
+    runs = []
+    real = growth.optimise
+
+    def spy(*args, **kwargs):
+        stage = real(*args, **kwargs)
+        runs.append((kwargs["progress"], stage.report))
+        return stage
+
+    patch.setattr(growth, "optimise", spy)
+    return runs
+
+
+@pytest.fixture(scope="module")
+def grown():
+    """One growth to the cap (16, then 32 inducing points), with every optimiser run it made: ``(X, y, model, runs)``."""
+    X, y = data(300, freq=3.0, noise=0.05)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(growth, "START_M", 16)
+        runs = spy_on_runs(patch)
+        model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=32).fit(X, y)
+    return X, y, model, runs
+
+
+@pytest.mark.xdist_group("grown")
+def test_auto_grows_records_its_path_and_stops_for_a_reason(grown):
+    _, y, model, _ = grown
     path = model.inducing_path_
     assert model.stop_reason_ is not None and len(path) >= 1
     assert path[0]["m"] == growth.START_M and all(b["m"] == 2 * a["m"] for a, b in zip(path, path[1:]))
@@ -93,11 +117,19 @@ def test_auto_grows_records_its_path_and_stops_for_a_reason():
     assert model.Z_.shape[0] == path[-1]["m"]
     assert model.objective_ == pytest.approx(path[-1]["lower"], rel=1e-9)
     assert model.gap_ == pytest.approx(path[-1]["upper"] - path[-1]["lower"], rel=1e-6, abs=1e-6)
-    if model.stop_reason_.startswith("gain: m"):  # the last doubling, fitted, gained too little
-        assert (path[-1]["objective"] - path[-2]["objective"]) / n < GAIN_PER_ROW
     # every size but the last was left because twice its inputs promised at least START_GAIN_PER_ROW per row
     for step in path[:-1]:
         assert (step["next_start"] - step["lower"]) / n >= START_GAIN_PER_ROW
+
+
+@pytest.mark.xdist_group("grown")
+def test_auto_stops_when_a_fitted_doubling_gains_too_little(monkeypatch):
+    monkeypatch.setattr(growth, "GAIN_PER_ROW", 1e9)  # no fitted doubling is ever enough
+    X, y = data(300, freq=3.0, noise=0.05)
+    model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=64).fit(X, y)
+    path = model.inducing_path_
+    assert [p["m"] for p in path] == [16, 32] and model.stop_reason_.startswith("gain: m 16 -> 32")
+    assert model.Z_.shape[0] == 32 and model.objective_ == pytest.approx(path[-1]["lower"], rel=1e-9)
 
 
 def test_auto_on_all_distinct_inputs_is_the_exact_gp(monkeypatch):
@@ -123,10 +155,9 @@ def test_auto_budgets():
     assert len(timed.inducing_path_) == 1 and timed.stop_reason_.startswith("time_budget")
 
 
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_auto_model_file_round_trip(tmp_path):
-    X, y = data(200)
-    model = SparseGPRegressor(random_state=0, max_iter=40, max_inducing=32).fit(X, y)
+@pytest.mark.xdist_group("grown")
+def test_auto_model_file_round_trip(grown, tmp_path):
+    X, y, model, _ = grown
     path = model.save(tmp_path / "auto.npz")
     back = load_model(path)
     assert back.stop_reason_ == model.stop_reason_
@@ -182,19 +213,10 @@ def test_auto_under_max_inducing_fits_the_exact_gp(approximation):
     np.testing.assert_allclose(std, e_std, rtol=1e-4)
 
 
-def test_auto_converges_the_last_size_to_tol(monkeypatch):
+@pytest.mark.xdist_group("grown")
+def test_auto_converges_the_last_size_to_tol(grown, monkeypatch):
     """Sizes passed through stop at LOOSE * tol; the size returned is fitted on until tol."""
-    X, y = data(300, freq=3.0, noise=0.05)
-    runs = []
-    real = growth.optimise
-
-    def spy(*args, **kwargs):
-        stage = real(*args, **kwargs)
-        runs.append((kwargs["progress"], stage.report))
-        return stage
-
-    monkeypatch.setattr(growth, "optimise", spy)
-    model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=32).fit(X, y)
+    X, y, model, runs = grown
     n = len(y)
     tol = growth.TOL * n
     assert [p["m"] for p in model.inducing_path_] == [16, 32] and model.stop_reason_.startswith("max_inducing")
@@ -204,7 +226,7 @@ def test_auto_converges_the_last_size_to_tol(monkeypatch):
         assert report.reason.startswith("progress below tol") and (h[-11] - h[-1]) < 10 * progress
     assert model.n_iter_ == sum(r.n_iter for _, r in runs) == sum(p["n_iter"] for p in model.inducing_path_)
     # a stop at a size that was not the cap: that size is fitted on to tol, in one step of the path
-    runs.clear()
+    runs = spy_on_runs(monkeypatch)
     monkeypatch.setattr(growth, "START_GAIN_PER_ROW", 1e9)  # no doubling is ever worth a fit
     model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=64).fit(X, y)
     assert [p["m"] for p in model.inducing_path_] == [16] and model.stop_reason_.startswith("gain: twice")
