@@ -19,6 +19,7 @@ import jax.scipy.linalg as jsl
 import numpy as np
 import scipy.linalg as sl
 
+from ._compile import all_finite
 from ._config import LOG_2PI, on_cpu
 from .errors import NumericalError
 
@@ -45,18 +46,18 @@ def cholesky(A, *, name: str = "matrix", jitter: float = DEFAULT_JITTER, max_jit
     A = jnp.asarray(A)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise NumericalError(f"cholesky of {name}: expected a square matrix, got shape {A.shape}")
-    if not bool(jnp.all(jnp.isfinite(A))):
+    if not all_finite(A):
         raise NumericalError(
             f"cholesky of {name}: the matrix contains NaN or inf; the hyper-parameters have probably "
             "diverged (try a larger noise lower bound or hyper-priors)"
         )
     L = jnp.linalg.cholesky(A)
-    if bool(jnp.all(jnp.isfinite(L))):
+    if all_finite(L):
         return L, 0.0
     scale = float(jnp.mean(jnp.abs(jnp.diag(A)))) or 1.0
     for j in jitter_ladder(jitter, max_jitter):
         L = jnp.linalg.cholesky(A + (j * scale) * jnp.eye(A.shape[0], dtype=A.dtype))
-        if bool(jnp.all(jnp.isfinite(L))):
+        if all_finite(L):
             return L, j * scale
     raise NumericalError(
         f"cholesky of {name} ({A.shape[0]}x{A.shape[0]}) failed even with jitter {max_jitter:g} x mean diagonal: "

@@ -15,10 +15,12 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from .._compile import compiled_when_eager
 from .._config import LOG_2PI
 from ..linalg import cholesky_fixed, solve_lower, solve_upper
 
 
+@compiled_when_eager
 def kuu_cholesky(kernel, Z, jitter: float):
     """chol(K_uu + jitter * mean(diag) I) (traceable; NaN if it fails)."""
     return cholesky_fixed(kernel.K(Z), jitter)

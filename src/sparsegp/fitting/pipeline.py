@@ -19,6 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._compile import all_finite
 from .._config import on_cpu
 from ..approximations.augmented import training_cache
 from ..approximations.common import make_posterior
@@ -424,7 +425,7 @@ def _posterior_in_memory(config, data, kernel, noise, Z, chunk: int):
     X, y, Zj = jnp.asarray(rows.X), jnp.asarray(rows.y), jnp.asarray(Z)
     for jitter in jitter_ladder(float(config.jitter), MAX_JITTER):
         post = config.method.posterior(kernel, Zj, noise, X, y, chunk=chunk, jitter=jitter, **rows.weights())
-        if all(bool(jnp.all(jnp.isfinite(a))) for a in post):
+        if all_finite(*post):
             return post
     raise _unfactorisable(config, jitter)
 
@@ -437,7 +438,7 @@ def _posterior_on_host(config, data, params, Z, s: float, chunk: int):
             config.approximation, data=data.host_sums(s, chunk), jitter=jitter, penalty=_penalty(None)
         )
         value, terms, Luu, cert = hosted.terms(params)
-        if np.isfinite(value) and all(bool(jnp.all(jnp.isfinite(a))) for a in (*terms, Luu)):
+        if np.isfinite(value) and all_finite(*terms, Luu):
             cert = hosted.certificate(params) if cert is None else cert
             return value, make_posterior(jnp.asarray(Z), Luu, terms.LB, terms.c), cert
     raise _unfactorisable(config, jitter)

@@ -20,29 +20,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._compile import compiled_when_eager
 from ..errors import InputError
 from ..priors import prior_from_dict
 from ..transforms import POSITIVE, Transform
 
 KERNEL_REGISTRY: dict[str, type[Kernel]] = {}
-
-
-def _compiled_when_eager(method):
-    """``method`` (a Gram matrix or its diagonal) as one compiled program when called outside a trace.
-
-    Run op by op, a kernel evaluation compiles a dozen single-operation programs for each new shape;
-    inside a trace (an objective, a jitted block) the plain method is used, so traced programs are unchanged.
-    """
-    compiled = jax.jit(method)
-
-    def dispatch(self, X, Z=None):
-        args = (self, X) if Z is None else (self, X, Z)
-        if any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(args)):
-            return method(*args)
-        return compiled(*args)
-
-    dispatch.__name__, dispatch.__qualname__, dispatch.__doc__ = method.__name__, method.__qualname__, method.__doc__
-    return dispatch
 
 
 class HostForm(NamedTuple):
@@ -73,7 +56,7 @@ class Kernel:
         jax.tree_util.register_pytree_node_class(cls)
         for name in ("K", "diag"):
             if name in cls.__dict__:
-                setattr(cls, name, _compiled_when_eager(cls.__dict__[name]))
+                setattr(cls, name, compiled_when_eager(cls.__dict__[name]))
         if not cls.__dict__.get("_abstract", False):
             KERNEL_REGISTRY[cls.__name__] = cls
 
@@ -270,8 +253,8 @@ class Kernel:
     __hash__ = None  # type: ignore[assignment]  # equal kernels compare by value: unhashable, like arrays
 
 
-Kernel.K = _compiled_when_eager(Kernel.K)  # type: ignore[method-assign]
-Kernel.diag = _compiled_when_eager(Kernel.diag)  # type: ignore[method-assign]
+Kernel.K = compiled_when_eager(Kernel.K)  # type: ignore[method-assign]
+Kernel.diag = compiled_when_eager(Kernel.diag)  # type: ignore[method-assign]
 
 
 class _Composite(Kernel):
