@@ -146,9 +146,10 @@ def test_auto_on_all_distinct_inputs_is_the_exact_gp(monkeypatch):
     assert sparse.stop_reason_.startswith("gap")
 
 
+@pytest.mark.xdist_group("grown")  # the same data as the fixture's: the same compiled programs
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_auto_budgets():
-    X, y = data(600, freq=4.0, noise=0.01)
+    X, y = data(300, freq=3.0, noise=0.05)
     small = SparseGPRegressor(random_state=0, max_iter=30, max_inducing=40).fit(X, y)
     assert small.Z_.shape[0] == 40 and small.stop_reason_.startswith("max_inducing")
     timed = SparseGPRegressor(random_state=0, max_iter=30, max_inducing=64, time_budget=1e-3).fit(X, y)

@@ -11,6 +11,7 @@ import functools
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 
 def tracing(args) -> bool:
@@ -37,3 +38,8 @@ def _all_finite(arrays):
 def all_finite(*arrays) -> bool:
     """Whether every entry of every array is finite (one compiled program per set of shapes)."""
     return bool(_all_finite(arrays))
+
+
+def to_device(a):
+    """``jnp.asarray(a)`` for an array, without the program that ``jnp.asarray`` compiles for each new shape."""
+    return a if isinstance(a, jax.Array) else jax.device_put(np.asarray(a))

@@ -55,9 +55,9 @@ class Rows(NamedTuple):
 
     def jax_args(self) -> tuple:
         """(X, y) or (X, y, counts, scatter) as JAX arrays: the data arguments of the objectives."""
-        import jax.numpy as jnp
+        from ._compile import to_device
 
-        return tuple(jnp.asarray(a) for a in self if a is not None)
+        return tuple(to_device(a) for a in self if a is not None)
 
     def weights(self) -> dict:
         """``counts`` and ``scatter`` as keyword arguments of the objectives and posteriors."""

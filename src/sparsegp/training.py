@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from functools import partial
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import scipy.optimize
 from jax.flatten_util import ravel_pytree
 
+from ._compile import to_device
 from .errors import InputError
 from .progress import progress_bar
 
@@ -62,16 +62,46 @@ class OptimizeReport:
         }
 
 
+def _host_flat(tree, dtype=np.float64) -> np.ndarray:
+    """``ravel_pytree(tree)[0]`` computed in NumPy: the same entries, and no program compiled for them."""
+    leaves = jax.tree_util.tree_leaves(tree)
+    return np.concatenate([np.ravel(np.asarray(v, dtype=dtype)) for v in leaves]) if leaves else np.zeros(0, dtype)
+
+
+def _host_unravel(template, x):
+    """The inverse of :func:`_host_flat` for pytrees shaped like ``template``: NumPy slices, then device arrays
+    (``device_put``: ``jnp.asarray`` compiles a program for each new shape)."""
+    leaves, treedef = jax.tree_util.tree_flatten(template)
+    ends = np.cumsum([np.size(v) for v in leaves])[:-1]
+    parts = np.split(np.asarray(x, dtype=np.float64), ends)
+    return jax.tree_util.tree_unflatten(
+        treedef, [jax.device_put(p.reshape(np.shape(v))) for p, v in zip(parts, leaves)]
+    )
+
+
+def _unravel_of(params):
+    """``ravel_pytree(params)[1]`` (hashable, for the compiled objective), found by tracing rather than running."""
+    found = []
+
+    def flat(tree):
+        x, unravel = ravel_pytree(tree)
+        found.append(unravel)
+        return x
+
+    jax.eval_shape(flat, params)
+    return found[0]
+
+
 def _flatten(params, mask, lower, upper):
-    """Flat float64 start (clipped to the bounds), its unravel function, the free mask and the bounds."""
-    x0, unravel = ravel_pytree(params)
-    x0 = np.asarray(x0, dtype=np.float64)
-    free = np.ones_like(x0, dtype=bool) if mask is None else np.asarray(ravel_pytree(mask)[0], dtype=bool)
-    lo = np.full_like(x0, -np.inf) if lower is None else np.asarray(ravel_pytree(lower)[0], dtype=np.float64)
-    hi = np.full_like(x0, np.inf) if upper is None else np.asarray(ravel_pytree(upper)[0], dtype=np.float64)
+    """Flat float64 start (clipped to the bounds), its unravel function (on the host), the free mask and the
+    bounds."""
+    x0 = _host_flat(params)
+    free = np.ones_like(x0, dtype=bool) if mask is None else _host_flat(mask, bool)
+    lo = np.full_like(x0, -np.inf) if lower is None else _host_flat(lower)
+    hi = np.full_like(x0, np.inf) if upper is None else _host_flat(upper)
     if not (free.shape == lo.shape == hi.shape == x0.shape):
         raise InputError("mask / bounds must have the same structure as the parameters")
-    return np.clip(x0, lo, hi), unravel, free, lo, hi
+    return np.clip(x0, lo, hi), partial(_host_unravel, params), free, lo, hi
 
 
 @partial(jax.jit, static_argnums=(0, 1))
@@ -83,7 +113,7 @@ def _flat_value_and_grad(objective, unravel, x, *args):
 def flat_value_and_grad(objective, params):
     """``(x, *args) -> (value, flat gradient)`` of ``objective(params, *args)``, compiled once per
     objective and shapes when the objective is hashable (a fresh program per call otherwise)."""
-    unravel = ravel_pytree(params)[1]
+    unravel = _unravel_of(params)
     try:
         hash((objective, unravel))
     except TypeError:
@@ -104,7 +134,7 @@ def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar,
     def fun(z):
         x = x_start.copy()
         x[free] = z
-        f, g = evaluate(jnp.asarray(x))
+        f, g = evaluate(to_device(x))
         f = float(f)
         g = np.asarray(g, dtype=np.float64)[free]
         state["evals"] += 1
@@ -123,7 +153,7 @@ def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar,
         if callback is not None:
             x = x_start.copy()
             x[free] = intermediate_result.x
-            if callback(len(history), float(intermediate_result.fun), unravel(jnp.asarray(x))):
+            if callback(len(history), float(intermediate_result.fun), unravel(x)):
                 raise StopIteration
         w = PROGRESS_WINDOW
         if progress is not None and len(history) > w and history[-w - 1] - history[-1] < progress * w:
@@ -225,7 +255,7 @@ def minimize(
 
         def evaluate(x):
             f, g = value_and_grad(unravel(x))
-            return f, ravel_pytree(g)[0]
+            return f, _host_flat(g)
 
     start = time.perf_counter()
     options = {"maxiter": max_iter, "ftol": tol, "gtol": 1e-6, "maxcor": memory}
@@ -236,7 +266,7 @@ def minimize(
             if r > 0:
                 xs[free] = np.clip(xs[free] + restart_scale * rng.standard_normal(int(free.sum())), lo[free], hi[free])
             if not free.any():
-                f = float(evaluate(jnp.asarray(xs))[0])
+                f = float(evaluate(to_device(xs))[0])
                 results.append((xs, f, None, [], 1))
                 continue
             results.append(_lbfgs_run(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress))
@@ -254,7 +284,7 @@ def minimize(
         best_start=best,
         seconds=time.perf_counter() - start,
     )
-    return unravel(jnp.asarray(x)), report
+    return unravel(x), report
 
 
 def _lbfgs_direction(g_free, held, S, Y):
@@ -322,7 +352,7 @@ def minimize_reselecting(
     def fg(z, Z):
         nonlocal n_evals
         n_evals += 1
-        f, g = vg(jnp.asarray(z), Z, *args)
+        f, g = vg(to_device(z), Z, *args)
         f, g = float(f), np.asarray(g, dtype=np.float64) * free
         if not (np.isfinite(f) and np.all(np.isfinite(g))):
             return np.inf, g
@@ -333,7 +363,7 @@ def minimize_reselecting(
     history, reason, start = [], f"reached max_iter={max_iter}", time.perf_counter()
     with progress_bar(total=max_iter, desc=desc, verbose=verbose) as bar:
         for k in range(max_iter):
-            Z = reselect(unravel(jnp.asarray(x)))
+            Z = reselect(unravel(x))
             f, g = fg(x, Z)
             history.append(f)
             if not np.isfinite(f):
@@ -363,7 +393,7 @@ def minimize_reselecting(
                 history.append(fn)
                 reason = "relative decrease below tol"
                 break
-    return unravel(jnp.asarray(x)), _history_report(history, n_evals, reason, start)
+    return unravel(x), _history_report(history, n_evals, reason, start)
 
 
 def _history_report(history, n_evals: int, reason: str, start: float) -> OptimizeReport:

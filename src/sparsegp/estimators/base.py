@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
+from .._compile import to_device
 from ..errors import InputError, NotFittedError, NumericalError
 from ..fitting.calibration import LOO_Z_LEVELS, LOOCheck, warn_if_miscalibrated
 from ..transforms import POSITIVE
@@ -186,7 +187,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
     def _predict_in_batches(self, fn, X, *, full_cov: bool, batch_size: int = 4096):
         """Run ``fn(X_batch) -> (mean, var)`` over fixed-size row batches (bounded memory, one compile)."""
         if full_cov or X.shape[0] <= batch_size:
-            mean, var = fn(jnp.asarray(X))
+            mean, var = fn(to_device(X))
             return np.asarray(mean), np.asarray(var)
         means, variances = [], []
         for start in range(0, X.shape[0], batch_size):

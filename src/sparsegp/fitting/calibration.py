@@ -136,14 +136,14 @@ def loo_in_batches(batch_fn, X, y, batch: int = 1024):
     """Leave-one-out (mean, variance) of rows (X, normalised y) from ``batch_fn(X, y) -> (mean, var)``,
     ``batch`` rows at a time. Batches are padded to a power of two rows, so fits of other sizes reuse the
     compiled program."""
-    import jax.numpy as jnp
+    from .._compile import to_device
 
     means, variances = [], []
     for i in range(0, len(y), batch):
         Xb, yb = X[i : i + batch], y[i : i + batch]
         pad = min(batch, 1 << max(6, (len(yb) - 1).bit_length())) - len(yb)
         mean, var = batch_fn(
-            jnp.asarray(np.concatenate([Xb, np.repeat(Xb[-1:], pad, axis=0)])), jnp.asarray(np.pad(yb, (0, pad)))
+            to_device(np.concatenate([Xb, np.repeat(Xb[-1:], pad, axis=0)])), to_device(np.pad(yb, (0, pad)))
         )
         means.append(np.asarray(mean)[: len(yb)])
         variances.append(np.asarray(var)[: len(yb)])

@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._compile import all_finite
+from .._compile import all_finite, to_device
 from .._config import on_cpu
 from ..approximations.augmented import training_cache
 from ..approximations.common import make_posterior
@@ -220,7 +220,7 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
     rng = np.random.default_rng(config.random_state)
     start = initial_inducing(config, data, rng, kernel, noise, s)
     chunk = data.chunk(start.Z0.shape[0], config.chunk_size)
-    params, mask = trainable(config, kernel, noise, jnp.asarray(start.Z0))
+    params, mask = trainable(config, kernel, noise, to_device(start.Z0))
     Z_fixed = None if config.learns[1] else start.Z0
     sub = None if config.subset is None or config.subset >= n else np.sort(rng.choice(n, config.subset, replace=False))
     if sub is not None:

@@ -153,15 +153,15 @@ class Kernel:
 
     def trainable_mask(self):
         """Same pytree structure with ``True`` where a hyper-parameter is optimised."""
-        leaves = [jnp.full(np.shape(self._raw[n]), n not in self._fixed) for n in self._names]
+        leaves = [np.full(np.shape(self._raw[n]), n not in self._fixed) for n in self._names]
         return type(self).tree_unflatten(self.tree_flatten()[1], leaves)
 
     def raw_bounds(self):
         """(lower, upper): the optimisation's box on the raw leaves, from each parameter's transform."""
         aux = self.tree_flatten()[1]
         shapes = [(np.shape(self._raw[n]), self._transform(n)) for n in self._names]
-        lower = [jnp.full(shape, t.raw_lower) for shape, t in shapes]
-        upper = [jnp.full(shape, t.raw_upper) for shape, t in shapes]
+        lower = [np.full(shape, t.raw_lower) for shape, t in shapes]
+        upper = [np.full(shape, t.raw_upper) for shape, t in shapes]
         return type(self).tree_unflatten(aux, lower), type(self).tree_unflatten(aux, upper)
 
     def for_scaled_inputs(self, s: float) -> Kernel:
