@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .._compile import compiled_when_eager
 from ..stats import whitened_stats
 from .common import gaussian_terms, kuu_cholesky, posterior_from_terms
 
 
+@compiled_when_eager
 def dtc_from_stats(st, noise):
     """log N(y | 0, sigma^2 I + Q_nn) and its factors from the unit-weight sums (W = I / sigma^2)."""
     return gaussian_terms(st.S / noise, st.v / noise, st.yy / noise, st.n * jnp.log(noise), st.n)
