@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from sparsegp import ExactGPRegressor, InputError, SparseGPRegressor, load_model
+from sparsegp import ExactGPRegressor, InducingWarning, InputError, SparseGPRegressor, load_model
 from sparsegp.fitting import growth
 from sparsegp.fitting.growth import START_GAIN_PER_ROW
 from sparsegp.kernels import SquaredExponential
@@ -95,18 +95,21 @@ def spy_on_runs(patch):
 
 @pytest.fixture(scope="module")
 def grown():
-    """One growth to the cap (16, then 32 inducing points), with every optimiser run it made: ``(X, y, model, runs)``."""
+    """One growth to the cap (16, then 32 inducing points), with every optimiser run it made and the warnings it
+    gave: ``(X, y, model, runs, caught)``."""
     X, y = data(300, freq=3.0, noise=0.05)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(growth, "START_M", 16)
         runs = spy_on_runs(patch)
-        model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=32).fit(X, y)
-    return X, y, model, runs
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=32).fit(X, y)
+    return X, y, model, runs, caught
 
 
 @pytest.mark.xdist_group("grown")
 def test_auto_grows_records_its_path_and_stops_for_a_reason(grown):
-    _, y, model, _ = grown
+    _, y, model, _, _ = grown
     path = model.inducing_path_
     assert model.stop_reason_ is not None and len(path) >= 1
     assert path[0]["m"] == growth.START_M and all(b["m"] == 2 * a["m"] for a, b in zip(path, path[1:]))
@@ -120,6 +123,31 @@ def test_auto_grows_records_its_path_and_stops_for_a_reason(grown):
     # every size but the last was left because twice its inputs promised at least START_GAIN_PER_ROW per row
     for step in path[:-1]:
         assert (step["next_start"] - step["lower"]) / n >= START_GAIN_PER_ROW
+
+
+@pytest.mark.xdist_group("grown")
+def test_a_cap_reached_while_still_gaining_is_said(grown):
+    _, y, model, _, caught = grown
+    path = model.inducing_path_
+    gain = (path[-1]["objective"] - path[-2]["objective"]) / len(y)
+    assert gain > growth.GAIN_PER_ROW  # the cap stopped this growth, not the gain rule
+    assert (
+        model.stop_reason_
+        == f"max_inducing: m = 32; the last doubling still raised the objective by {gain:.3g} nats per row"
+    )
+    said = [str(w.message) for w in caught if issubclass(w.category, InducingWarning)]
+    assert len(said) == 1 and f"{gain:.3g} nats per training row" in said[0], said
+    assert f"certified gap is {model.gap_ / len(y):.3g} nats per row" in said[0]
+
+
+@pytest.mark.xdist_group("grown")
+def test_a_cap_at_the_first_size_says_nothing_of_gains():
+    X, y = data(300, freq=3.0, noise=0.05)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=16).fit(X, y)
+    assert model.stop_reason_ == "max_inducing: m = 16"
+    assert not [w for w in caught if issubclass(w.category, InducingWarning)]
 
 
 @pytest.mark.xdist_group("grown")
@@ -158,7 +186,7 @@ def test_auto_budgets():
 
 @pytest.mark.xdist_group("grown")
 def test_auto_model_file_round_trip(grown, tmp_path):
-    X, y, model, _ = grown
+    X, y, model, _, _ = grown
     path = model.save(tmp_path / "auto.npz")
     back = load_model(path)
     assert back.stop_reason_ == model.stop_reason_
@@ -217,7 +245,7 @@ def test_auto_under_max_inducing_fits_the_exact_gp(approximation):
 @pytest.mark.xdist_group("grown")
 def test_auto_converges_the_last_size_to_tol(grown, monkeypatch):
     """Sizes passed through stop at LOOSE * tol; the size returned is fitted on until tol."""
-    X, y, model, runs = grown
+    X, y, model, runs, _ = grown
     n = len(y)
     tol = growth.TOL * n
     assert [p["m"] for p in model.inducing_path_] == [16, 32] and model.stop_reason_.startswith("max_inducing")

@@ -13,6 +13,7 @@ from . import (
 from .errors import (
     CalibrationWarning,
     DataWarning,
+    InducingWarning,
     InputError,
     ModelFileError,
     NotFittedError,
@@ -44,6 +45,7 @@ __all__ = [
     "SparseGPError",
     "CalibrationWarning",
     "DataWarning",
+    "InducingWarning",
     "InputError",
     "NumericalError",
     "ModelFileError",

@@ -43,5 +43,9 @@ class DataWarning(UserWarning):
     """The training data were changed or look wrong in a way the fit had to work around (e.g. repeated rows)."""
 
 
+class InducingWarning(UserWarning):
+    """``inducing="auto"`` stopped at ``max_inducing`` while larger inducing sets were still improving the fit."""
+
+
 class CalibrationWarning(UserWarning):
     """The fitted model's leave-one-out check says its error bars are far from honest (too narrow or too wide)."""

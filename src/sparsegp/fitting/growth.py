@@ -36,6 +36,7 @@ is to the exact GP's, not their own.
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
@@ -43,6 +44,7 @@ import numpy as np
 
 from ..approximations.certificate import Certificate, certify
 from ..approximations.objective import HostObjective
+from ..errors import InducingWarning
 from ..selection.extend import extend_conditional_variance
 from ..transforms import to_positive
 from .config import SparseConfig
@@ -124,16 +126,23 @@ def added_too_little(step: Step, n: int) -> str | None:
     return None
 
 
+def last_gain(path: list[Step], n: int) -> float | None:
+    """What the last doubling of m raised the objective by, both sizes fitted, in nats per row (None before one)."""
+    return (path[-1].objective - path[-2].objective) / n if len(path) > 1 else None
+
+
 def stop_reason(path: list[Step], n: int, m_cap: int, cap_name: str, over_time: bool) -> str | None:
     """Why the growth stops after the last step of ``path`` (step 3 of the module docstring), or None."""
     last = path[-1]
     gap = last.upper - last.lower
     if gap / n <= GAP_PER_ROW:
         return f"gap: U - F_V = {gap:.4g} nats, at most {GAP_PER_ROW:g} per row, at m = {last.m}"
-    if len(path) > 1 and (last.objective - path[-2].objective) / n <= GAIN_PER_ROW:
-        gain = (last.objective - path[-2].objective) / n
+    gain = last_gain(path, n)
+    if gain is not None and gain <= GAIN_PER_ROW:
         return f"gain: m {path[-2].m} -> {last.m} raised the objective by {gain:.3g} nats per row (< {GAIN_PER_ROW:g})"
     if last.m >= m_cap:
+        if gain is not None:  # a cap, not the gain rule: say what the last doubling still gained
+            return f"{cap_name}: m = {last.m}; the last doubling still raised the objective by {gain:.3g} nats per row"
         return f"{cap_name}: m = {last.m}"
     if over_time:
         return f"time_budget: stopped at m = {last.m}"
@@ -204,6 +213,17 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
                 continue
             break
         Z, idx = bigger, bigger_idx
+    gain = last_gain(path, n)
+    if cap_name == "max_inducing" and reason.startswith(cap_name) and gain is not None:
+        gap = (path[-1].upper - path[-1].lower) / n
+        warnings.warn(
+            f"the inducing set stopped at max_inducing = {path[-1].m} while still gaining: the last doubling "
+            f"raised the objective by {gain:.3g} nats per training row (the growth stops below {GAIN_PER_ROW:g}), "
+            f"and the certified gap is {gap:.3g} nats per row. A larger max_inducing would likely fit better, "
+            "memory and time permitting.",
+            InducingWarning,
+            stacklevel=2,
+        )
     path_dicts = [{k: (int(v) if k in ("m", "n_iter") else float(v)) for k, v in st._asdict().items()} for st in path]
     held = not moves or (everything and Z.shape[0] >= distinct)
     return Grown(params, Z, idx if held else None, report, n_iter, path_dicts, reason)
@@ -218,6 +238,7 @@ __all__ = [
     "Grown",
     "Step",
     "added_too_little",
+    "last_gain",
     "candidates",
     "certificate",
     "grow",
