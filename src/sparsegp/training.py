@@ -68,15 +68,17 @@ def _host_flat(tree, dtype=np.float64) -> np.ndarray:
     return np.concatenate([np.ravel(np.asarray(v, dtype=dtype)) for v in leaves]) if leaves else np.zeros(0, dtype)
 
 
-def _host_unravel(template, x):
-    """The inverse of :func:`_host_flat` for pytrees shaped like ``template``: NumPy slices, then device arrays
-    (``device_put``: ``jnp.asarray`` compiles a program for each new shape)."""
+def _host_unravel(template):
+    """The inverse of :func:`_host_flat` for pytrees shaped like ``template``: NumPy slices, then device arrays."""
     leaves, treedef = jax.tree_util.tree_flatten(template)
+    shapes = [np.shape(v) for v in leaves]
     ends = np.cumsum([np.size(v) for v in leaves])[:-1]
-    parts = np.split(np.asarray(x, dtype=np.float64), ends)
-    return jax.tree_util.tree_unflatten(
-        treedef, [jax.device_put(p.reshape(np.shape(v))) for p, v in zip(parts, leaves)]
-    )
+
+    def unravel(x):
+        parts = np.split(np.asarray(x, dtype=np.float64), ends)
+        return jax.tree_util.tree_unflatten(treedef, [to_device(p.reshape(s)) for p, s in zip(parts, shapes)])
+
+    return unravel
 
 
 def _unravel_of(params):
@@ -101,7 +103,7 @@ def _flatten(params, mask, lower, upper):
     hi = np.full_like(x0, np.inf) if upper is None else _host_flat(upper)
     if not (free.shape == lo.shape == hi.shape == x0.shape):
         raise InputError("mask / bounds must have the same structure as the parameters")
-    return np.clip(x0, lo, hi), partial(_host_unravel, params), free, lo, hi
+    return np.clip(x0, lo, hi), _host_unravel(params), free, lo, hi
 
 
 @partial(jax.jit, static_argnums=(0, 1))

@@ -214,7 +214,7 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
             break
         Z, idx = bigger, bigger_idx
     gain = last_gain(path, n)
-    if cap_name == "max_inducing" and reason.startswith(cap_name) and gain is not None:
+    if reason.startswith("max_inducing") and gain is not None:
         gap = (path[-1].upper - path[-1].lower) / n
         warnings.warn(
             f"the inducing set stopped at max_inducing = {path[-1].m} while still gaining: the last doubling "
