@@ -9,20 +9,45 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 # Most programs the tests compile run once on a few dozen rows, and compiling is most of the suite's time:
 # the tests compile quickly (LLVM at level 0 without its expensive passes, XLA's loop emitters instead of
-# its fusion emitters, the plain scheduler). The fusion emitters round some fused reductions differently,
-# so a test's fit can differ from the user's in the last bits; the tests check mathematics to stated
-# tolerances, every bit-for-bit test compares programs compiled alike, and the fitted models under the
-# default flags are checked by benchmarks/fit_digest.py. Times with and without: BENCHMARKS.md ("The test suite").
+# its fusion emitters, the plain scheduler, and each program's LLVM module compiled whole rather than split
+# into parts for a parallel compilation that each worker's single thread cannot use). The fusion emitters
+# round some fused reductions differently, so a test's fit can differ from the user's in the last bits; the
+# tests check mathematics to stated tolerances, every bit-for-bit test compares programs compiled alike, and
+# the fitted models under the default flags are checked by benchmarks/fit_digest.py. Times with and without:
+# BENCHMARKS.md ("The test suite").
 os.environ.setdefault(
     "XLA_FLAGS",
     "--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false --xla_llvm_disable_expensive_passes=true "
-    "--xla_cpu_enable_concurrency_optimized_scheduler=false",
+    "--xla_cpu_enable_concurrency_optimized_scheduler=false --xla_cpu_parallel_codegen_split_count=1",
 )
+
+# float64 before any test builds an array, as `import sparsegp` sets it. Set here rather than by importing the
+# package, so that the process that only hands out tests to the workers does not import JAX at all.
+os.environ.setdefault("JAX_ENABLE_X64", "1")
+
+import gc  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-import sparsegp  # noqa: E402, F401  (enables float64 in JAX before tests build arrays)
+
+# Python's full collections walk every object, and a test process holds hundreds of thousands (the imported
+# libraries, JAX's caches of traced and compiled programs): each took about 0.4 s late in the run, and the
+# exit alone ran nine (pytest's check for exceptions raised in finalisers, then JAX's clean-up). Objects that
+# live through collection, and everything alive once the tests are done, are moved out of the collector's
+# sight after one full collection, which still finalises whatever is garbage at that point.
+def _collect_and_freeze():
+    gc.collect()
+    gc.freeze()
+
+
+def pytest_collection_finish(session):
+    _collect_and_freeze()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session):
+    _collect_and_freeze()
 
 
 @pytest.fixture
