@@ -20,3 +20,12 @@ def on_cpu() -> bool:
     host paths (LAPACK for the Gaussian likelihood's factorisation, BLAS-3 sums for FITC, small chunks)
     beat XLA's kernels; on an accelerator everything stays in JAX (BENCHMARKS.md)."""
     return jax.default_backend() == "cpu"
+
+
+def accelerator_memory() -> int | None:
+    """Bytes of memory on JAX's first device when it is an accelerator; None on a CPU, or where the device
+    does not say."""
+    if on_cpu():
+        return None
+    limit = (jax.devices()[0].memory_stats() or {}).get("bytes_limit")
+    return None if limit is None else int(limit)

@@ -400,7 +400,12 @@ def _model_options(f):
         default="auto",
         help="number of inducing points (sparse models), or auto (the default): the fit chooses m",
     )
-    f.add_argument("--max-inducing", type=int, default=1024, help="the largest m --inducing auto may reach")
+    f.add_argument(
+        "--max-inducing",
+        type=int,
+        default=None,
+        help="the largest m --inducing auto may reach (default: 1024 on a CPU, more on a GPU with the memory)",
+    )
     f.add_argument("--time-budget", type=float, default=None, help="seconds after which --inducing auto stops growing")
     f.add_argument(
         "--tol",

@@ -36,7 +36,8 @@ class SparseGPRegressor(GPRegressorBase):
     inducing : "auto", int, integer array (m,), float array (m, D), Selector or KMeans
         "auto" (the default): the fit chooses m (:mod:`sparsegp.fitting.growth`): all distinct inputs, the exact
         GP, where there are at most ``max_inducing``; else doubling m from 256 until the last doubling raised the
-        objective, or the gap falls, below 0.01 nats per row, or a budget is reached. An int m draws m distinct training inputs at random (``random_state``); an integer array names training rows
+        objective, or the gap falls, below 0.01 nats per row, or a budget is reached. An int m draws m distinct
+        training inputs at random (``random_state``); an integer array names training rows
         (the papers' active set I); a float array gives the initial inducing inputs themselves; a selector from
         :mod:`sparsegp.selection` (``InfoGain(256)``, ``VFEGreedy(128)``, ...) chooses training rows greedily at the
         initial hyper-parameters; ``KMeans(m)`` starts free inducing inputs at k-means centres.
@@ -57,7 +58,9 @@ class SparseGPRegressor(GPRegressorBase):
     n_rounds : int
         Rounds of "alternate" / "em".
     max_inducing, time_budget : int, float or None
-        With ``inducing="auto"``: the largest m, and the seconds after which the set stops growing.
+        With ``inducing="auto"``: the largest m, and the seconds after which the set stops growing. None for
+        ``max_inducing``: the device's, 1,024 on a CPU and more on an accelerator with the memory
+        (:func:`sparsegp.fitting.growth.max_inducing`).
     tol : float or None
         Convergence on progress: a run stops once the objective rose by less than ``tol`` nats per training row
         per iteration (averaged over ten iterations; 10 ``tol`` for the sizes "auto" passes through). None: 1e-4
@@ -104,17 +107,8 @@ class SparseGPRegressor(GPRegressorBase):
 
     _json_params = (
         *COMMON_JSON_PARAMS,
-        "approximation",
-        "prediction",
-        "jitter",
-        "chunk_size",
-        "reselect",
-        "n_rounds",
-        "subset",
-        "refine_iter",
-        "max_inducing",
-        "time_budget",
-        "tol",
+        *("approximation", "prediction", "jitter", "chunk_size", "reselect", "n_rounds", "subset", "refine_iter"),
+        *("max_inducing", "time_budget", "tol"),
     )
 
     def __init__(
@@ -138,7 +132,7 @@ class SparseGPRegressor(GPRegressorBase):
         n_rounds=10,
         subset=None,
         refine_iter=3,
-        max_inducing=1024,
+        max_inducing=None,
         time_budget=None,
         tol=None,
         random_state=None,

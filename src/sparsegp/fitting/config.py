@@ -64,7 +64,7 @@ class SparseConfig(FitConfig):
     n_rounds: int = 10
     subset: Any = None
     refine_iter: int = 3
-    max_inducing: int = 1024
+    max_inducing: Any = None
     time_budget: Any = None
     tol: Any = None
 
@@ -117,7 +117,8 @@ def check_sparse_options(p: dict) -> None:
                 "stage learns the inducing inputs by gradient, use reselect=None"
             )
     check_int(p["refine_iter"], "refine_iter")
-    check_int(p["max_inducing"], "max_inducing", minimum=1)
+    if p["max_inducing"] is not None:
+        check_int(p["max_inducing"], "max_inducing", minimum=1)
     for name in ("time_budget", "tol"):
         if p[name] is not None:
             check_positive(p[name], name)

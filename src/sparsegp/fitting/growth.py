@@ -42,6 +42,7 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
+from .._config import accelerator_memory
 from ..approximations.certificate import Certificate, certify
 from ..approximations.objective import HostObjective
 from ..errors import InducingWarning
@@ -57,6 +58,26 @@ START_GAIN_PER_ROW = 0.001  # nats per row that twice the inputs must add at the
 TOL = 1e-4  # the default ``tol``: nats per training row per iteration
 LOOSE = 10.0  # a size that may not be the last stops at LOOSE * tol; the last is converged to tol
 CANDIDATES = 20_000  # rows scored when the set grows: O(CANDIDATES m) memory
+CPU_MAX_INDUCING = 1024  # ``max_inducing=None`` on a CPU
+ACCELERATOR_FLOPS = 2e13  # the most an evaluation may cost (2 n m^2) under ``max_inducing=None`` on an accelerator
+ACCELERATOR_COPIES = 16  # m x m float64 arrays an evaluation may hold at once, with room to spare
+
+
+def max_inducing(config: SparseConfig, n: int) -> int:
+    """The largest m of the growth: ``max_inducing``, or for None the device's. On a CPU, CPU_MAX_INDUCING; on
+    an accelerator, the largest power of two (at least CPU_MAX_INDUCING) whose evaluation costs at most
+    ACCELERATOR_FLOPS and whose ACCELERATOR_COPIES m x m arrays fill at most half the device's memory, so that
+    data with up to about ten thousand distinct inputs get the exact GP there (BENCHMARKS.md, "The default
+    fit on the GPU")."""
+    if config.max_inducing is not None:
+        return int(config.max_inducing)
+    memory = accelerator_memory()
+    if memory is None:
+        return CPU_MAX_INDUCING
+    m = CPU_MAX_INDUCING
+    while 2 * n * (2 * m) ** 2 <= ACCELERATOR_FLOPS and ACCELERATOR_COPIES * 8 * (2 * m) ** 2 <= memory / 2:
+        m *= 2
+    return m
 
 
 class Step(NamedTuple):
@@ -158,8 +179,8 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
     Xc, rows_c = candidates(data, np.random.default_rng(config.random_state))
     Xc = Xc / s
     distinct = n if data.first is None else data.first.size
-    m_cap = min(int(config.max_inducing), distinct)
-    cap_name = "max_inducing" if m_cap == int(config.max_inducing) else "every distinct input"
+    m_cap = min(max_inducing(config, n), distinct)
+    cap_name = "max_inducing" if m_cap == max_inducing(config, n) else "every distinct input"
     everything = Xc.shape[0] == distinct and np.unique(Xc, axis=0).shape[0] == distinct
     tol = (TOL if config.tol is None else float(config.tol)) * n
     if everything and distinct <= m_cap:  # fewer inputs than max_inducing: the exact GP, cheaper than growing

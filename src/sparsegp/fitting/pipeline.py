@@ -109,7 +109,7 @@ def initial_inducing(config: SparseConfig, data, rng, kernel, noise: float, s: f
     ind = config.inducing
     if config.auto:
         distinct = data.moments.n if data.first is None else data.first.size
-        ind = min(growth.START_M, int(config.max_inducing), distinct)
+        ind = min(growth.START_M, growth.max_inducing(config, int(data.moments.n)), distinct)
     if isinstance(ind, Selector):
         size = ind.size
         if config.reselect == "em":  # the first E-step selects the first share of the final size
