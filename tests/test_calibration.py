@@ -150,3 +150,20 @@ def test_sor_variances_that_leave_out_most_of_the_prior_are_flagged():
         sor.predict(Xt)  # the mean alone carries no error bars to check
         augmented.predict(Xt, return_std=True)
         sor.predict(X, return_std=True)  # at the inducing inputs nothing is left out
+
+
+@pytest.mark.parametrize("estimator", [ExactGPRegressor, lambda: SparseGPRegressor(inducing=10, random_state=0)])
+def test_a_fit_that_finds_no_signal_says_so(estimator):
+    r = np.random.default_rng(3)
+    X = r.normal(size=(120, 3))
+    noise = r.normal(size=120)  # targets the inputs do not predict
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = estimator().fit(X, noise)
+    said = [str(w.message) for w in caught if "no better than a constant" in str(w.message)]
+    assert abs(model.loo_check_.snlp) <= 0.02 and len(said) == 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = estimator().fit(X, np.sin(2 * X[:, 0]) + 0.1 * noise)
+    assert model.loo_check_.snlp < -0.5
+    assert not [w for w in caught if "no better than a constant" in str(w.message)]

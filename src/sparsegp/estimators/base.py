@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._compile import to_device
 from ..errors import InputError, NotFittedError, NumericalError
-from ..fitting.calibration import LOO_Z_LEVELS, LOOCheck, warn_if_miscalibrated
+from ..fitting.calibration import LOO_Z_LEVELS, LOOCheck, warn_if_miscalibrated, warn_if_no_signal
 from ..transforms import POSITIVE
 from ..validation import (
     as_float_matrix,
@@ -96,6 +96,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         self.loo_rows_ = check.rows
         if warn:
             warn_if_miscalibrated(check, type(self).__name__, stacklevel=4)
+            warn_if_no_signal(check, type(self).__name__, stacklevel=4)
 
     def _loo_state(self):
         check = self.loo_check_

@@ -23,6 +23,7 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from .._config import LOG_2PI
 from ..errors import CalibrationWarning
@@ -36,6 +37,7 @@ NOMINAL_COVERAGE = 0.9545  # P(|z| <= 2) for a standard normal
 NARROW_COVERAGE = 0.80
 WIDE_RMS_Z = 0.5
 CONSTANT_MARGIN = 0.01
+NO_SIGNAL_MARGIN = 0.02  # nats per row: a fit no better than a constant by this much found no signal
 
 
 class LOOCheck(NamedTuple):
@@ -100,6 +102,23 @@ def problems(check: LOOCheck) -> list[str]:
     return out
 
 
+def warn_if_no_signal(check: LOOCheck, owner: str, stacklevel: int = 3) -> None:
+    """A ConvergenceWarning (scikit-learn's class) when the leave-one-out density is within NO_SIGNAL_MARGIN
+    nats per row of a Gaussian with the training targets' mean and variance: the fit explains nothing
+    beyond the targets' spread, and its error bars, honest for that, are of no use. From a fixed start in
+    many input dimensions the optimiser often settles there (pumadyn32nm: BENCHMARKS.md)."""
+    if abs(check.snlp) <= NO_SIGNAL_MARGIN:
+        warnings.warn(
+            f"{owner}: the fitted model is no better than a constant: its mean leave-one-out log density over "
+            f"{check.rows} training rows is within {NO_SIGNAL_MARGIN:g} nats per row of a Gaussian with the "
+            "targets' mean and variance, so the kernel explains none of the targets (the all-noise optimum). "
+            "If the inputs should predict the targets, start the length-scales from an exact GP on a subset "
+            "of the rows, or use n_restarts",
+            ConvergenceWarning,
+            stacklevel=stacklevel,
+        )
+
+
 def warn_if_miscalibrated(check: LOOCheck, owner: str, stacklevel: int = 3) -> None:
     """A CalibrationWarning naming each of :func:`problems`."""
     found = problems(check)
@@ -122,12 +141,14 @@ __all__ = [
     "NOMINAL_COVERAGE",
     "WIDE_RMS_Z",
     "CONSTANT_MARGIN",
+    "NO_SIGNAL_MARGIN",
     "loo_check",
     "loo_in_batches",
     "loo_sample",
     "problems",
     "summarise",
     "warn_if_miscalibrated",
+    "warn_if_no_signal",
     "warn_if_sor_too_narrow",
 ]
 
