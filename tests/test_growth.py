@@ -217,12 +217,12 @@ def test_the_default_max_inducing_is_sized_to_the_device(monkeypatch):
     assert growth.max_inducing(config(None), 10_000) == growth.CPU_MAX_INDUCING == 1024  # the tests run on a CPU
     assert growth.max_inducing(config(300), 10_000) == 300
     monkeypatch.setattr(growth, "accelerator_memory", lambda: 80 * 10**9)
-    # the largest power of two with 2 n m^2 <= 2e13 flops and 16 m x m float64 arrays in half the memory
+    # the largest power of two with 2 n m^2 <= 2e13 flops and 16 m x m float64 arrays in the memory
     for n, m in [(10_000, 16_384), (10**6, 2_048), (10**7, 1_024)]:
         assert growth.max_inducing(config(None), n) == m
-        assert 2 * n * (2 * m) ** 2 > growth.ACCELERATOR_FLOPS or 16 * 8 * (2 * m) ** 2 > 40e9  # twice m breaks one
+        assert 2 * n * (2 * m) ** 2 > growth.ACCELERATOR_FLOPS or 16 * 8 * (2 * m) ** 2 > 80e9  # twice m breaks one
     monkeypatch.setattr(growth, "accelerator_memory", lambda: 4 * 10**9)
-    assert growth.max_inducing(config(None), 10_000) == 2_048  # 16 arrays of 4,096^2 would need 2.1 GB of 2
+    assert growth.max_inducing(config(None), 10_000) == 4_096  # 16 arrays of 8,192^2 would need 8.6 GB of 4
     assert growth.max_inducing(config(64), 10_000) == 64
 
 

@@ -66,16 +66,16 @@ ACCELERATOR_COPIES = 16  # m x m float64 arrays an evaluation may hold at once, 
 def max_inducing(config: SparseConfig, n: int) -> int:
     """The largest m of the growth: ``max_inducing``, or for None the device's. On a CPU, CPU_MAX_INDUCING; on
     an accelerator, the largest power of two (at least CPU_MAX_INDUCING) whose evaluation costs at most
-    ACCELERATOR_FLOPS and whose ACCELERATOR_COPIES m x m arrays fill at most half the device's memory, so that
-    data with up to about ten thousand distinct inputs get the exact GP there (BENCHMARKS.md, "The default
-    fit on the GPU")."""
+    ACCELERATOR_FLOPS and whose ACCELERATOR_COPIES m x m arrays fit in the memory JAX may use there, so that
+    data with up to about ten thousand distinct inputs get the exact GP (BENCHMARKS.md, "The default fit on
+    the GPU")."""
     if config.max_inducing is not None:
         return int(config.max_inducing)
     memory = accelerator_memory()
     if memory is None:
         return CPU_MAX_INDUCING
     m = CPU_MAX_INDUCING
-    while 2 * n * (2 * m) ** 2 <= ACCELERATOR_FLOPS and ACCELERATOR_COPIES * 8 * (2 * m) ** 2 <= memory / 2:
+    while 2 * n * (2 * m) ** 2 <= ACCELERATOR_FLOPS and ACCELERATOR_COPIES * 8 * (2 * m) ** 2 <= memory:
         m *= 2
     return m
 
