@@ -179,8 +179,9 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
     Xc, rows_c = candidates(data, np.random.default_rng(config.random_state))
     Xc = Xc / s
     distinct = n if data.first is None else data.first.size
-    m_cap = min(max_inducing(config, n), distinct)
-    cap_name = "max_inducing" if m_cap == max_inducing(config, n) else "every distinct input"
+    cap = max_inducing(config, n)
+    m_cap = min(cap, distinct)
+    cap_name = "max_inducing" if m_cap == cap else "every distinct input"
     everything = Xc.shape[0] == distinct and np.unique(Xc, axis=0).shape[0] == distinct
     tol = (TOL if config.tol is None else float(config.tol)) * n
     if everything and distinct <= m_cap:  # fewer inputs than max_inducing: the exact GP, cheaper than growing
