@@ -21,7 +21,7 @@ import scipy.optimize
 from jax.flatten_util import ravel_pytree
 
 from ._compile import to_device
-from .errors import InputError
+from .errors import InputError, NumericalError
 from .progress import progress_bar
 
 # Correction pairs kept by L-BFGS. SciPy's default is 10; 30 reached a lower VFE objective in 300
@@ -124,6 +124,11 @@ def flat_value_and_grad(objective, params):
 
 
 PROGRESS_WINDOW = 10  # iterations over which ``progress`` is averaged
+NOT_FINITE_START = (
+    "the objective or its gradient is not finite at the start values (a failed factorisation or an overflow), "
+    "so the optimiser cannot start: start from other values (a larger noise or min_noise, length-scales nearer "
+    "the inputs' spread, inducing inputs that are not near-duplicates, e.g. a greedy selection)"
+)
 
 
 def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar, progress=None):
@@ -141,6 +146,8 @@ def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar,
         g = np.asarray(g, dtype=np.float64)[free]
         state["evals"] += 1
         if not (np.isfinite(f) and np.all(np.isfinite(g))):
+            if state["evals"] == 1:  # nowhere to back off to: a run from here would stop at once, "converged"
+                raise NumericalError(NOT_FINITE_START)
             # A failed factorisation or overflow: report a large value so the line
             # search backs off rather than stopping the run.
             base = state["best_f"] if np.isfinite(state["best_f"]) else 0.0
@@ -181,6 +188,19 @@ def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar,
     x = x_start.copy()
     x[free] = res.x
     return x, float(res.fun), res, history, state["evals"]
+
+
+def _one_start(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, r: int):
+    """:func:`_lbfgs_run` from ``xs`` (the value alone where nothing is free); a random restart (``r`` > 0) from
+    where the objective is not finite counts as a start that ended at +inf."""
+    if not free.any():
+        return xs, float(evaluate(to_device(xs))[0]), None, [], 1
+    try:
+        return _lbfgs_run(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress)
+    except NumericalError:
+        if r == 0:
+            raise
+        return xs, np.inf, None, [], 1
 
 
 LINE_SEARCH_RESTARTS = 2
@@ -267,11 +287,7 @@ def minimize(
             xs = x0.copy()
             if r > 0:
                 xs[free] = np.clip(xs[free] + restart_scale * rng.standard_normal(int(free.sum())), lo[free], hi[free])
-            if not free.any():
-                f = float(evaluate(to_device(xs))[0])
-                results.append((xs, f, None, [], 1))
-                continue
-            results.append(_lbfgs_run(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress))
+            results.append(_one_start(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, r))
     finite = [i for i, r in enumerate(results) if np.isfinite(r[1])]
     best = min(finite, key=lambda i: results[i][1]) if finite else 0
     x, f, res, history, n_evals = results[best]

@@ -94,7 +94,9 @@ class SparseGPRegressor(GPRegressorBase):
     kernel_, noise_, Z_ : fitted hyper-parameters and inducing inputs.
     inducing_indices_ : training-row indices of the initial inducing inputs (None if given as inputs).
     selection_ : the last :class:`~sparsegp.selection.Selection` when a selector chose the set.
-    stages_ : with ``subset``, one record per stage: rows used and the optimiser's report.
+    stages_ : with ``subset``, one record per stage: rows used and the optimiser's report; with
+        ``inducing="auto"`` on more than 512 rows, first the exact GP's start on a subset (rows, iterations,
+        seconds, each candidate start's bound and the one ``chosen``, :mod:`sparsegp.fitting.pretrain`).
     rounds_ : with ``reselect`` "alternate" / "em", one record per round (size, objective after each step).
     objective_ : final value of the approximation's objective (log marginal likelihood or bound).
     stop_reason_, inducing_path_ : with ``inducing="auto"``, why m stopped growing, and one record per size (m,

@@ -1,6 +1,7 @@
 """``inducing="auto"``: the fit chooses m, growing the inducing set until more points would not pay.
 
-The schedule (one function, :func:`grow`, on any backend):
+The schedule (one function, :func:`grow`, on any backend), from the kernel and noise of the exact GP on a
+subset (:mod:`.pretrain`):
 
 0. where there are at most ``max_inducing`` distinct training inputs, Z is all of them, held: Z = X maximises
    the bound over Z, and there VFE, DTC, SoR and FITC are the exact GP (Q_ff = K_ff), so the stage fits the

@@ -48,6 +48,7 @@ from .hyper import (
     warn_unconverged,
 )
 from .objectives import SparseNegative, noise_log_prior
+from .pretrain import pretrain
 
 
 class SparseFit(NamedTuple):
@@ -192,10 +193,15 @@ class Schedule(NamedTuple):
     stop_reason: str | None = None
 
 
-def _grown(config, data, params, mask, start, s: float) -> Schedule:
-    """``inducing="auto"``: :func:`~.growth.grow` from the start's inducing inputs (it adds Z to what it fits)."""
+def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
+    """``inducing="auto"``: the kernel and noise from the exact GP on a subset (:func:`~.pretrain.pretrain`), then
+    :func:`~.growth.grow` from the start's inducing inputs (it adds Z to what it fits)."""
     hyper = {k: params[k] for k in ("kernel", "raw_noise")}
     mask = {k: mask[k] for k in hyper}
+    chunk = data.chunk(start.Z0.shape[0], config.chunk_size)
+    pre = pretrain(
+        config, data, hyper, mask, s, rng, lambda p: growth.certificate(config, data, p, start.Z0, s, chunk).lower
+    )
 
     def at(part, Z, chunk, Z_fixed, exact=False):
         rows = part.rows(s)
@@ -203,8 +209,10 @@ def _grown(config, data, params, mask, start, s: float) -> Schedule:
             return exact_problem(rows, part.moments.n)
         return problem(config, part, Z, s, chunk, Z_fixed)
 
-    g = growth.grow(config, data, at, hyper, mask, start.Z0, start.idx, s)
-    return Schedule(g.params, g.idx, g.report, g.n_iter, Z=g.Z, path=g.path, stop_reason=g.stop_reason)
+    g = growth.grow(config, data, at, pre.params, mask, start.Z0, start.idx, s)
+    stages = None if pre.stage is None else [pre.stage]
+    n_iter = g.n_iter + pre.n_iter
+    return Schedule(g.params, g.idx, g.report, n_iter, stages=stages, Z=g.Z, path=g.path, stop_reason=g.stop_reason)
 
 
 def fit_sparse(config: SparseConfig, data) -> SparseFit:
@@ -224,9 +232,9 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
     Z_fixed = None if config.learns[1] else start.Z0
     sub = None if config.subset is None or config.subset >= n else np.sort(rng.choice(n, config.subset, replace=False))
     if sub is not None:
-        done = _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed)
+        done = _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng)
     elif config.auto:
-        done = _grown(config, data, params, mask, start, s)
+        done = _grown(config, data, params, mask, start, s, rng)
     elif config.reselect is None:
         at = problem(config, data, start.Z0, s, chunk, Z_fixed)
         fit = optimise(config, at, params, mask, _desc(config, data), scale=s, progress=_progress(config, n))
@@ -254,14 +262,14 @@ def _desc(config: SparseConfig, data) -> str:
     return f"SparseGP ({config.approximation}) fit" + ("" if data.name == "memory" else f" on {data.name} arrays")
 
 
-def _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed) -> Schedule:
+def _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng) -> Schedule:
     """``max_iter`` iterations on the rows ``sub``, then ``refine_iter`` on all rows."""
     X, y = data.fetch(sub)
     part = InMemory.of_rows(X, y, collapsed=data.collapsed, moments=data.moments._replace(n=len(sub)))
     Z0 = start.Z0
     grown = None
     if config.auto:  # the growth on the subset's rows, the refinement at its final inducing set
-        grown = _grown(config, part, params, mask, start, s)
+        grown = _grown(config, part, params, mask, start, s, rng)
         params, Z0, report = dict(grown.params), grown.Z, grown.report
         chunk, Z_fixed = data.chunk(Z0.shape[0], config.chunk_size), None if config.learns[1] else Z0
         if "Z" in params:
@@ -281,6 +289,7 @@ def _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed) 
     n_iter = sum(_iterations(st["report"]) for st in stages) + (grown.n_iter - _iterations(report) if grown else 0)
     if grown is not None:
         idx = None if grown.idx is None else sub[grown.idx]  # the subset's rows in the training rows
+        stages = (grown.stages or []) + stages  # the exact GP's start, if any, first
         return grown._replace(params=params, idx=idx, report=stages[-1]["report"], n_iter=n_iter, stages=stages)
     return Schedule(params, start.idx, stages[-1]["report"], n_iter, stages=stages, selection=start.selection)
 

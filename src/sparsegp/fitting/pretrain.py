@@ -1,0 +1,113 @@
+"""The first step of ``inducing="auto"``: the kernel and noise learnt by the exact GP on a random subset.
+
+Before any inducing input, the fit learns the kernel and noise on PRETRAIN_ROWS training rows drawn at random,
+by the exact log p(y) (O(PRETRAIN_ROWS^3) per evaluation, less than one sparse evaluation at the growth's first
+size once n is in the thousands), in two L-BFGS-B runs:
+
+1. the noise held at HELD_NOISE of the target variance (or the given ``noise``, if smaller; at least
+   ``min_noise``) and the kernel free. From a start where the noise holds all the target variance (the
+   default ``noise=1``) a fit on data with many inputs of which few matter settles where the targets look
+   like noise (SMSE 1 on pumadyn32nm); with the noise held below, the kernel has to explain the targets and
+   the length-scales of the inputs that matter shrink first (Seeger et al. 2003, sec. 4, start their
+   pumadyn runs from an exact GP on a subset for the same reason);
+2. the kernel and noise free.
+
+The default kernel's length-scales start at sqrt(D) times their column's spread: there two inputs' squared
+distance in length-scales is about 2 on average, where at the columns' spread it is about 2 D (in 32
+dimensions every pair would be uncorrelated and no length-scale would have a gradient). The growth
+(:mod:`.growth`) starts from what the second run fitted. Each run stops on progress (LOOSE * ``tol`` per row
+per iteration, a start need not be converged) or at PRETRAIN_ITER. The user's ``callback`` sees the growth's
+iterations, not these. Skipped where the subset would hold every row, where the kernel and noise are not learnt
+(``optimize="inducing"`` or False), or where the subset would have fewer than two rows per hyper-parameter.
+Measured in BENCHMARKS.md, "The exact GP on a subset first".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import warnings
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ..backends.in_memory import InMemory
+from ..errors import NumericalError
+from ..transforms import to_positive, to_raw
+from .config import SparseConfig
+from .exact import exact_problem
+from .growth import LOOSE, TOL
+from .hyper import optimise, too_few
+
+PRETRAIN_ROWS = 512
+HELD_NOISE = (0.1, 0.01)  # of the normalised targets' variance
+PRETRAIN_ITER = 200  # per run, a safety cap
+
+
+class Pretrained(NamedTuple):
+    """The kernel and noise to grow from (scaled ``params``), and the stage's record (None: skipped)."""
+
+    params: Any
+    stage: dict | None
+    n_iter: int
+
+
+def pretrain(config: SparseConfig, data, params, mask, s: float, rng, score) -> Pretrained:
+    """Steps 1-2 of the module docstring on the scaled ``params`` (kernel, raw_noise) with their ``mask``, once
+    per held noise in HELD_NOISE; of those fits and ``params`` itself, the one with the highest ``score(params)``
+    (the growth's objective at its first inducing inputs over every row)."""
+    n = int(data.moments.n)
+    n_free = sum(int(np.sum(np.asarray(m))) for m in jax.tree_util.tree_leaves(mask))
+    if not config.learns[0] or n <= PRETRAIN_ROWS or too_few(PRETRAIN_ROWS, n_free):
+        return Pretrained(params, None, 0)
+    t = time.perf_counter()
+    sub = np.sort(rng.choice(n, size=PRETRAIN_ROWS, replace=False))
+    X, y = data.fetch(sub)
+    part = InMemory.of_rows(X, y, collapsed=data.collapsed, moments=data.moments._replace(n=PRETRAIN_ROWS))
+    at = exact_problem(part.rows(s), PRETRAIN_ROWS)
+    quiet = dataclasses.replace(config, callback=None)
+    progress = (TOL if config.tol is None else float(config.tol)) * PRETRAIN_ROWS * LOOSE
+    kernel = params["kernel"]
+    if config.kernel is None:  # the default kernel: length-scales at sqrt(D) times the columns' spread
+        ell = np.asarray(kernel.parameters()["lengthscale"])
+        kernel = kernel.replace(lengthscale=ell * np.sqrt(ell.size))
+    noise = float(to_positive(params["raw_noise"]))
+    fitted, n_iter = {}, 0
+    with warnings.catch_warnings():  # a start's convergence is not the model's: the growth's own fit warns
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for held in sorted({max(min(noise, h), float(config.min_noise)) for h in HELD_NOISE}, reverse=True):
+            start = dict(params, kernel=kernel, raw_noise=jnp.asarray(to_raw(held)))
+            desc = f"SparseGP ({config.approximation}) start: exact GP on {PRETRAIN_ROWS} rows"
+            first = optimise(
+                quiet, at, start, dict(mask, raw_noise=jnp.asarray(False)), f"{desc}, noise held at {held:g}",
+                scale=s, max_iter=PRETRAIN_ITER, progress=progress,
+            )  # fmt: skip
+            second = optimise(quiet, at, first.params, mask, desc, scale=s, max_iter=PRETRAIN_ITER, progress=progress)
+            n_iter += sum(0 if st.report is None else st.report.n_iter for st in (first, second))
+            fitted[f"noise held at {held:g}"] = second.params
+    fitted["the given start"] = params
+    scores = {name: _finite(score, p) for name, p in fitted.items()}
+    chosen = max(scores, key=lambda name: scores[name])
+    record = {
+        "rows": PRETRAIN_ROWS,
+        "n_iter": n_iter,
+        "seconds": time.perf_counter() - t,
+        "chosen": chosen,
+        "scores": scores,
+    }
+    return Pretrained(fitted[chosen], record, n_iter)
+
+
+def _finite(score, params) -> float:
+    """``score(params)``, or -inf where it is not finite or a factorisation fails."""
+    try:
+        value = float(score(params))
+    except NumericalError:
+        return -np.inf
+    return value if np.isfinite(value) else -np.inf
+
+
+__all__ = ["HELD_NOISE", "PRETRAIN_ITER", "PRETRAIN_ROWS", "Pretrained", "pretrain"]
