@@ -2,6 +2,7 @@
 
     python benchmarks/ttq.py K10 --record                  # GPflow SGPR at m = 128, 256, 512, 1,000 iterations
     python benchmarks/ttq.py K10 --seeds 0 1 2 3           # the default fit against the recorded reference
+    python benchmarks/ttq.py K10 --ours-only --seeds 0     # the default fit alone, at the recorded quality
 
 ``--record`` runs GPflow's SGPR (``make anchors``) from the protocol's start (every hyper-parameter and the
 noise at 1, P32: an exact GP on 1,024 rows; inducing inputs at random training rows, seed 0) for 1,000 L-BFGS
@@ -98,11 +99,16 @@ def ours(name: str, seed: int, smse: float, snlp: float) -> dict:
     return row
 
 
-def compare(name: str, seeds: list[int]) -> None:
+def quality(name: str):
+    """GPflow's best recorded case and the quality it sets (SMSE within 2 %, SNLP within 0.02)."""
     with open(reference_path(name)) as f:
         ref = json.load(f)
     best = min(ref["cases"], key=lambda c: c["SNLP"])
-    smse, snlp = best["SMSE"] * (1 + SMSE_TOL), best["SNLP"] + SNLP_TOL
+    return best, best["SMSE"] * (1 + SMSE_TOL), best["SNLP"] + SNLP_TOL
+
+
+def compare(name: str, seeds: list[int]) -> None:
+    best, smse, snlp = quality(name)
     own = first_within(best["trajectory"], best["SMSE"] * (1 + SMSE_TOL), best["SNLP"] + SNLP_TOL)
     print(
         f"{name}: GPflow's best, m = {best['m']}: SMSE {best['SMSE']:.4f}, SNLP {best['SNLP']:.4f}; quality "
@@ -135,11 +141,15 @@ def main():
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
     p.add_argument("--one", type=int, help=argparse.SUPPRESS)
     p.add_argument("--quality", type=float, nargs=2, help=argparse.SUPPRESS)
+    p.add_argument("--ours-only", action="store_true", help="the default fit of each seed at the recorded quality")
     a = p.parse_args()
     if a.record:
         record(a.data, a.m)
     elif a.one is not None:
         print(json.dumps(ours(a.data, a.one, *a.quality)))
+    elif a.ours_only:  # where GPflow is not installed (a GPU machine): no ratio, the time to quality alone
+        for seed in a.seeds:
+            print(json.dumps(dict(ours(a.data, seed, *quality(a.data)[1:]), seed=seed)), flush=True)
     else:
         compare(a.data, a.seeds)
 

@@ -277,3 +277,17 @@ def test_auto_converges_the_last_size_to_tol(grown, monkeypatch):
     assert [p for p, _ in runs] == [pytest.approx(growth.LOOSE * tol), pytest.approx(tol)]
     assert model.inducing_path_[0]["n_iter"] == sum(r.n_iter for _, r in runs) == model.n_iter_
     assert runs[1][1].objective <= runs[0][1].objective  # fitting on did not lose ground
+
+
+def test_auto_at_every_input_reports_the_exact_evidence_where_the_noise_is_at_its_floor():
+    """Noiseless targets: the noise ends at min_noise, where the sparse algebra at Z = X loses every digit; the
+    objective and the certificate are then the exact GP's log p(y) (F_V = log p(y) = U at Z = X)."""
+    X, y = data(200, noise=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sparse = SparseGPRegressor(max_inducing=256).fit(X, y)
+        exact = ExactGPRegressor(sparse.kernel_, noise=sparse.noise_, optimize=False).fit(X, y)
+    assert sparse.noise_ == pytest.approx(1e-6, rel=1e-3) and sparse.Z_.shape[0] == 200
+    assert sparse.objective_ == pytest.approx(exact.log_marginal_likelihood_, rel=1e-10)
+    assert sparse.upper_bound_ == sparse.objective_ and sparse.gap_ == 0.0
+    np.testing.assert_allclose(sparse.predict(X[:5]), exact.predict(X[:5]), atol=1e-3)

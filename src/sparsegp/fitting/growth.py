@@ -106,6 +106,7 @@ class Grown(NamedTuple):
     n_iter: int
     path: list
     stop_reason: str
+    exact: bool = False  # the last stage fitted the exact log p(y): Z is every training input, rows in memory
 
 
 def certificate(config: SparseConfig, data, params, Z, s: float, chunk: int) -> Certificate:
@@ -157,7 +158,7 @@ def stop_reason(path: list[Step], n: int, m_cap: int, cap_name: str, over_time: 
     """Why the growth stops after the last step of ``path`` (step 3 of the module docstring), or None."""
     last = path[-1]
     gap = last.upper - last.lower
-    if gap / n <= GAP_PER_ROW:
+    if -1e-6 * abs(last.lower) <= gap <= GAP_PER_ROW * n:  # U < F_V beyond rounding: lost digits, no certificate
         return f"gap: U - F_V = {gap:.4g} nats, at most {GAP_PER_ROW:g} per row, at m = {last.m}"
     gain = last_gain(path, n)
     if gain is not None and gain <= GAIN_PER_ROW:
@@ -169,6 +170,21 @@ def stop_reason(path: list[Step], n: int, m_cap: int, cap_name: str, over_time: 
     if over_time:
         return f"time_budget: stopped at m = {last.m}"
     return None
+
+
+def warn_at_cap(path: list[Step], reason: str, n: int) -> None:
+    """An InducingWarning where the growth stopped at ``max_inducing`` while the last doubling still gained."""
+    gain = last_gain(path, n)
+    if reason.startswith("max_inducing") and gain is not None:
+        gap = (path[-1].upper - path[-1].lower) / n
+        warnings.warn(
+            f"the inducing set stopped at max_inducing = {path[-1].m} while still gaining: the last doubling "
+            f"raised the objective by {gain:.3g} nats per training row (the growth stops below {GAIN_PER_ROW:g}), "
+            f"and the certified gap is {gap:.3g} nats per row. A larger max_inducing would likely fit better, "
+            "memory and time permitting.",
+            InducingWarning,
+            stacklevel=3,
+        )
 
 
 def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) -> Grown:
@@ -236,20 +252,12 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
                 continue
             break
         Z, idx = bigger, bigger_idx
-    gain = last_gain(path, n)
-    if reason.startswith("max_inducing") and gain is not None:
-        gap = (path[-1].upper - path[-1].lower) / n
-        warnings.warn(
-            f"the inducing set stopped at max_inducing = {path[-1].m} while still gaining: the last doubling "
-            f"raised the objective by {gain:.3g} nats per training row (the growth stops below {GAIN_PER_ROW:g}), "
-            f"and the certified gap is {gap:.3g} nats per row. A larger max_inducing would likely fit better, "
-            "memory and time permitting.",
-            InducingWarning,
-            stacklevel=2,
-        )
+    warn_at_cap(path, reason, n)
     path_dicts = [{k: (int(v) if k in ("m", "n_iter") else float(v)) for k, v in st._asdict().items()} for st in path]
-    held = not moves or (everything and Z.shape[0] >= distinct)
-    return Grown(params, Z, idx if held else None, report, n_iter, path_dicts, reason)
+    at_all = everything and Z.shape[0] >= distinct
+    held = not moves or at_all
+    exact = at_all and data.rows(s) is not None
+    return Grown(params, Z, idx if held else None, report, n_iter, path_dicts, reason, exact)
 
 
 __all__ = [

@@ -22,7 +22,9 @@ import numpy as np
 from .._compile import all_finite, to_device
 from .._config import on_cpu
 from ..approximations.augmented import training_cache
+from ..approximations.certificate import Certificate
 from ..approximations.common import make_posterior
+from ..approximations.exact import exact_log_marginal
 from ..approximations.loo import sparse_loo
 from ..approximations.objective import HostObjective
 from ..approximations.registry import APPROXIMATIONS
@@ -191,6 +193,7 @@ class Schedule(NamedTuple):
     Z: Any = None  # the final inducing inputs (scaled) where the schedule changed their number
     path: list | None = None
     stop_reason: str | None = None
+    exact: bool = False  # the growth ended at every training input on the exact log p(y)
 
 
 def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
@@ -199,9 +202,12 @@ def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
     hyper = {k: params[k] for k in ("kernel", "raw_noise")}
     mask = {k: mask[k] for k in hyper}
     chunk = data.chunk(start.Z0.shape[0], config.chunk_size)
-    pre = pretrain(
-        config, data, hyper, mask, s, rng, lambda p: growth.certificate(config, data, p, start.Z0, s, chunk).lower
-    )
+
+    def score(p):  # F_V at the first inducing inputs; a certificate with U < F_V has lost its digits
+        cert = growth.certificate(config, data, p, start.Z0, s, chunk)
+        return cert.lower if cert.upper >= cert.lower - 1e-6 * abs(cert.lower) else float("nan")
+
+    pre = pretrain(config, data, hyper, mask, s, rng, score)
 
     def at(part, Z, chunk, Z_fixed, exact=False):
         rows = part.rows(s)
@@ -212,7 +218,9 @@ def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
     g = growth.grow(config, data, at, pre.params, mask, start.Z0, start.idx, s)
     stages = None if pre.stage is None else [pre.stage]
     n_iter = g.n_iter + pre.n_iter
-    return Schedule(g.params, g.idx, g.report, n_iter, stages=stages, Z=g.Z, path=g.path, stop_reason=g.stop_reason)
+    return Schedule(
+        g.params, g.idx, g.report, n_iter, stages=stages, Z=g.Z, path=g.path, stop_reason=g.stop_reason, exact=g.exact
+    )
 
 
 def fit_sparse(config: SparseConfig, data) -> SparseFit:
@@ -290,7 +298,9 @@ def _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed, 
     if grown is not None:
         idx = None if grown.idx is None else sub[grown.idx]  # the subset's rows in the training rows
         stages = (grown.stages or []) + stages  # the exact GP's start, if any, first
-        return grown._replace(params=params, idx=idx, report=stages[-1]["report"], n_iter=n_iter, stages=stages)
+        return grown._replace(  # Z = the subset's inputs: the exact GP on the subset only
+            params=params, idx=idx, report=stages[-1]["report"], n_iter=n_iter, stages=stages, exact=False
+        )
     return Schedule(params, start.idx, stages[-1]["report"], n_iter, stages=stages, selection=start.selection)
 
 
@@ -386,7 +396,12 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
     if idx is not None and fixed:
         Z = data.fetch(idx)[0]  # the training rows themselves, not a round trip through X / s
     rows = data.rows(1.0)
-    if rows is not None:
+    if rows is not None and done.exact:  # Z = X: F_V = log p(y) = U, computed as the exact GP's (stable at any noise)
+        X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
+        objective = float(exact_log_marginal(kernel, noise, X, y, **rows.weights()))
+        posterior = _posterior_in_memory(config, data, kernel, noise, Z, chunk)
+        cert = Certificate(objective, objective)
+    elif rows is not None:
         objective = _value(config, data, kernel, noise, Z, 1.0, chunk)
         posterior = _posterior_in_memory(config, data, kernel, noise, Z, chunk)
         cert = growth.certificate(config, data, params, Z, 1.0, chunk)
