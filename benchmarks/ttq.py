@@ -8,7 +8,7 @@
 noise at 1, P32: an exact GP on 1,024 rows; inducing inputs at random training rows, seed 0) for 1,000 L-BFGS
 iterations at each m, with the test SMSE / SNLP every 20 iterations (GPflow's clock stopped), and saves the
 trajectories to ``benchmarks/reference/<data>-gpflow-sgpr.json``. Datasets are protocol names (K10, P32) or
-shipped datasets (split 0, standardised).
+shipped datasets (split 0, standardised). Cases recorded before at other m are kept.
 
 Without ``--record``: the best recorded result over m (lowest SNLP) sets the quality, SMSE within 2 % and SNLP
 within 0.02 of it. GPflow's time to that quality is its clock at its first record within the tolerances of its
@@ -76,9 +76,16 @@ def record(name: str, ms: list[int]) -> None:
         print({k: v for k, v in info.items() if k != "trajectory"}, flush=True)
         cases.append(info)
     os.makedirs(REFERENCE, exist_ok=True)
-    out = {"data": name, "command": f"python benchmarks/ttq.py {name} --record --m {' '.join(map(str, ms))}"}
+    kept, commands = [], []
+    if os.path.exists(reference_path(name)):  # cases recorded before at other m stay, with their command
+        with open(reference_path(name)) as f:
+            before = json.load(f)
+        kept = [c for c in before["cases"] if c["m"] not in ms]
+        commands = [before["command"]] if kept else []
+    commands.append(f"python benchmarks/ttq.py {name} --record --m {' '.join(map(str, ms))}")
+    cases = sorted(kept + cases, key=lambda c: c["m"])
     with open(reference_path(name), "w") as f:
-        json.dump(dict(out, cases=cases), f, indent=1)
+        json.dump({"data": name, "command": "; ".join(commands), "cases": cases}, f, indent=1)
     print(f"saved {reference_path(name)}")
 
 
