@@ -45,6 +45,7 @@ import numpy as np
 
 from .._config import accelerator_memory
 from ..approximations.certificate import Certificate, certify
+from ..approximations.exact import exact_log_marginal
 from ..approximations.objective import HostObjective
 from ..errors import InducingWarning
 from ..selection.extend import extend_conditional_variance
@@ -109,10 +110,21 @@ class Grown(NamedTuple):
     exact: bool = False  # the last stage fitted the exact log p(y): Z is every training input, rows in memory
 
 
-def certificate(config: SparseConfig, data, params, Z, s: float, chunk: int) -> Certificate:
+def certificate(config: SparseConfig, data, params, Z, s: float, chunk: int, exact: bool = False) -> Certificate:
     """F_V and U at the scaled kernel and noise of ``params`` and inducing inputs ``Z`` (scaled): in memory,
-    or from the backend's host sums."""
+    or from the backend's host sums. ``exact``: Z is every training input, rows in memory, where F_V = log p(y) = U;
+    both are then the exact GP's log p(y), which keeps its digits where the sparse algebra at Z = X loses them
+    (the noise at its floor)."""
     rows = data.rows(s)
+    if exact and rows is not None:
+        value = exact_log_marginal(
+            params["kernel"],
+            to_positive(params["raw_noise"]),
+            jnp.asarray(rows.X),
+            jnp.asarray(rows.y),
+            **rows.weights(),
+        )
+        return Certificate(float(value), float(value))
     if rows is None:
         host = HostObjective(
             config.approximation, data=data.host_sums(s, chunk), jitter=float(config.jitter), penalty=lambda p: 0.0
@@ -224,7 +236,7 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
         )
         params, report = stage.params, stage.report
         Z = np.asarray(params["Z"]) if moving else Z
-        cert = certificate(config, data, params, Z, s, chunk)
+        cert = certificate(config, data, params, Z, s, chunk, exact=at_all)
         iters = 0 if report is None else report.n_iter
         objective = cert.lower if report is None else -float(report.objective)
         n_iter += iters

@@ -22,9 +22,7 @@ import numpy as np
 from .._compile import all_finite, to_device
 from .._config import on_cpu
 from ..approximations.augmented import training_cache
-from ..approximations.certificate import Certificate
 from ..approximations.common import make_posterior
-from ..approximations.exact import exact_log_marginal
 from ..approximations.loo import sparse_loo
 from ..approximations.objective import HostObjective
 from ..approximations.registry import APPROXIMATIONS
@@ -396,15 +394,10 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
     if idx is not None and fixed:
         Z = data.fetch(idx)[0]  # the training rows themselves, not a round trip through X / s
     rows = data.rows(1.0)
-    if rows is not None and done.exact:  # Z = X: F_V = log p(y) = U, computed as the exact GP's (stable at any noise)
-        X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
-        objective = float(exact_log_marginal(kernel, noise, X, y, **rows.weights()))
+    if rows is not None:
+        cert = growth.certificate(config, data, params, Z, 1.0, chunk, exact=done.exact)
+        objective = cert.lower if done.exact else _value(config, data, kernel, noise, Z, 1.0, chunk)
         posterior = _posterior_in_memory(config, data, kernel, noise, Z, chunk)
-        cert = Certificate(objective, objective)
-    elif rows is not None:
-        objective = _value(config, data, kernel, noise, Z, 1.0, chunk)
-        posterior = _posterior_in_memory(config, data, kernel, noise, Z, chunk)
-        cert = growth.certificate(config, data, params, Z, 1.0, chunk)
     else:
         objective, posterior, cert = _posterior_on_host(config, data, scaled, Z, s, chunk)
     cache = None
