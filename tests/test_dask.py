@@ -409,13 +409,18 @@ def test_the_same_schedule_runs_on_numpy_and_dask(client):
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_auto_growth_equals_in_memory(client, monkeypatch):
     # the same schedule code on both backends: every size of the growth, its certificate and the final model
-    from sparsegp.fitting import growth
+    from sparsegp.fitting import growth, pretrain
 
     monkeypatch.setattr(growth, "START_M", 8)  # a first size small enough to grow from on 300 rows
+    monkeypatch.setattr(pretrain, "PRETRAIN_ROWS", 100)  # and the exact GP's start on a subset of them
     X, y = problem(300)
     common = dict(max_iter=8, random_state=3, max_inducing=64)  # under 300: 300 inputs would be the exact GP
     local = SparseGPRegressor(**common).fit(X, y)
     remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(75, 3)), da.from_array(y, chunks=75))
+    start, remote_start = local.stages_[0], remote.stages_[0]
+    assert remote_start["chosen"] == start["chosen"] and remote_start["n_iter"] == start["n_iter"] > 0
+    for name, score in start["scores"].items():
+        assert remote_start["scores"][name] == pytest.approx(score, rel=1e-8)
     assert len(local.inducing_path_) >= 3  # the set grew (8, 16, 32, 64 in-memory today)
     assert [p["m"] for p in remote.inducing_path_] == [p["m"] for p in local.inducing_path_]
     for a, b in zip(remote.inducing_path_, local.inducing_path_):
@@ -425,6 +430,7 @@ def test_auto_growth_equals_in_memory(client, monkeypatch):
     assert remote.objective_ == pytest.approx(local.objective_, rel=1e-7)
     np.testing.assert_allclose(remote.Z_, local.Z_, rtol=1e-6, atol=1e-8)
     # at most max_inducing inputs: every one of them, held; the exact GP in memory, VFE at Z = X on the cluster
+    monkeypatch.setattr(pretrain, "PRETRAIN_ROWS", 512)
     local = SparseGPRegressor(max_iter=8, random_state=3).fit(X, y)
     remote = SparseGPRegressor(max_iter=8, random_state=3).fit(
         da.from_array(X, chunks=(75, 3)), da.from_array(y, chunks=75)
