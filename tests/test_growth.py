@@ -161,6 +161,22 @@ def test_auto_stops_when_a_fitted_doubling_gains_too_little(monkeypatch):
     assert model.Z_.shape[0] == 32 and model.objective_ == pytest.approx(path[-1]["lower"], rel=1e-9)
 
 
+def test_auto_stays_where_a_larger_set_cannot_be_factorised(monkeypatch):
+    """F_V with twice the inducing inputs not finite (their K_uu unfactorisable): the fit keeps the size it has."""
+    certify = growth.certificate
+
+    def failing(config, data, params, Z, s, chunk, exact=False):
+        cert = certify(config, data, params, Z, s, chunk, exact)
+        return cert._replace(lower=float("nan")) if Z.shape[0] > 16 else cert
+
+    monkeypatch.setattr(growth, "certificate", failing)
+    X, y = data(300, freq=3.0, noise=0.05)
+    model = SparseGPRegressor(random_state=0, max_inducing=64).fit(X, y)
+    assert [p["m"] for p in model.inducing_path_] == [16] and model.Z_.shape[0] == 16
+    assert model.stop_reason_.startswith("factorisation: F_V with twice the inducing inputs is not finite at m = 16")
+    assert np.isfinite(model.objective_)
+
+
 def test_auto_on_all_distinct_inputs_is_the_exact_gp(monkeypatch):
     monkeypatch.setattr(growth, "START_M", 64)  # more than the 40 inputs: the first size is all of them
     X, y = data(40)

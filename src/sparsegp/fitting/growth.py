@@ -47,7 +47,7 @@ from .._config import accelerator_memory
 from ..approximations.certificate import Certificate, certify
 from ..approximations.exact import exact_log_marginal
 from ..approximations.objective import HostObjective
-from ..errors import InducingWarning
+from ..errors import InducingWarning, NumericalError
 from ..selection.extend import extend_conditional_variance
 from ..transforms import to_positive
 from .config import SparseConfig
@@ -151,7 +151,12 @@ def candidates(data, rng):
 
 def added_too_little(step: Step, n: int) -> str | None:
     """Why doubling m is not worth a fit: the new inducing inputs, at the fitted values, raise F_V by less than
-    START_GAIN_PER_ROW nats per row."""
+    START_GAIN_PER_ROW nats per row, or F_V with them is not finite."""
+    if not np.isfinite(step.next_start):
+        return (
+            f"factorisation: F_V with twice the inducing inputs is not finite at m = {step.m} (their K_uu cannot be "
+            "factorised at the jitter: near-duplicate inputs at the fitted length-scales); the fit stays at this m"
+        )
     gain = (step.next_start - step.lower) / n
     if gain < START_GAIN_PER_ROW:
         return (
@@ -255,7 +260,10 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
                 bigger = np.concatenate([Z, Xc[add]])
                 bigger_idx = None if idx is None else np.concatenate([idx, add if rows_c is None else rows_c[add]])
                 chunk = data.chunk(bigger.shape[0], config.chunk_size)
-                start = certificate(config, data, params, bigger, s, chunk).lower
+                try:
+                    start = certificate(config, data, params, bigger, s, chunk).lower
+                except NumericalError:  # on a backend's host sums a failed factorisation raises
+                    start = float("nan")
                 path[-1] = path[-1]._replace(next_start=start)
                 reason = added_too_little(path[-1], n)
         if reason is not None:
