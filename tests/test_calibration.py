@@ -14,7 +14,14 @@ from sparsegp.approximations.fitc import fitc_posterior
 from sparsegp.approximations.loo import exact_loo, sparse_loo
 from sparsegp.approximations.vfe import vfe_posterior
 from sparsegp.datasets.synthetic import repeated_records
-from sparsegp.fitting.calibration import LOO_Z_LEVELS, problems, summarise
+from sparsegp.fitting.calibration import (
+    LOO_Z_LEVELS,
+    LOOCheck,
+    problems,
+    summarise,
+    warn_if_miscalibrated,
+    warn_if_no_signal,
+)
 from sparsegp.kernels import SquaredExponential
 from sparsegp.replicates import collapse
 
@@ -167,3 +174,18 @@ def test_a_fit_that_finds_no_signal_says_so(estimator):
         model = estimator().fit(X, np.sin(2 * X[:, 0]) + 0.1 * noise)
     assert model.loo_check_.snlp < -0.5
     assert not [w for w in caught if "no better than a constant" in str(w.message)]
+
+
+@pytest.mark.parametrize(
+    "snlp, no_signal, worse", [(-0.03, False, False), (-0.015, True, False), (0.005, True, False), (0.015, False, True)]
+)
+def test_one_warning_for_a_fit_near_a_constant(snlp, no_signal, worse):
+    """No better than a constant (within 0.02 nats per row) and worse than one (by more than 0.01): one warning."""
+    check = LOOCheck(-1.0, 0.95, np.array([-1.96, 0.0, 1.96]), 100, snlp, 1.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warn_if_no_signal(check, "model")
+        warn_if_miscalibrated(check, "model")
+    said = [str(w.message) for w in caught]
+    assert any("no better than a constant" in m for m in said) == no_signal
+    assert any("worse than a constant" in m for m in said) == worse
