@@ -116,7 +116,7 @@ def quality(name: str):
 
 def compare(name: str, seeds: list[int]) -> None:
     best, smse, snlp = quality(name)
-    own = first_within(best["trajectory"], best["SMSE"] * (1 + SMSE_TOL), best["SNLP"] + SNLP_TOL)
+    own = first_within(best["trajectory"], smse, snlp)
     print(
         f"{name}: GPflow's best, m = {best['m']}: SMSE {best['SMSE']:.4f}, SNLP {best['SNLP']:.4f}; quality "
         f"SMSE <= {smse:.4f}, SNLP <= {snlp:.4f}; GPflow there at iteration {own[0]}, {own[1]} s recorded "

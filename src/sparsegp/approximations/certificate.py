@@ -38,6 +38,12 @@ class Certificate(NamedTuple):
     def gap(self) -> float:
         return self.upper - self.lower
 
+    @property
+    def sound(self) -> bool:
+        """U >= F_V up to rounding (1e-6 relative); below that (or NaN) the factorisations lost their digits and
+        the pair certifies nothing."""
+        return bool(self.upper >= self.lower - 1e-6 * abs(self.lower))
+
 
 def vfe_upper_bound_from_stats(st, noise):
     """U above (lambda_max(K_nn - Q_nn) bounded by its trace, as in GPflow's ``SGPR.upper_bound``), from the

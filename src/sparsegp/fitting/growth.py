@@ -65,6 +65,11 @@ ACCELERATOR_FLOPS = 2e13  # the most an evaluation may cost (2 n m^2) under ``ma
 ACCELERATOR_COPIES = 16  # m x m float64 arrays an evaluation may hold at once, with room to spare
 
 
+def tol_per_row(config: SparseConfig) -> float:
+    """``tol``, or TOL where it is None: nats per training row per iteration."""
+    return TOL if config.tol is None else float(config.tol)
+
+
 def max_inducing(config: SparseConfig, n: int) -> int:
     """The largest m of the growth: ``max_inducing``, or for None the device's. On a CPU, CPU_MAX_INDUCING; on
     an accelerator, the largest power of two (at least CPU_MAX_INDUCING) whose evaluation costs at most
@@ -175,7 +180,7 @@ def stop_reason(path: list[Step], n: int, m_cap: int, cap_name: str, over_time: 
     """Why the growth stops after the last step of ``path`` (step 3 of the module docstring), or None."""
     last = path[-1]
     gap = last.upper - last.lower
-    if -1e-6 * abs(last.lower) <= gap <= GAP_PER_ROW * n:  # U < F_V beyond rounding: lost digits, no certificate
+    if Certificate(last.lower, last.upper).sound and gap <= GAP_PER_ROW * n:
         return f"gap: U - F_V = {gap:.4g} nats, at most {GAP_PER_ROW:g} per row, at m = {last.m}"
     gain = last_gain(path, n)
     if gain is not None and gain <= GAIN_PER_ROW:
@@ -217,7 +222,7 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
     m_cap = min(cap, distinct)
     cap_name = "max_inducing" if m_cap == cap else "every distinct input"
     everything = Xc.shape[0] == distinct and np.unique(Xc, axis=0).shape[0] == distinct
-    tol = (TOL if config.tol is None else float(config.tol)) * n
+    tol = tol_per_row(config) * n
     if everything and distinct <= m_cap:  # fewer inputs than max_inducing: the exact GP, cheaper than growing
         Z0, idx0 = Xc, (np.arange(distinct) if rows_c is None else rows_c)
     path: list[Step] = []
@@ -286,6 +291,7 @@ __all__ = [
     "START_GAIN_PER_ROW",
     "START_M",
     "TOL",
+    "tol_per_row",
     "Grown",
     "Step",
     "added_too_little",

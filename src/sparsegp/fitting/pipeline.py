@@ -201,9 +201,9 @@ def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
     mask = {k: mask[k] for k in hyper}
     chunk = data.chunk(start.Z0.shape[0], config.chunk_size)
 
-    def score(p):  # F_V at the first inducing inputs; a certificate with U < F_V has lost its digits
+    def score(p):  # F_V at the first inducing inputs, where the certificate is sound
         cert = growth.certificate(config, data, p, start.Z0, s, chunk)
-        return cert.lower if cert.upper >= cert.lower - 1e-6 * abs(cert.lower) else float("nan")
+        return cert.lower if cert.sound else float("nan")
 
     pre = pretrain(config, data, hyper, mask, s, rng, score)
 

@@ -39,7 +39,7 @@ from ..errors import NumericalError
 from ..transforms import to_positive, to_raw
 from .config import SparseConfig
 from .exact import exact_problem
-from .growth import LOOSE, TOL
+from .growth import LOOSE, tol_per_row
 from .hyper import optimise, too_few
 
 PRETRAIN_ROWS = 512
@@ -69,7 +69,7 @@ def pretrain(config: SparseConfig, data, params, mask, s: float, rng, score) -> 
     part = InMemory.of_rows(X, y, collapsed=data.collapsed, moments=data.moments._replace(n=PRETRAIN_ROWS))
     at = exact_problem(part.rows(s), PRETRAIN_ROWS)
     quiet = dataclasses.replace(config, callback=None)
-    progress = (TOL if config.tol is None else float(config.tol)) * PRETRAIN_ROWS * LOOSE
+    progress = tol_per_row(config) * PRETRAIN_ROWS * LOOSE
     kernel = params["kernel"]
     if config.kernel is None:  # the default kernel: length-scales at sqrt(D) times the columns' spread
         ell = np.asarray(kernel.parameters()["lengthscale"])
