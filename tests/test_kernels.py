@@ -126,6 +126,42 @@ def test_stable_distances_for_inputs_offset_by_1e6(cls, rng):
     assert Kself.min() >= 0
 
 
+@pytest.mark.parametrize("cls", [SquaredExponential, Matern32])
+def test_a_length_scale_far_below_its_columns_spread_keeps_k_uu_positive_definite(cls, rng):
+    """A column that identifies a group (patients) with a length-scale 1e-7 of its spread: rows of one group
+    are at distance 0 in it. The expansion |a|^2 + |b|^2 - 2 a.b rounds there at eps |a|^2 ~ 1e-2, which made
+    K_uu indefinite; the distances are summed over coordinates instead."""
+    from sparsegp.kernels.gram import HostGram, JaxGram, gram
+
+    group = rng.integers(0, 12, size=200) * 0.17
+    X = np.column_stack([group, rng.normal(size=200), rng.normal(size=200)])
+    ell = np.array([1e-7 * np.std(group), 0.8, 1.5])
+    k = cls(lengthscale=ell, variance=1.3)
+    a = X / ell
+    r2 = np.sum((a[:, None, :] - a[None, :, :]) ** 2, axis=-1)
+    ref = k.profile(jnp.asarray(r2)) * 1.3
+    K = np.asarray(k.K(jnp.asarray(X)))
+    np.testing.assert_allclose(K, ref, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(np.asarray(k.K(jnp.asarray(X[:50]), jnp.asarray(X))), ref[:50], rtol=0, atol=1e-13)
+    np.linalg.cholesky(K + 1e-8 * 1.3 * np.eye(200))  # raises where K is indefinite beyond the jitter
+
+    def direct(kk, Z):  # the reference: differences per coordinate, differentiated by JAX
+        a, b = jnp.asarray(X) / kk.lengthscale, Z / kk.lengthscale
+        return kk.variance * kk.profile(jnp.sum((a[:, None, :] - b[None, :, :]) ** 2, axis=-1))
+
+    W = jnp.asarray(rng.normal(size=(200, 40)))
+    Z = jnp.asarray(X[::5])
+    got = jax.grad(lambda kk, z: jnp.sum(W * kk.K(jnp.asarray(X), z)), argnums=(0, 1))(k, Z)
+    want = jax.grad(lambda kk, z: jnp.sum(W * direct(kk, z)), argnums=(0, 1))(k, Z)
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-9, atol=1e-9)
+    if cls is SquaredExponential:  # greedy selection's engine: the host expansion is not used on such inputs
+        G = gram(k, X)
+        assert isinstance(G, JaxGram)
+        np.testing.assert_allclose(G.block(np.arange(30), np.arange(200)), ref[:30], rtol=0, atol=1e-13)
+        assert isinstance(gram(SquaredExponential(lengthscale=[1.0, 0.8, 1.5]), X), HostGram)
+
+
 def test_se_matches_seeger_form_with_bias(rng):
     ell = np.array([0.7, 2.0])
     k = SquaredExponential(lengthscale=ell, variance=1.5, bias=0.25)

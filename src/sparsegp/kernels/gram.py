@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import InputError
 from .base import Kernel
+from .distance import WIDE
 
 ENGINES = ("auto", "jax", "host")
 
@@ -174,11 +175,22 @@ class HostGram:
         return self._se(r2)
 
 
+def _narrow(form, X) -> bool:
+    """Whether the host engine's expansion keeps its digits on X: the centred, scaled inputs' squared norms
+    within :data:`~sparsegp.kernels.distance.WIDE` (beyond, :func:`~sparsegp.kernels.distance.sqdist` sums the
+    coordinates' differences instead)."""
+    X = np.asarray(X, dtype=np.float64)
+    A = (X - X.mean(axis=0)) / form.lengthscale
+    return X.shape[0] == 0 or 2.0 * float(np.max(np.einsum("ij,ij->i", A, A))) <= WIDE
+
+
 def gram(kernel: Kernel, X, engine: str = "auto") -> JaxGram | HostGram:
     """K(X, X) by pieces: ``engine`` "host" (:class:`HostGram`), "jax" (:class:`JaxGram`) or "auto", the
-    host engine when the kernel has a host form and the JAX engine otherwise."""
+    host engine when the kernel has a host form and its expansion keeps its digits on X, and the JAX engine
+    otherwise."""
     if engine not in ENGINES:
         raise InputError(f"engine must be one of {ENGINES}, got {engine!r}")
-    if engine == "host" or (engine == "auto" and _squared_exponential_form(kernel) is not None):
+    form = _squared_exponential_form(kernel)
+    if engine == "host" or (engine == "auto" and form is not None and _narrow(form, X)):
         return HostGram(kernel, X)
     return JaxGram(kernel, X)

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import InputError
 from ..transforms import NON_NEGATIVE
 from .base import HostForm, Kernel
-from .distance import safe_sqrt, sqdist
+from .distance import safe_sqrt, sqdist, wide
 
 
 class Stationary(Kernel):
@@ -64,6 +64,8 @@ def se_gram(variance, ell, X, Z, square: bool):
     passes over the n x m block and two (n x m) x (m x D) products, against
     about ten element-wise passes for the automatic one: the kernel's share of
     a VFE gradient drops from about a third to a tenth (measured at n = 36,000, m = 512).
+    Where the inputs are wide in length-scales (:mod:`.distance`) these sums cancel like the distances'
+    expansion, and they are summed over the coordinates' differences instead.
     """
     return _se_forward(variance, ell, X, Z, square)[0]
 
@@ -81,14 +83,29 @@ def _se_fwd(variance, ell, X, Z, square):
     return K, res
 
 
+def _pair_sums_expanded(G, a, b):
+    a_bar = 2.0 * (jnp.sum(G, axis=1)[:, None] * a - G @ b)
+    b_bar = 2.0 * (jnp.sum(G, axis=0)[:, None] * b - G.T @ a)
+    return a_bar, b_bar, jnp.sum(a_bar * a, axis=0) + jnp.sum(b_bar * b, axis=0)
+
+
+def _pair_sums_direct(G, a, b):
+    """:func:`_pair_sums_expanded` from the coordinates' differences, where the expansion cancels (wide inputs,
+    :mod:`.distance`): a_bar_i = 2 sum_j G_ij (a_i - b_j), b_bar_j = -2 sum_i G_ij (a_i - b_j), and
+    sum_i a_bar_i a_i + sum_j b_bar_j b_j = 2 sum_ij G_ij (a_i - b_j)^2, per coordinate."""
+    diff = a[:, None, :] - b[None, :, :]
+    Gd = G[:, :, None] * diff
+    return 2.0 * jnp.sum(Gd, axis=1), -2.0 * jnp.sum(Gd, axis=0), 2.0 * jnp.sum(Gd * diff, axis=(0, 1))
+
+
 def _se_bwd(square, res, K_bar):
     variance, ell, a, b, K = res
     E = K_bar * K
     var_bar = jnp.sum(E) / variance
     G = -0.5 * E
-    a_bar = 2.0 * (jnp.sum(G, axis=1)[:, None] * a - G @ b)
-    b_bar = 2.0 * (jnp.sum(G, axis=0)[:, None] * b - G.T @ a)
-    ell_bar = -(jnp.sum(a_bar * a, axis=0) + jnp.sum(b_bar * b, axis=0)) / ell
+    spread = wide(jnp.sum(a * a, axis=1), jnp.sum(b * b, axis=1))
+    a_bar, b_bar, t = jax.lax.cond(spread, _pair_sums_direct, _pair_sums_expanded, G, a, b)
+    ell_bar = -t / ell
     if jnp.ndim(ell) == 0:
         ell_bar = jnp.sum(ell_bar)
     return var_bar, ell_bar, a_bar / ell, b_bar / ell
