@@ -295,6 +295,51 @@ def test_auto_converges_the_last_size_to_tol(grown, monkeypatch):
     assert runs[1][1].objective <= runs[0][1].objective  # fitting on did not lose ground
 
 
+@pytest.mark.xdist_group("grown")
+def test_a_size_whose_doubling_promises_little_is_converged_before_the_set_grows(grown, monkeypatch):
+    """Twice the inputs promising less than GAIN_PER_ROW per row (here every promise, the threshold raised):
+    the size is likely the last worth fitting, so it is fitted on to tol before the set grows."""
+    X, y, _, _, _ = grown
+    tol = growth.TOL * len(y)
+    runs = spy_on_runs(monkeypatch)
+    monkeypatch.setattr(growth, "GAIN_PER_ROW", 1e9)
+    model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=32).fit(X, y)
+    assert [p["m"] for p in model.inducing_path_] == [16, 32]
+    assert [p for p, _ in runs] == [pytest.approx(growth.LOOSE * tol), pytest.approx(tol), pytest.approx(tol)]
+    first = model.inducing_path_[0]
+    assert growth.promises_little(growth.Step(**first), len(y))
+    assert first["n_iter"] == runs[0][1].n_iter + runs[1][1].n_iter
+
+
+def test_inducing_inputs_are_held_where_a_length_scale_is_far_below_its_columns_spread(monkeypatch):
+    """A group column with a length-scale 1e-7 of its spread: the bound changes over less than a rounding step
+    of Z in that column, so the growth fits the kernel and noise at the inputs held (and says so)."""
+    from sparsegp.kernels import SquaredExponential
+    from sparsegp.kernels.gram import narrow
+
+    r = np.random.default_rng(0)
+    group = r.integers(0, 8, size=300).astype(float)
+    X = np.column_stack([group, r.normal(size=300)])
+    y = np.sin(2 * group) + 0.3 * X[:, 1] + 0.05 * r.normal(size=300)
+    tiny = SquaredExponential(lengthscale=[1e-7, 1.0])
+    assert not narrow(tiny, X) and narrow(SquaredExponential(lengthscale=[0.5, 1.0]), X)
+    runs = spy_on_runs(monkeypatch)
+    descs = []
+    real = growth.optimise
+
+    def record(*args, **kwargs):
+        descs.append(args[4])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(growth, "optimise", record)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = SparseGPRegressor(kernel=tiny, max_inducing=32, random_state=0).fit(X, y)
+    assert descs and all(d.endswith("Z held") for d in descs) and len(runs) == len(descs)
+    assert all(r.n_iter > 0 for _, r in runs)
+    assert np.all(np.isin(model.Z_[:, 0], group))  # the inputs stay on the groups' values
+
+
 def test_auto_at_every_input_reports_the_exact_evidence_where_the_noise_is_at_its_floor():
     """Noiseless targets: the noise ends at min_noise, where the sparse algebra at Z = X loses every digit; the
     objective and the certificate are then the exact GP's log p(y) (F_V = log p(y) = U at Z = X)."""

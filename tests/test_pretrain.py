@@ -59,6 +59,21 @@ def test_the_start_is_the_subset_fit_the_growth_scores_highest():
     assert out.params is not hyper and out.n_iter == out.stage["n_iter"] > 0
 
 
+def test_each_start_is_scored_at_the_noise_where_the_growth_scores_it_highest():
+    """The subset's noise is for 512 rows; the sparse bound over every row may want more: each candidate is
+    scored at its own noise or one of NOISE_GRID, and the growth starts from the best."""
+    from sparsegp.transforms import to_positive
+
+    def scoring(given):
+        return lambda p: -((np.log10(float(to_positive(p["raw_noise"]))) + 1.5) ** 2)  # best at 10^-1.5
+
+    _, out = subset_start(scoring)
+    assert float(to_positive(out.params["raw_noise"])) == pytest.approx(10**-1.5)
+    assert out.stage["noise"] == pytest.approx(10**-1.5) and max(out.stage["scores"].values()) == pytest.approx(0.0)
+    _, out = subset_start(scoring, min_noise=0.05)  # the grid stops at min_noise
+    assert float(to_positive(out.params["raw_noise"])) >= 0.05 * (1 - 1e-9)
+
+
 @pytest.mark.parametrize("failure", ["nan", "raise"])
 def test_the_given_start_is_kept_where_the_subset_fits_cannot_be_grown_from(failure):
     """Where the growth's objective is not finite at a subset fit (a factorisation failed), the given start."""

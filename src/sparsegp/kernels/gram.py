@@ -175,13 +175,17 @@ class HostGram:
         return self._se(r2)
 
 
-def _narrow(form, X) -> bool:
-    """Whether the host engine's expansion keeps its digits on X: the centred, scaled inputs' squared norms
-    within :data:`~sparsegp.kernels.distance.WIDE` (beyond, :func:`~sparsegp.kernels.distance.sqdist` sums the
-    coordinates' differences instead)."""
+def narrow(kernel: Kernel, X) -> bool:
+    """Whether X spans few of the kernel's length-scales: the centred inputs' squared norms in length-scales
+    within :data:`~sparsegp.kernels.distance.WIDE` (beyond, the distances' expansion loses digits and
+    :func:`~sparsegp.kernels.distance.sqdist` sums the coordinates' differences instead). True for a kernel
+    without length-scales."""
+    ell = kernel.parameters().get("lengthscale")
     X = np.asarray(X, dtype=np.float64)
-    A = (X - X.mean(axis=0)) / form.lengthscale
-    return X.shape[0] == 0 or 2.0 * float(np.max(np.einsum("ij,ij->i", A, A))) <= WIDE
+    if ell is None or X.shape[0] == 0:
+        return True
+    A = (X - X.mean(axis=0)) / np.asarray(ell, dtype=np.float64)
+    return 2.0 * float(np.max(np.einsum("ij,ij->i", A, A))) <= WIDE
 
 
 def gram(kernel: Kernel, X, engine: str = "auto") -> JaxGram | HostGram:
@@ -191,6 +195,6 @@ def gram(kernel: Kernel, X, engine: str = "auto") -> JaxGram | HostGram:
     if engine not in ENGINES:
         raise InputError(f"engine must be one of {ENGINES}, got {engine!r}")
     form = _squared_exponential_form(kernel)
-    if engine == "host" or (engine == "auto" and form is not None and _narrow(form, X)):
+    if engine == "host" or (engine == "auto" and form is not None and narrow(kernel, X)):
         return HostGram(kernel, X)
     return JaxGram(kernel, X)
