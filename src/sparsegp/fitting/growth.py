@@ -284,8 +284,11 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
                     start = float("nan")
                 path[-1] = path[-1]._replace(next_start=start)
                 reason = added_too_little(path[-1], n)
-        if reason is not None or (loose and promises_little(path[-1], n)):
-            if loose and not over:  # likely the last size: converge it to tol, then ask again
+        if reason is None and loose and promises_little(path[-1], n):  # likely the last size worth fitting
+            tight = True
+            continue
+        if reason is not None:
+            if loose and not over:  # the model is the last size: converge it to tol, then ask again
                 tight = True
                 continue
             break
