@@ -59,19 +59,28 @@ def test_the_start_is_the_subset_fit_the_growth_scores_highest():
     assert out.params is not hyper and out.n_iter == out.stage["n_iter"] > 0
 
 
-def test_each_start_is_scored_at_the_noise_where_the_growth_scores_it_highest():
-    """The subset's noise is for 512 rows; the sparse bound over every row may want more: each candidate is
-    scored at its own noise or one of NOISE_GRID, and the growth starts from the best."""
-    from sparsegp.transforms import to_positive
+def test_a_near_categorical_start_is_scored_at_the_noise_where_the_growth_scores_it_highest():
+    """A subset fit whose kernel spans thousands of length-scales in some input interpolates the subset; it is
+    scored at its own noise or one of NOISE_GRID (at least min_noise, never where the noise is held), whichever
+    the growth's bound prefers. Other fits are scored at their own noise."""
+    from sparsegp.transforms import to_positive, to_raw
 
-    def scoring(given):
-        return lambda p: -((np.log10(float(to_positive(p["raw_noise"]))) + 1.5) ** 2)  # best at 10^-1.5
+    def noise_of(p):
+        return float(to_positive(p["raw_noise"]))
 
-    _, out = subset_start(scoring)
-    assert float(to_positive(out.params["raw_noise"])) == pytest.approx(10**-1.5)
-    assert out.stage["noise"] == pytest.approx(10**-1.5) and max(out.stage["scores"].values()) == pytest.approx(0.0)
-    _, out = subset_start(scoring, min_noise=0.05)  # the grid stops at min_noise
-    assert float(to_positive(out.params["raw_noise"])) >= 0.05 * (1 - 1e-9)
+    def score(p):
+        return -((np.log10(noise_of(p)) + 1.5) ** 2)  # best at 10^-1.5
+
+    start = {"kernel": SquaredExponential(lengthscale=[1e-7, 1.0]), "raw_noise": jnp.asarray(to_raw(1e-4))}
+    p, value = pretrain._at_best_noise(score, start, 1e-6)
+    assert noise_of(p) == pytest.approx(10**-1.5) and value == pytest.approx(0.0)
+    p, _ = pretrain._at_best_noise(score, start, 0.05)
+    assert noise_of(p) >= 0.05 * (1 - 1e-9)
+    p, _ = pretrain._at_best_noise(score, start, None)
+    assert p is start
+    _, out = subset_start(lambda given: score)  # three smooth inputs: every fit scored at its own noise
+    assert out.stage["noise"] == pytest.approx(noise_of(out.params))
+    assert out.stage["noise"] != pytest.approx(10**-1.5)
 
 
 @pytest.mark.parametrize("failure", ["nan", "raise"])

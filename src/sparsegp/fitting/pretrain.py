@@ -12,8 +12,13 @@ size once n is in the thousands), in two L-BFGS-B runs:
    pumadyn runs from an exact GP on a subset for the same reason);
 2. the kernel and noise free.
 
-Each fit, and the given start, is scored by the growth's objective at its first inducing inputs over every row,
-at the noise (its own or one of NOISE_GRID) where that objective is highest; the growth starts from the best.
+Each fit, and the given start, is scored by the growth's objective at its first inducing inputs over every row;
+the growth starts from the best. A fit whose kernel is near-categorical in some input (the subset spans more
+than about a thousand of its length-scales there: :func:`~sparsegp.kernels.gram.narrow`) is scored at the noise,
+its own or one of NOISE_GRID, where that objective is highest: its own noise interpolates the subset, and the
+bound over every row pays for what the first inputs do not explain through the noise. Scoring every fit that way
+was measured and not kept: on pol it chose a subset fit whose growth ended lower (BENCHMARKS.md, "Inputs many
+length-scales wide").
 
 The default kernel's length-scales start at sqrt(D) times their column's spread: there two inputs' squared
 distance in length-scales is about 2 on average, where at the columns' spread it is about 2 D (in 32
@@ -39,6 +44,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..backends.in_memory import InMemory
 from ..errors import NumericalError
+from ..kernels.gram import narrow
 from ..transforms import to_positive, to_raw
 from .config import SparseConfig
 from .exact import exact_problem
@@ -94,7 +100,10 @@ def pretrain(config: SparseConfig, data, params, mask, s: float, rng, score) -> 
             fitted[f"noise held at {held:g}"] = second.params
     fitted["the given start"] = params
     floor = float(config.min_noise) if bool(mask["raw_noise"]) else None
-    scored = {name: _at_best_noise(score, p, floor) for name, p in fitted.items()}
+    scored = {
+        name: (p, _finite(score, p)) if narrow(p["kernel"], X / s) else _at_best_noise(score, p, floor)
+        for name, p in fitted.items()
+    }
     chosen = max(scored, key=lambda name: scored[name][1])
     record = {
         "rows": PRETRAIN_ROWS,
@@ -109,10 +118,9 @@ def pretrain(config: SparseConfig, data, params, mask, s: float, rng, score) -> 
 
 def _at_best_noise(score, params, floor: float | None):
     """(params, score) at the noise, of the candidate's own and NOISE_GRID (at least ``floor``; None: the noise is
-    held), where ``score`` is highest. The subset's exact GP fits a noise for 512 rows; the sparse bound over
-    every row at the first inducing inputs pays for what they do not explain through the noise too (Titsias 2009,
-    eq. 9's trace term over sigma^2), and on parkinsons the subset's kernel scores -161,602 at its own noise
-    (1.7e-4) and +3,643 at 0.01, against -7,928 for the given start."""
+    held), where ``score`` is highest. The bound's trace term is divided by the noise (Titsias 2009, eq. 9): on
+    parkinsons the subset's near-categorical kernel scores -161,602 at its own noise (1.7e-4) and +3,643 at 0.01,
+    against -7,928 for the given start."""
     best = (params, _finite(score, params))
     for noise in NOISE_GRID if floor is not None else ():
         if noise >= floor:
