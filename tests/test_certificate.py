@@ -1,14 +1,17 @@
 """The certificate: F_V <= log p(y | theta) <= U on problems where the exact GP is computed, U = log p(y) when
 the inducing inputs are the training inputs, the host pass equal to the JAX program, and the fitted model's."""
 
+import warnings
+
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from sparsegp import SparseGPRegressor, load_model
-from sparsegp.approximations.certificate import certify
+from sparsegp import CertificateWarning, SparseGPRegressor, load_model
+from sparsegp.approximations.certificate import Certificate, certify
 from sparsegp.approximations.exact import exact_log_marginal
 from sparsegp.approximations.objective import HostObjective
+from sparsegp.fitting import growth
 from sparsegp.kernels import Matern32, SquaredExponential
 from sparsegp.transforms import to_raw
 
@@ -79,3 +82,18 @@ def test_a_fitted_model_carries_its_certificate_and_saves_it(approximation, tmp_
         np.testing.assert_allclose(lower, model.objective_, rtol=1e-10)
     loaded = load_model(model.save(tmp_path / "m.npz"))
     assert (loaded.upper_bound_, loaded.gap_) == (model.upper_bound_, model.gap_)
+
+
+def test_a_certificate_that_lost_its_digits_is_said(monkeypatch):
+    """U below F_V beyond rounding certifies nothing: the fit says so (a CertificateWarning), and a sound one
+    says nothing."""
+    r = np.random.default_rng(0)
+    X = r.normal(size=(120, 2))
+    y = np.sin(X[:, 0]) + 0.1 * r.normal(size=120)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CertificateWarning)
+        SparseGPRegressor(inducing=10, max_iter=20, random_state=0).fit(X, y)
+    monkeypatch.setattr(growth, "certificate", lambda *a, **k: Certificate(10.0, 9.0))
+    with pytest.warns(CertificateWarning, match="not sound"):
+        model = SparseGPRegressor(inducing=10, max_iter=20, random_state=0).fit(X, y)
+    assert model.gap_ == pytest.approx(-1.0)

@@ -12,6 +12,7 @@ from . import (
 )
 from .errors import (
     CalibrationWarning,
+    CertificateWarning,
     DataWarning,
     InducingWarning,
     InputError,
@@ -44,6 +45,7 @@ __all__ = [
     "save_model",
     "SparseGPError",
     "CalibrationWarning",
+    "CertificateWarning",
     "DataWarning",
     "InducingWarning",
     "InputError",

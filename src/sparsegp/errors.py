@@ -47,5 +47,10 @@ class InducingWarning(UserWarning):
     """``inducing="auto"`` stopped at ``max_inducing`` while larger inducing sets were still improving the fit."""
 
 
+class CertificateWarning(UserWarning):
+    """The fitted model's certificate is not sound: its upper bound lies below F_V beyond rounding, so ``gap_``
+    certifies nothing (the factorisations lost their digits)."""
+
+
 class CalibrationWarning(UserWarning):
     """The fitted model's leave-one-out check says its error bars are far from honest (too narrow or too wide)."""

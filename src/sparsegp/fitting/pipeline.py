@@ -27,7 +27,7 @@ from ..approximations.loo import sparse_loo
 from ..approximations.objective import HostObjective
 from ..approximations.registry import APPROXIMATIONS
 from ..backends.in_memory import InMemory
-from ..errors import InputError, NumericalError
+from ..errors import CertificateWarning, InputError, NumericalError
 from ..linalg import MAX_JITTER, jitter_ladder
 from ..selection import KMeans, Selector
 from ..training import alternate, minimize_reselecting
@@ -400,6 +400,7 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
         posterior = _posterior_in_memory(config, data, kernel, noise, Z, chunk)
     else:
         objective, posterior, cert = _posterior_on_host(config, data, scaled, Z, s, chunk)
+    _check_sound(config, cert)
     cache = None
     if config.prediction != "standard":
         X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
@@ -445,6 +446,18 @@ def _posterior_in_memory(config, data, kernel, noise, Z, chunk: int):
         if all_finite(*post):
             return post
     raise _unfactorisable(config, jitter)
+
+
+def _check_sound(config, cert) -> None:
+    """A CertificateWarning where the fitted model's U lies below its F_V beyond rounding."""
+    if cert is not None and not cert.sound:
+        warnings.warn(
+            f"{config.owner}: the certificate is not sound: its upper bound {cert.upper:.6g} lies below F_V "
+            f"{cert.lower:.6g}, so gap_ certifies nothing (the factorisations lost their digits: near-duplicate "
+            "inducing inputs, or a noise near min_noise). Raise jitter or min_noise, or use fewer inducing inputs.",
+            CertificateWarning,
+            stacklevel=4,
+        )
 
 
 def _posterior_on_host(config, data, params, Z, s: float, chunk: int):
