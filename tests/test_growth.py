@@ -315,7 +315,7 @@ def test_inducing_inputs_are_held_where_a_length_scale_is_far_below_its_columns_
     """A group column with a length-scale 1e-7 of its spread: the bound changes over less than a rounding step
     of Z in that column, so the growth fits the kernel and noise at the inputs held (and says so)."""
     from sparsegp.kernels import SquaredExponential
-    from sparsegp.kernels.gram import narrow
+    from sparsegp.kernels.distance import narrow
 
     r = np.random.default_rng(0)
     group = r.integers(0, 8, size=300).astype(float)

@@ -54,7 +54,7 @@ from ..approximations.certificate import Certificate, certify
 from ..approximations.exact import exact_log_marginal
 from ..approximations.objective import HostObjective
 from ..errors import InducingWarning, NumericalError
-from ..kernels.gram import narrow
+from ..kernels.distance import narrow
 from ..selection.extend import extend_conditional_variance
 from ..transforms import to_positive
 from .config import SparseConfig

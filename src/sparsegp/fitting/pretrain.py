@@ -14,7 +14,7 @@ size once n is in the thousands), in two L-BFGS-B runs:
 
 Each fit, and the given start, is scored by the growth's objective at its first inducing inputs over every row;
 the growth starts from the best. A fit whose kernel is near-categorical in some input (the subset spans more
-than about a thousand of its length-scales there: :func:`~sparsegp.kernels.gram.narrow`) is scored at the noise,
+than about a thousand of its length-scales there: :func:`~sparsegp.kernels.distance.narrow`) is scored at the noise,
 its own or one of NOISE_GRID, where that objective is highest: its own noise interpolates the subset, and the
 bound over every row pays for what the first inputs do not explain through the noise. Scoring every fit that way
 was measured and not kept: on pol it chose a subset fit whose growth ended lower (BENCHMARKS.md, "Inputs many
@@ -44,7 +44,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..backends.in_memory import InMemory
 from ..errors import NumericalError
-from ..kernels.gram import narrow
+from ..kernels.distance import narrow
 from ..transforms import to_positive, to_raw
 from .config import SparseConfig
 from .exact import exact_problem

@@ -17,6 +17,7 @@ summed over the coordinates' differences instead (O(n m D) element-wise, exact a
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 WIDE = 1e6  # squared norms beyond which the expansion's rounding (eps |a|^2) passes 2e-10 in r^2
 
@@ -59,3 +60,15 @@ def safe_sqrt(d):
     """sqrt with a finite gradient at 0 (the diagonal of a distance matrix)."""
     positive = d > 0.0
     return jnp.where(positive, jnp.sqrt(jnp.where(positive, d, 1.0)), 0.0)
+
+
+def narrow(kernel, X) -> bool:
+    """Whether X spans few of the kernel's length-scales: the centred inputs' squared norms in length-scales
+    within :data:`WIDE` on the host: the NumPy form of :func:`wide` for one set centred on its own mean (beyond,
+    :func:`sqdist` sums the coordinates' differences). True for a kernel without length-scales."""
+    ell = kernel.parameters().get("lengthscale")
+    X = np.asarray(X, dtype=np.float64)
+    if ell is None or X.shape[0] == 0:
+        return True
+    A = (X - X.mean(axis=0)) / np.asarray(ell, dtype=np.float64)
+    return 2.0 * float(np.max(np.einsum("ij,ij->i", A, A))) <= WIDE

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InputError
 from .base import Kernel
-from .distance import WIDE
+from .distance import narrow
 
 ENGINES = ("auto", "jax", "host")
 
@@ -173,19 +173,6 @@ class HostGram:
         self.evaluations += B.shape[0] * len(cols)
         r2 = np.einsum("ij,ij->i", B, B)[:, None] + self._sq[None, cols] - 2.0 * (B @ self._A[cols].T)
         return self._se(r2)
-
-
-def narrow(kernel: Kernel, X) -> bool:
-    """Whether X spans few of the kernel's length-scales: the centred inputs' squared norms in length-scales
-    within :data:`~sparsegp.kernels.distance.WIDE` (beyond, the distances' expansion loses digits and
-    :func:`~sparsegp.kernels.distance.sqdist` sums the coordinates' differences instead). True for a kernel
-    without length-scales."""
-    ell = kernel.parameters().get("lengthscale")
-    X = np.asarray(X, dtype=np.float64)
-    if ell is None or X.shape[0] == 0:
-        return True
-    A = (X - X.mean(axis=0)) / np.asarray(ell, dtype=np.float64)
-    return 2.0 * float(np.max(np.einsum("ij,ij->i", A, A))) <= WIDE
 
 
 def gram(kernel: Kernel, X, engine: str = "auto") -> JaxGram | HostGram:
