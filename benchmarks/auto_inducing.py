@@ -89,21 +89,21 @@ def fit_row(X, y, Xs, ys, label: str, every=0, **options) -> tuple[dict, object]
         model = SparseGPRegressor(**{"random_state": 0, **options}).fit(X, y)
     seconds = tracks[0].fit_seconds() if every else time.perf_counter() - t
     mean, std = model.predict(Xs, return_std=True)
-    n = len(y)
+    n, test_smse, test_snlp = len(y), smse(ys, mean), snlp(ys, mean, std**2, y)
     row = {
         "case": label,
         "m": model.Z_.shape[0],
         "fit_s": round(seconds, 1),
         "iterations": model.n_iter_,
-        "SMSE": round(smse(ys, mean), 4),
-        "SNLP": round(snlp(ys, mean, std**2, y), 4),
+        "SMSE": round(test_smse, 4),
+        "SNLP": round(test_snlp, 4),
         "objective/n": round(model.objective_ / n, 4),
         "gap/n": round(model.gap_ / n, 4),
         "stop": model.stop_reason_,
         "warnings": sorted({type(w.message).__name__ for w in caught}),
     }
-    if every:
-        row["trajectory"] = tracks[0].points
+    if every:  # the fitted model is a record too: a final stage shorter than `every` iterations has none
+        row["trajectory"] = tracks[0].points + [[model.n_iter_, round(seconds, 3), test_smse, test_snlp]]
     if model.inducing_path_:
         row["path"] = [
             (

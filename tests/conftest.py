@@ -1,4 +1,5 @@
 import os
+import shutil
 
 # Compiled XLA programs are shared through a cache on disk by every process of the run (xdist workers,
 # the CLI's subprocesses): the suite fits hundreds of small models whose programs repeat, and compiling
@@ -15,11 +16,14 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 # tests check mathematics to stated tolerances, every bit-for-bit test compares programs compiled alike, and
 # the fitted models under the default flags are checked by benchmarks/fit_digest.py. Times with and without:
 # BENCHMARKS.md ("The test suite").
-os.environ.setdefault(
-    "XLA_FLAGS",
-    "--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false --xla_llvm_disable_expensive_passes=true "
-    "--xla_cpu_enable_concurrency_optimized_scheduler=false --xla_cpu_parallel_codegen_split_count=1",
-)
+# These are CPU flags: with them set, pytest exits with no output on a machine with an NVIDIA GPU, so where
+# one is present the tests run under XLA's own settings.
+if not (shutil.which("nvidia-smi") or os.path.exists("/dev/nvidia0")):
+    os.environ.setdefault(
+        "XLA_FLAGS",
+        "--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false --xla_llvm_disable_expensive_passes=true "
+        "--xla_cpu_enable_concurrency_optimized_scheduler=false --xla_cpu_parallel_codegen_split_count=1",
+    )
 
 # float64 before any test builds an array, as `import sparsegp` sets it. Set here rather than by importing the
 # package, so that the process that only hands out tests to the workers does not import JAX at all.
