@@ -94,13 +94,21 @@ def spy_on_runs(patch):
     return runs
 
 
+def no_climb(patch):
+    """The growth without its climb (every size fitted in turn), for the tests of what it does at each size."""
+    patch.setattr(
+        growth, "climb", lambda config, data, params, Z, idx, Xc, rows_c, m_cap, s, lower: (Z, idx, lower, None)
+    )
+
+
 @pytest.fixture(scope="module")
 def grown():
-    """One growth to the cap (16, then 32 inducing points), with every optimiser run it made and the warnings it
-    gave: ``(X, y, model, runs, caught)``."""
+    """One growth to the cap (16, then 32 inducing points; no climb), with every optimiser run it made and the
+    warnings it gave: ``(X, y, model, runs, caught)``."""
     X, y = data(300, freq=3.0, noise=0.05)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(growth, "START_M", 16)
+        no_climb(patch)
         runs = spy_on_runs(patch)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -139,6 +147,50 @@ def test_a_cap_reached_while_still_gaining_is_said(grown):
     said = [str(w.message) for w in caught if issubclass(w.category, InducingWarning)]
     assert len(said) == 1 and f"{gain:.3g} nats per training row" in said[0], said
     assert f"certified gap is {model.gap_ / len(y):.3g} nats per row" in said[0]
+
+
+@pytest.mark.xdist_group("grown")
+def test_the_first_size_climbs_while_a_doubling_pays(monkeypatch):
+    """From the first inducing inputs, the set doubles while a doubling raises F_V at the start's values by at
+    least GAIN_PER_ROW per row, and the first fit is at the size where one does not (or at the cap)."""
+    X, y = data(300, freq=3.0, noise=0.05)
+    n, climbs, ladder = len(y), [], []
+    real_climb, real_doubled = growth.climb, growth._doubled
+
+    def spy_climb(*args):
+        got = real_climb(*args)
+        climbs.append((args[3].shape[0], args[-1], got[0].shape[0], got[2], list(ladder)))
+        ladder.clear()
+        return got
+
+    def spy_doubled(*args):
+        got = real_doubled(*args)
+        ladder.append((got[0].shape[0], got[2]))
+        return got
+
+    monkeypatch.setattr(growth, "climb", spy_climb)
+    monkeypatch.setattr(growth, "_doubled", spy_doubled)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=64).fit(X, y)
+    m0, lower, m1, fv, steps = climbs[0]  # the climb before the first fit
+    assert m0 == 16 and m1 > 16 and model.inducing_path_[0]["m"] == m1  # this problem climbs
+    assert model.inducing_path_[0]["start"] == pytest.approx(fv, rel=1e-12)
+    for size, up in steps:  # each doubling taken raised F_V by GAIN_PER_ROW per row; the one after did not
+        if size > m1:
+            assert not up - lower >= growth.GAIN_PER_ROW * n
+        else:
+            assert up - lower >= growth.GAIN_PER_ROW * n
+            lower = up
+    assert m1 < 64 and steps[-1][0] == 2 * m1  # it stopped below the cap, at a doubling that did not pay
+    # climbed to the cap: the model says what the doubling to it promised, and warns that it was still gaining
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        capped = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=m1).fit(X, y)
+    assert [p["m"] for p in capped.inducing_path_] == [m1]
+    assert capped.stop_reason_.startswith(f"max_inducing: m = {m1}; the doubling to it promised")
+    said = [str(w.message) for w in caught if issubclass(w.category, InducingWarning)]
+    assert len(said) == 1 and "promised, at the start's values," in said[0]
 
 
 @pytest.mark.xdist_group("grown")
@@ -288,6 +340,7 @@ def test_auto_converges_the_last_size_to_tol(grown, monkeypatch):
     assert model.n_iter_ == sum(r.n_iter for _, r in runs) == sum(p["n_iter"] for p in model.inducing_path_)
     # a stop at a size that was not the cap: that size is fitted on to tol, in one step of the path
     runs = spy_on_runs(monkeypatch)
+    no_climb(monkeypatch)
     monkeypatch.setattr(growth, "START_GAIN_PER_ROW", 1e9)  # no doubling is ever worth a fit
     model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=64).fit(X, y)
     assert [p["m"] for p in model.inducing_path_] == [16] and model.stop_reason_.startswith("gain: twice")
