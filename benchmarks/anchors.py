@@ -93,8 +93,11 @@ def gpytorch_case(d, m, max_iter, trajectory):
     model.train()
     lik.train()
     mll = gpytorch.mlls.ExactMarginalLogLikelihood(lik, model)
+    # With a trajectory, L-BFGS runs `every` iterations per step: torch keeps its memory and its iteration count
+    # between steps, so the run is the same one, stopped for the records.
+    per_step = trajectory.every or max_iter
     opt = torch.optim.LBFGS(
-        model.parameters(), lr=1.0, max_iter=max_iter, line_search_fn="strong_wolfe", tolerance_change=1e-9
+        model.parameters(), lr=1.0, max_iter=per_step, line_search_fn="strong_wolfe", tolerance_change=1e-9
     )
     n_evals = [0]
 
@@ -105,8 +108,26 @@ def gpytorch_case(d, m, max_iter, trajectory):
         n_evals[0] += 1
         return loss
 
-    trajectory.start()  # no per-iteration callback in torch's LBFGS: no trajectory for this case
-    opt.step(closure)
+    def predict():
+        model.eval()
+        lik.eval()
+        with torch.no_grad():
+            pred = lik(model(Xs))
+            out = pred.mean.numpy(), pred.variance.numpy()
+        model.train()
+        lik.train()
+        return out
+
+    def done():
+        return int(opt.state[opt._params[0]].get("n_iter", 0))
+
+    trajectory.start()
+    while done() < max_iter:
+        before = done()
+        opt.step(closure)
+        if done() == before:  # converged: the step made no iteration
+            break
+        trajectory.record(done(), predict)
     fit_s = trajectory.fit_seconds()
     t1 = time.perf_counter()
     for _ in range(3):

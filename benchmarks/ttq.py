@@ -3,6 +3,7 @@
     python benchmarks/ttq.py K10 --record                  # GPflow SGPR at m = 128, 256, 512, 1,000 iterations
     python benchmarks/ttq.py K10 --seeds 0 1 2 3           # the default fit against the recorded reference
     python benchmarks/ttq.py K10 --ours-only --seeds 0     # the default fit alone, at the recorded quality
+    python benchmarks/ttq.py K10 --gpytorch 1000           # GPyTorch SGPR's time to that quality
 
 ``--record`` runs GPflow's SGPR (``make anchors``) from the protocol's start (every hyper-parameter and the
 noise at 1, P32: an exact GP on 1,024 rows; inducing inputs at random training rows, seed 0) for 1,000 L-BFGS
@@ -140,6 +141,39 @@ def compare(name: str, seeds: list[int]) -> None:
         print(json.dumps(dict(row, seed=seed, gpflow_ttq_s=round(gpflow_ttq, 1), ttq_ratio=ratio)), flush=True)
 
 
+def gpytorch_ttq(name: str, max_iter: int) -> None:
+    """GPyTorch SGPR from the same protocol start at GPflow's best m, records every EVERY iterations: its time to
+    the same quality (its clock, evaluation excluded) and its result after ``max_iter`` iterations."""
+    from sparse_suite import anchors_python, prepare, run_case
+
+    best, smse, snlp = quality(name)
+    python = anchors_python()
+    if python is None:
+        raise SystemExit("no anchors environment: make anchors")
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "data.npz")
+        prepare(name, data, best["m"])
+        info = run_case(python, "anchors.py", "gpytorch-sgpr", data, best["m"], max_iter, tmp, EVERY)
+    if "error" in info:
+        raise SystemExit(f"GPyTorch failed: {info['error']}")
+    hit = first_within(info["trajectory"], smse, snlp)
+    last = info["trajectory"][-1] if info["trajectory"] else None
+    print(
+        json.dumps(
+            {
+                "library": info["library"],
+                "m": best["m"],
+                "s_per_eval": round(info["s_per_eval"], 4),
+                "ttq_s": None if hit is None else hit[1],
+                "ttq_iter": None if hit is None else hit[0],
+                "last_record": last,
+                "fit_s": round(info["fit_s"], 1),
+            }
+        ),
+        flush=True,
+    )
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data")
@@ -149,9 +183,12 @@ def main():
     p.add_argument("--one", type=int, help=argparse.SUPPRESS)
     p.add_argument("--quality", type=float, nargs=2, help=argparse.SUPPRESS)
     p.add_argument("--ours-only", action="store_true", help="the default fit of each seed at the recorded quality")
+    p.add_argument("--gpytorch", type=int, metavar="MAX_ITER", help="GPyTorch SGPR's time to the same quality")
     a = p.parse_args()
     if a.record:
         record(a.data, a.m)
+    elif a.gpytorch:
+        gpytorch_ttq(a.data, a.gpytorch)
     elif a.one is not None:
         print(json.dumps(ours(a.data, a.one, *a.quality)))
     elif a.ours_only:  # where GPflow is not installed (a GPU machine): no ratio, the time to quality alone
