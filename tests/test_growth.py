@@ -149,18 +149,15 @@ def test_a_cap_reached_while_still_gaining_is_said(grown):
     assert f"certified gap is {model.gap_ / len(y):.3g} nats per row" in said[0]
 
 
-@pytest.mark.xdist_group("grown")
-def test_the_first_size_climbs_while_a_doubling_pays(monkeypatch):
-    """From the first inducing inputs, the set doubles while a doubling raises F_V at the start's values by at
-    least GAIN_PER_ROW per row, and the first fit is at the size where one does not (or at the cap)."""
-    X, y = data(300, freq=3.0, noise=0.05)
-    n, climbs, ladder = len(y), [], []
+def spy_on_climbs(patch):
+    """Every climb from now on, as ``(first m, F_V there, returned m, F_V there, [(size, F_V) of each doubling])``."""
+    climbs, ladder = [], []
     real_climb, real_doubled = growth.climb, growth._doubled
 
     def spy_climb(*args):
+        ladder.clear()
         got = real_climb(*args)
         climbs.append((args[3].shape[0], args[-1], got[0].shape[0], got[2], list(ladder)))
-        ladder.clear()
         return got
 
     def spy_doubled(*args):
@@ -168,29 +165,38 @@ def test_the_first_size_climbs_while_a_doubling_pays(monkeypatch):
         ladder.append((got[0].shape[0], got[2]))
         return got
 
-    monkeypatch.setattr(growth, "climb", spy_climb)
-    monkeypatch.setattr(growth, "_doubled", spy_doubled)
+    patch.setattr(growth, "climb", spy_climb)
+    patch.setattr(growth, "_doubled", spy_doubled)
+    return climbs
+
+
+@pytest.mark.xdist_group("grown")
+def test_the_first_fit_is_at_the_cap_where_every_doubling_to_it_pays(monkeypatch):
+    """The first fit is at max_inducing where every doubling from the first inputs up to it raises F_V at the
+    start's values by at least GAIN_PER_ROW per row; else at the first inputs, the ladder cut at the first
+    doubling that pays less."""
+    X, y = data(300, freq=3.0, noise=0.05)
+    n, climbs = len(y), spy_on_climbs(monkeypatch)
+    model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=64).fit(X, y)
+    m0, lower, m1, fv, steps = climbs[0]
+    assert [size for size, _ in steps] == [32, 64]  # 16 -> 32 paid, 32 -> 64 did not: no climb
+    assert steps[0][1] - lower >= growth.GAIN_PER_ROW * n > steps[1][1] - steps[0][1]
+    assert m0 == m1 == 16 and fv == lower and model.inducing_path_[0]["m"] == 16
+    # with the cap at 32 every doubling to it pays: the first fit is there, and the model says what it promised
+    climbs.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=64).fit(X, y)
-    m0, lower, m1, fv, steps = climbs[0]  # the climb before the first fit
-    assert m0 == 16 and m1 > 16 and model.inducing_path_[0]["m"] == m1  # this problem climbs
-    assert model.inducing_path_[0]["start"] == pytest.approx(fv, rel=1e-12)
-    for size, up in steps:  # each doubling taken raised F_V by GAIN_PER_ROW per row; the one after did not
-        if size > m1:
-            assert not up - lower >= growth.GAIN_PER_ROW * n
-        else:
-            assert up - lower >= growth.GAIN_PER_ROW * n
-            lower = up
-    assert m1 < 64 and steps[-1][0] == 2 * m1  # it stopped below the cap, at a doubling that did not pay
-    # climbed to the cap: the model says what the doubling to it promised, and warns that it was still gaining
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        capped = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=m1).fit(X, y)
-    assert [p["m"] for p in capped.inducing_path_] == [m1]
-    assert capped.stop_reason_.startswith(f"max_inducing: m = {m1}; the doubling to it promised")
+        capped = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=32).fit(X, y)
+    m0, lower, m1, fv, steps = climbs[0]
+    assert m0 == 16 and m1 == 32 and steps == [(32, fv)] and fv - lower >= growth.GAIN_PER_ROW * n
+    assert [p["m"] for p in capped.inducing_path_] == [32]
+    assert capped.inducing_path_[0]["start"] == pytest.approx(fv, rel=1e-12)
+    gain = (fv - lower) / n
+    assert (
+        capped.stop_reason_ == f"max_inducing: m = 32; the doubling to it promised {gain:.3g} nats per row at the start"
+    )
     said = [str(w.message) for w in caught if issubclass(w.category, InducingWarning)]
-    assert len(said) == 1 and "promised, at the start's values," in said[0]
+    assert len(said) == 1 and f"promised, at the start's values, {gain:.3g} nats per training row" in said[0]
 
 
 @pytest.mark.xdist_group("grown")

@@ -7,12 +7,14 @@ subset (:mod:`.pretrain`):
    the bound over Z, and there VFE, DTC, SoR and FITC are the exact GP (Q_ff = K_ff), so the stage fits the
    exact log p(y) (:class:`~.objectives.ExactNegative`, cheaper than the sparse objective at m = n); its
    certificate's gap is zero up to the jitter and the growth stops there;
-1. m = START_M distinct training inputs at random, doubled as in step 4 while a doubling raises F_V at the
-   start's values by at least GAIN_PER_ROW nats per row (:func:`climb`: a size whose doubling pays that much is
-   not where the gain rule would stop; on kin40k the start's values promise 0.107 and 0.104 per row for 512 and
-   1,024, and a fit from 1,024 at once reaches GPflow's quality sooner than one through 256 and 512; on pol the
-   first doubling promises 0.006, and starting at 1,024 there took twice as long); the kernel, noise and
-   inducing inputs fitted jointly (what
+1. m = START_M distinct training inputs at random, or ``max_inducing`` where every doubling up to it, chosen as
+   in step 4, raises F_V at the start's values by at least GAIN_PER_ROW nats per row (:func:`climb`: the growth
+   would end at the cap, and the sizes below would only be passed through. On kin40k the start's values promise
+   0.107 and 0.104 per row for 512 and 1,024, and a first fit at 1,024 reaches GPflow's quality sooner than one
+   through 256 and 512; climbing part of the way was measured and dropped: elevators, whose first doubling
+   promises 0.039 and its second 0.0001, and parkinsons were slower from 512, and pol, whose first doubling
+   promises 0.006 and the next 0.018, took twice as long from 1,024); the kernel, noise and inducing inputs
+   fitted jointly (what
    ``optimize`` names) until the objective rises by less than LOOSE * ``tol`` nats per training row per
    iteration, averaged over ten iterations (``max_iter`` is a safety cap); at ``max_inducing``, and wherever
    step 3 or 4 would stop, the size is fitted on to ``tol`` and the rules asked again, so that the model
@@ -31,7 +33,7 @@ subset (:mod:`.pretrain`):
 4. otherwise double m: the fitted inducing inputs are kept and as many training rows added, chosen by greedy
    conditional variance given them at the fitted kernel (:mod:`sparsegp.selection.extend`). If they raise F_V
    at the fitted values by less than START_GAIN_PER_ROW nats per row, stop (a fit from there is not worth
-   its cost); else climb on from there as in step 1 and fit again from the fitted values.
+   its cost); else fit again from the fitted values (step 1).
 
 The model is the last size fitted. Choices measured (BENCHMARKS.md, "Choosing m"): joint fits rather than
 greedy sets at fixed hyper-parameters (on kin40k a greedy set at fitted kernel and noise reaches SMSE 0.17
@@ -251,15 +253,16 @@ def _doubled(config: SparseConfig, data, params, Z, idx, Xc, rows_c, size: int, 
 
 
 def climb(config: SparseConfig, data, params, Z, idx, Xc, rows_c, m_cap: int, s: float, lower: float):
-    """Step 1's and step 4's climb from the inducing inputs ``Z`` (F_V ``lower`` there at ``params``): double the
-    set while the doubling raises F_V at these values by at least GAIN_PER_ROW nats per row, up to ``m_cap``. A
-    size whose doubling pays that much is not where the gain rule would stop, and a fit there would only be
-    passed through. Returns (inputs, their rows, F_V there, the last doubling's gain per row or None)."""
-    n, gain = int(data.moments.n), None
+    """Step 1's climb from the first inducing inputs ``Z`` (F_V ``lower`` there at ``params``): where every
+    doubling of the set up to ``m_cap`` raises F_V at these values by at least GAIN_PER_ROW nats per row, the
+    growth would not stop below the cap, and the sizes below it would only be passed through: the first fit is
+    at the cap. The ladder is built up to the first doubling that pays less. Returns (inputs, their rows, F_V
+    there, the last doubling's gain per row) at the cap, or the given inputs and None."""
+    n, at, gain = int(data.moments.n), (Z, idx, lower), None
     while Z.shape[0] < m_cap:
         bigger, bigger_idx, up = _doubled(config, data, params, Z, idx, Xc, rows_c, min(2 * Z.shape[0], m_cap), s)
         if bigger is None or not np.isfinite(up) or up - lower < GAIN_PER_ROW * n:
-            break
+            return (*at, None)
         Z, idx, gain, lower = bigger, bigger_idx, (up - lower) / n, up
     return Z, idx, lower, gain
 
@@ -337,7 +340,7 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
                 tight = True
                 continue
             break
-        Z, idx, start, _ = climb(config, data, params, bigger, bigger_idx, Xc, rows_c, m_cap, s, start)
+        Z, idx = bigger, bigger_idx
     warn_at_cap(path, reason, n, climbed)
     path_dicts = [{k: (int(v) if k in ("m", "n_iter") else float(v)) for k, v in st._asdict().items()} for st in path]
     at_all = everything and Z.shape[0] >= distinct
