@@ -256,8 +256,11 @@ def climb(config: SparseConfig, data, params, Z, idx, Xc, rows_c, m_cap: int, s:
     """Step 1's climb from the first inducing inputs ``Z`` (F_V ``lower`` there at ``params``): where every
     doubling of the set up to ``m_cap`` raises F_V at these values by at least GAIN_PER_ROW nats per row, the
     growth would not stop below the cap, and the sizes below it would only be passed through: the first fit is
-    at the cap. The ladder is built up to the first doubling that pays less. Returns (inputs, their rows, F_V
-    there, the last doubling's gain per row) at the cap, or the given inputs and None."""
+    at the cap. The ladder is built up to the first doubling that pays less: a ladder that fails costs the greedy
+    extensions and bounds up to that size (1.2 to 4.6 s on the shipped data of 5,000 to 15,000 rows; where the
+    rows are not in memory each bound is one pass over them), and one that succeeds makes the selections the
+    growth would have made on its way. Returns (inputs, their rows, F_V there, the last doubling's gain per row)
+    at the cap, or the given inputs and None."""
     n, at, gain = int(data.moments.n), (Z, idx, lower), None
     while Z.shape[0] < m_cap:
         bigger, bigger_idx, up = _doubled(config, data, params, Z, idx, Xc, rows_c, min(2 * Z.shape[0], m_cap), s)
