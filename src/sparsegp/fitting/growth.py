@@ -14,8 +14,7 @@ subset (:mod:`.pretrain`):
    through 256 and 512; climbing part of the way was measured and dropped: elevators, whose first doubling
    promises 0.039 and its second 0.0001, and parkinsons were slower from 512, and pol, whose first doubling
    promises 0.006 and the next 0.018, took twice as long from 1,024); the kernel, noise and inducing inputs
-   fitted jointly (what
-   ``optimize`` names) until the objective rises by less than LOOSE * ``tol`` nats per training row per
+   fitted jointly (what ``optimize`` names) until the objective rises by less than LOOSE * ``tol`` nats per training row per
    iteration, averaged over ten iterations (``max_iter`` is a safety cap); at ``max_inducing``, and wherever
    step 3 or 4 would stop, the size is fitted on to ``tol`` and the rules asked again, so that the model
    returned is converged and the sizes passed through are not (the time to quality is in the sizes passed);
@@ -44,7 +43,7 @@ kernel or the noise at each size did worse on parkinsons).
 
 For DTC, FITC and SoR the same growth runs on their own objective, and the gain rule reads their objective;
 the certificate is VFE's at their fitted values, so "gap" there says how close VFE's posterior at those values
-is to the exact GP's, not their own.
+is to the exact GP's, not their own; the climb and the doubling's promise read VFE's F_V as well.
 """
 
 from __future__ import annotations
