@@ -256,9 +256,9 @@ def climb(config: SparseConfig, data, params, Z, idx, Xc, rows_c, m_cap: int, s:
     doubling of the set up to ``m_cap`` raises F_V at these values by at least GAIN_PER_ROW nats per row, the
     growth would not stop below the cap, and the sizes below it would only be passed through: the first fit is
     at the cap. The ladder is built up to the first doubling that pays less: a ladder that fails costs the greedy
-    extensions and bounds up to that size (1.2 to 4.6 s on the shipped data of 5,000 to 15,000 rows; where the
-    rows are not in memory each bound is one pass over them), and one that succeeds makes the selections the
-    growth would have made on its way. Returns (inputs, their rows, F_V there, the last doubling's gain per row)
+    extensions and bounds up to that size (where the rows are not in memory each bound is one pass over them;
+    BENCHMARKS.md, "The first fit at the cap"), and one that succeeds makes the selections the growth would
+    have made on its way. Returns (inputs, their rows, F_V there, the last doubling's gain per row)
     at the cap, or the given inputs and None."""
     n, at, gain = int(data.moments.n), (Z, idx, lower), None
     while Z.shape[0] < m_cap:
@@ -283,14 +283,14 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
     cap_name = "max_inducing" if m_cap == cap else "every distinct input"
     everything = Xc.shape[0] == distinct and np.unique(Xc, axis=0).shape[0] == distinct
     tol = tol_per_row(config) * n
-    if everything and distinct <= m_cap:  # fewer inputs than max_inducing: the exact GP, cheaper than growing
+    all_at_once = everything and distinct <= m_cap  # fewer inputs than max_inducing: the exact GP, no growth
+    if all_at_once:
         Z0, idx0 = Xc, (np.arange(distinct) if rows_c is None else rows_c)
     path: list[Step] = []
-    promised = False  # this size is being converged because its doubling promised little
+    promised, climbed = False, None  # this size is converged because its doubling promised little; step 1
     Z, idx, n_iter, report, tight = np.asarray(Z0), idx0, 0, None, False
     start = certificate(config, data, params, Z, s, data.chunk(Z.shape[0], config.chunk_size)).lower
-    climbed = None
-    if not (everything and distinct <= m_cap):
+    if not all_at_once:
         Z, idx, start, climbed = climb(config, data, params, Z, idx, Xc, rows_c, m_cap, s, start)
     while True:
         t, m = time.perf_counter(), Z.shape[0]
