@@ -10,7 +10,9 @@ SE-ARD kernel, inducing inputs at a random training subset (seed 0). The floor i
 the float64 matrix-product rate measured here, in the same process, for both
 NumPy (OpenBLAS) and JAX.
 
-    python benchmarks/flop_floor.py [--n 36000] [--m 512] [--repeats 5]
+    python benchmarks/flop_floor.py [--n 36000] [--m 512] [--repeats 5] [--data kin40k]
+
+``--data``: another shipped dataset (split 0, standardised), its first ``--n`` training rows.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ def main():
     p.add_argument("--n", type=int, default=36000)
     p.add_argument("--m", type=int, default=512)
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--data", default="kin40k", help="a shipped dataset (split 0)")
     a = p.parse_args()
 
     import jax
@@ -52,8 +55,9 @@ def main():
     jax_best, _ = best_of(lambda: gemm(Aj, Bj).block_until_ready(), a.repeats)
     rate_np, rate_jax = flops_gemm / np_best / 1e9, flops_gemm / jax_best / 1e9
 
-    X, y, _, _ = datasets.load("kin40k", split=0, preprocessing="standardize")
+    X, y, _, _ = datasets.load(a.data, split=0, preprocessing="standardize")
     X, y = X[: a.n], y[: a.n]
+    a.n = len(X)
     Z = X[np.random.default_rng(0).choice(len(X), a.m, replace=False)]
     k = SquaredExponential(np.ones(X.shape[1]), 1.0)
     chunk = chunk_size_for(len(X), a.m)
@@ -81,7 +85,7 @@ def main():
     floor_flops = 2.0 * a.n * a.m**2
     rate = max(rate_np, rate_jax)
     floor_s = floor_flops / (rate * 1e9)
-    print(f"# VFE bound+gradient vs flop floor, n={a.n}, m={a.m}, chunk={chunk}")
+    print(f"# VFE bound+gradient vs flop floor, {a.data}, n={a.n}, m={a.m}, chunk={chunk}")
     print(
         f"matmul rate: numpy {rate_np:.1f} GFLOP/s, jax {rate_jax:.1f} GFLOP/s (float64 general product (m x n)(n x m)); "
         f"numpy A @ A.T (syrk, m^2 n flops) {syrk_best:.3f} s"
