@@ -320,3 +320,60 @@ def test_checked_in_reports_come_from_one_full_run_of_all_papers_at_one_clean_co
         head = (reports / p / "report.md").read_text().split("\n## ")[0]
         assert f"Command: `{r['command']}`" in head and f"(commit {revision})" in head, p
         assert f"Date: {r['date']}" in head, p
+
+
+def test_seeger_counts_against_the_papers_are_a_one_sided_binomial_test():
+    from scipy import stats
+
+    from sparsegp.experiments.claims import binomial_below
+
+    assert binomial_below(6, 10, 0.8) == pytest.approx(sum(stats.binom.pmf(k, 10, 0.8) for k in range(7)))
+    check = _check("seeger2003", "t2-random-fixed-500-succeed")
+
+    def table(rnd, fixed):
+        rows = {"random d=500": rnd, "fixed d=500": fixed}
+        return {"pumadyn": {"table2": {k: {"successes": s, "runs": [{"error": 0.02}] * 10} for k, s in rows.items()}}}
+
+    assert check(table(6, 7)).status == "holds"  # p = 0.12 and 0.07
+    assert check(table(5, 9)).status == "fails"  # 5 of 10 at the paper's 8 of 10: p = 0.033
+
+
+def _w(top4, big=1.0, small=0.001):
+    w = np.full(32, small)
+    w[list(top4)] = big
+    return w.tolist()
+
+
+def test_seeger_fig4_suboptimal_hypers_must_fall_outside_full_gprs_own_spread():
+    check = _check("seeger2003", "fig4-random-hypers-suboptimal")
+
+    def results(at):
+        runs = [{"error": e, "w": _w((3, 4, 14, 15))} for e in (0.0223, 0.0239, 0.0230)]
+        fig4 = {
+            "d": 500,
+            "run": 0,
+            "run_kind": "every method successful",
+            "errors": {"full GPR": 0.0223, "random d=500": 0.0233},
+            "exact_error_at_hypers": {"random d=500": at},
+            "plateau_iterations": {},
+        }
+        return {"pumadyn": {"fig4": fig4, "table2": {"full GPR": {"runs": runs}, "random d=500": {"successes": 1}}}}
+
+    inside = check(results(0.0233))
+    assert inside.status == "fails" and "inside full GPR's own spread" in inside.reason
+    assert check(results(0.0317)).status == "holds"
+
+
+def test_seeger_info_gain_500_success_is_the_papers_profile_not_the_error_cut():
+    check = _check("seeger2003", "t2-info-gain-500-ten")
+    full = [{"error": 0.023, "w": _w((3, 4, 14, 15))}]
+
+    def results(runs):
+        return {"pumadyn": {"table2": {"full GPR": {"runs": full}, "info-gain d=500": {"successes": 0, "runs": runs}}}}
+
+    w = _w((3, 4, 14, 15), big=1.0, small=0.5)  # the four on top, the rest not near 0
+    straddling = [{"error": e, "w": w} for e in (0.0288, 0.0312)]
+    v = check(results(straddling))
+    assert v.status == "holds" and "below the 0.03 cut 1/2" in v.ours
+    other = [{"error": 0.0295, "w": _w((3, 4, 14, 20))}]
+    assert check(results(straddling + other)).status == "fails"

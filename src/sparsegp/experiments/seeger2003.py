@@ -219,7 +219,13 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command:
     rep.protocol("smo-bart candidates kappa", 30, cfg["kappa"])
     rep.protocol("pumadyn curves: repeats", 10, pcfg["curves"].get("repeats", 1), "the --quick mode shortens")
     every = "every iteration" if pcfg["traj_every"] == 1 else f"every {pcfg['traj_every']}"
-    rep.protocol("Fig. 3: iterates plotted", "every iteration", every, "the --quick mode thins")
+    rep.protocol(
+        "Fig. 3: iterates plotted",
+        "every iteration of the fit",
+        f"{every} of the first {pcfg['traj_max_iter']}",
+        "time (every iterate re-selects I per method and d); the fit runs on to convergence (pumadyn curves' full "
+        "GPR, the same n_MS, below); the --quick mode thins",
+    )
     runs = sorted({k for *_, k in pcfg["table2_configs"]})
     rep.protocol(
         "Table 2: runs per row",

@@ -96,6 +96,13 @@ def paired_t(a, b) -> tuple[float, float]:
     return float(np.mean(a - b)), float(stats.ttest_rel(a, b).pvalue)
 
 
+def binomial_below(successes: int, runs: int, rate: float) -> float:
+    """One-sided p-value of ``successes`` or fewer in ``runs`` at the success ``rate`` (a paper's count)."""
+    from scipy import stats
+
+    return float(stats.binom.cdf(successes, runs, rate))
+
+
 def not_run(what: str) -> Verdict:
     """The run did not compute ``what`` (for example a setting only the ``--full`` mode runs)."""
     return Verdict("not run", "", f"needs {what}")

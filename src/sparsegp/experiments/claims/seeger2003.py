@@ -11,12 +11,14 @@ from collections import Counter
 
 import numpy as np
 
-from .base import NotRun, Verdict, claim, need, verdict
+from .base import NotRun, Verdict, binomial_below, claim, need, verdict
 
 P = "seeger2003"
 METHODS = ("info-gain", "random", "smo-bart")
 SUCCESS_ERROR = 0.03  # the paper's two profiles: "below 0.03" or "close to 0.5"
 NOISE_ERROR = 0.3  # at or above: the second profile, the noise explaining the targets
+ACCEPTABLE = 0.1  # Fig. 3's "acceptable" approximation of the criterion: a relative error (our reading)
+SIGNIFICANCE = 0.05  # "significantly", and a count compared with the paper's: a test at this level
 
 
 def _curve(r, method, n, base="curves"):
@@ -110,13 +112,39 @@ def _smo_small(r):
     "For larger d, random seems less effective.",
 )
 def _random_large(r):
-    out, ok = [], True
+    out, ok, behind = [], True, []
     for n in _kin_ns(r):
-        errs = {m: _curve(r, m, n)[1][-1] for m in METHODS}
-        d1 = _curve(r, "info-gain", n)[0][-1]
-        ok &= errs["random"] > max(errs["info-gain"], errs["smo-bart"])
-        out.append(f"n = {n}, d = {d1}: " + ", ".join(f"{m} {e:.4f}" for m, e in errs.items()))
-    return verdict(bool(ok), "; ".join(out), "random's error the largest at the largest d, at every n")
+        d = _curve(r, "info-gain", n)[0]
+        errs = {m: _curve(r, m, n)[1] for m in METHODS}
+        larger = d >= np.median(d)  # "larger d": the upper half of the plotted sizes
+        worst = errs["random"] > np.maximum(errs["info-gain"], errs["smo-bart"])
+        ok &= bool(np.all(worst[larger]))
+        behind += [f"n = {n}, d = {int(x)}" for x, w in zip(d[larger], worst[larger]) if not w]
+        out.append(
+            f"n = {n}, d = {', '.join(str(int(x)) for x in d[larger])}: random worst at "
+            f"{', '.join(str(int(x)) for x in d[larger][worst[larger]]) or 'none'}"
+        )
+
+    def why():
+        ratio = []
+        for n in _kin_ns(r):
+            d, ig, rnd = _curve(r, "info-gain", n)[0], _curve(r, "info-gain", n)[1], _curve(r, "random", n)[1]
+            ratio += [f"n = {n}, d = {int(x)}: info-gain / random {a / b:.2f}" for x, a, b in zip(d, ig, rnd) if a > b]
+        return (
+            "Random is not the worst at "
+            + "; ".join(behind)
+            + ". Info-gain's error is above random's at ("
+            + "; ".join(ratio)
+            + "). Why info-gain lags at n = 10,000 is not measured."
+        )
+
+    return verdict(
+        bool(ok),
+        "; ".join(out),
+        "random's error the largest of the three at every d in the upper half of the plotted sizes (d at or above "
+        "their median), at every n",
+        why,
+    )
 
 
 @claim(
@@ -196,11 +224,15 @@ def _pumadyn_full(r):
         t2 = need(r, "pumadyn/table2/full GPR")
         if t2["median_error"] is None:
             return f"Full GPR with the paper's model did not succeed in Table 2 either ({len(t2['runs'])} runs)."
+        spread = [q["error"] for q in t2["runs"]]
+        bias = need(r, "pumadyn/learning_curves/full_gp/bias")
         return (
-            f"With the paper's model (the bias v_b and the hyper-priors) full GPR's median over its "
-            f"{len(t2['runs'])} Table 2 runs is {t2['median_error']:.4f} ({t2['median_error'] / 0.0225 - 1:+.0%} from "
-            "0.0225, on n_MS = 2,048); the learning curves' full GPR is one fit without them on n_MS = 1,024 and ends "
-            f"at {e:.4f}. The gap is the model and the data behind the hyper-parameters, not the predictor."
+            f"The learning curves' full GPR is one fit (the paper's model: the bias v_b, fitted to {bias:.3g} here, "
+            f"and the hyper-priors) on one subset of n_MS = 1,024 rows, ending at {e:.4f}; the paper's 0.0225 is a "
+            f"median. Full GPR with the same model in Table 2 (n_MS = 2,048) has median {t2['median_error']:.4f} "
+            f"({t2['median_error'] / 0.0225 - 1:+.0%} from 0.0225) over {len(t2['runs'])} runs, {min(spread):.4f} to "
+            f"{max(spread):.4f}. Whether the subset of 1,024 rows or the single fit makes the difference is not "
+            "measured."
         )
 
     return verdict(abs(e / 0.0225 - 1) <= 0.1, f"{e:.4f}", "within 10 % of 0.0225", why)
@@ -287,16 +319,30 @@ def _fig3(r):
     exact = np.asarray(t["exact"], dtype=float)
     out, ok = [], True
     for d in (100, 200):
-        gap = {m: np.abs(np.asarray(need(t, f"{m} d={d}"), dtype=float) - exact) for m in ("info-gain", "random")}
-        ok &= gap["info-gain"].max() < gap["random"].max()
+        rel = {
+            m: np.abs(np.asarray(need(t, f"{m} d={d}"), dtype=float) - exact) / np.abs(exact)
+            for m in ("info-gain", "random")
+        }
+        ok &= np.median(rel["info-gain"]) <= ACCEPTABLE < np.median(rel["random"])
         out.append(
-            f"d = {d}: largest gap info-gain {gap['info-gain'].max():.3g}, random {gap['random'].max():.3g}"
-            f" (median {np.median(gap['info-gain']):.3g} vs {np.median(gap['random']):.3g})"
+            f"d = {d}: median relative error info-gain {np.median(rel['info-gain']):.2f}, random "
+            f"{np.median(rel['random']):.2f} (largest {rel['info-gain'].max():.3g} vs {rel['random'].max():.3g})"
         )
     return verdict(
         bool(ok),
-        "; ".join(out) + f"; over {len(exact)} iterates",
-        "info-gain's largest |criterion - exact| over all plotted iterates below random's, at d = 100 and 200",
+        "; ".join(out) + f"; over {len(exact)} iterates, exact criterion {exact.min():.0f} to {exact.max():.0f}",
+        f"acceptable: info-gain's |criterion - exact| / |exact| at most {ACCEPTABLE:.0%} at the median iterate, and "
+        f"random's above it, at d = 100 and 200 ({ACCEPTABLE:.0%} is our reading; the paper gives no number)",
+        lambda: (
+            "Both approximations are far from the exact criterion along most of the trajectory; info-gain's relative "
+            "error at the first and the last iterate: "
+            + ", ".join(
+                f"d = {d} {abs(t[f'info-gain d={d}'][0] / exact[0] - 1):.2f} and "
+                f"{abs(t[f'info-gain d={d}'][-1] / exact[-1] - 1):.2f}"
+                for d in (100, 200)
+            )
+            + ". Why ours differ from the paper's curves is not measured."
+        ),
     )
 
 
@@ -434,12 +480,55 @@ def _t2_d50(r):
     "random d = 500: 8 successful runs of 10; fixed d = 500: 9 of 10.",
 )
 def _t2_500(r):
-    got = {k: _t2(r, k)[:2] for k in ("random d=500", "fixed d=500")}
+    paper = {"random d=500": 8, "fixed d=500": 9}
+    got = {k: _t2(r, k)[:2] for k in paper}
+    p = {k: binomial_below(s, n, paper[k] / n) for k, (s, n) in got.items()}
     return verdict(
-        all(s >= 0.5 * n for s, n in got.values()),
-        ", ".join(f"{k}: {s}/{n}" for k, (s, n) in got.items()) + _failures(r, list(got)),
-        "at least half of the runs succeed for each",
+        all(v >= SIGNIFICANCE for v in p.values()),
+        ", ".join(f"{k}: {s}/{n} (one-sided p = {p[k]:.3f})" for k, (s, n) in got.items()) + _failures(r, list(got)),
+        f"ours not significantly below the paper's rates (8/10, 9/10): a one-sided binomial test at {SIGNIFICANCE:g}",
         lambda: _basin_reason(r, list(got)),
+    )
+
+
+def _top4(run) -> set:
+    return set(np.argsort(np.asarray(run["w"], dtype=float))[::-1][:4].tolist())
+
+
+def _gap_ratio(run) -> float:
+    """The fourth largest ARD weight over the fifth: large where four attributes are singled out."""
+    w = np.sort(np.asarray(run["w"], dtype=float))[::-1]
+    return float(w[3] / w[4])
+
+
+@claim(
+    P,
+    "t2-info-gain-500-ten",
+    "4.2, Table 2",
+    "info-gain d = 500: 10 successful runs of 10 (squared error 0.0296).",
+)
+def _t2_ig500(r):
+    runs = _t2(r, "info-gain d=500")[2]["runs"]
+    four = _top4(need(r, "pumadyn/table2/full GPR/runs/0"))
+    errors = [q["error"] for q in runs]
+    profile = [q for q in runs if q["error"] < NOISE_ERROR and _top4(q) == four]
+    full = [_gap_ratio(q) for q in need(r, "pumadyn/table2/full GPR/runs")]
+    ours = (
+        f"{len(profile)}/{len(runs)} in the first profile (the four largest ARD weights on full GPR's four "
+        f"attributes, error far from 0.5); below the 0.03 cut {sum(e < SUCCESS_ERROR for e in errors)}/{len(runs)}; "
+        f"errors {min(errors):.4f} to {max(errors):.4f}: the cut splits one outcome"
+    )
+    return verdict(
+        len(profile) == len(runs),
+        ours,
+        "every run in the paper's first profile: its relevant attributes singled out (the four largest weights on "
+        "full GPR's four) and its error near 0.03, not 0.5",
+        lambda: (
+            f"{len(runs) - len(profile)} run(s) put another attribute among the four largest weights. At d = 500 the "
+            f"four are not singled out as cleanly as by full GPR: the fourth largest weight over the fifth is "
+            f"{min(_gap_ratio(q) for q in runs):.1f} to {max(_gap_ratio(q) for q in runs):.1f}, against "
+            f"{min(full):.1f} to {max(full):.1f} in full GPR's runs, so 'all other w_j ~ 0' does not hold here."
+        ),
     )
 
 
@@ -552,13 +641,70 @@ def _fig4_hypers(r):
     f4 = need(r, "pumadyn/fig4")
     key = f"random d={f4['d']}"
     at, own = f4["exact_error_at_hypers"][key], f4["errors"]["full GPR"]
+    spread = [q["error"] for q in need(r, "pumadyn/table2/full GPR/runs")]
     succeeded = f4["errors"][key] < SUCCESS_ERROR  # the paper's premise: a successful random run
+
+    def why():
+        if not succeeded:
+            return _no_random_success(r, f4)
+        return (
+            f"Full GPR's error at random's hyper-parameters is {at / own - 1:+.0%} from its own ({at:.4f} against "
+            f"{own:.4f}; the paper: 0.0317 against 0.0236 in Table 2, +34 %), inside full GPR's own spread over its "
+            f"{len(spread)} Table 2 runs ({min(spread):.4f} to {max(spread):.4f}): random's hyper-parameters are as "
+            "good as full GPR's here (see fig4-random-curve-below-larger-w)."
+        )
+
     return verdict(
-        succeeded and at > own,
-        f"full GPR at random d = {f4['d']}'s hyper-parameters {at:.4f}, at its own {own:.4f} "
-        f"(Table 2 run {f4['run']}, {f4['run_kind']})",
-        "random successful in the run, and full GPR's error at its hyper-parameters above that at full GPR's own",
-        lambda: _no_random_success(r, f4),
+        succeeded and at > max(spread),
+        f"full GPR at random d = {f4['d']}'s hyper-parameters {at:.4f}, at its own {own:.4f}; full GPR's "
+        f"{len(spread)} Table 2 runs {min(spread):.4f} to {max(spread):.4f} (Table 2 run {f4['run']}, {f4['run_kind']})",
+        "random successful in the run, and full GPR's error at its hyper-parameters above every one of full GPR's "
+        "own Table 2 runs (outside their spread)",
+        why,
+    )
+
+
+@claim(
+    P,
+    "fig4-random-curve-below-larger-w",
+    "4.2, Fig. 4",
+    "The curve runs below the one for full GPR, and the concrete w_j^{1/2} values are significantly larger than "
+    "the ones chosen by the latter.",
+)
+def _fig4_curve(r):
+    f4 = need(r, "pumadyn/fig4")
+    key = f"random d={f4['d']}"
+    full, rnd = np.asarray(f4["curves"]["full GPR"], dtype=float), np.asarray(f4["curves"][key], dtype=float)
+    k = min(len(full), len(rnd))
+    below = float(np.mean(rnd[:k] < full[:k]))
+    ig = np.asarray(f4["curves"].get("info-gain d=500", [np.nan]), dtype=float)
+    ig_below = float(np.mean(ig[:k] < full[: min(k, len(ig))])) if len(ig) >= k else float("nan")
+    w_rnd, w_ig = np.asarray(f4["sqrt_w"][key]), np.asarray(f4["sqrt_w"].get("info-gain d=500", []))
+    # "significantly larger": above the largest value full GPR reaches at the same rank over its Table 2 runs
+    ranked = [
+        np.sort(np.sqrt(np.asarray(q["w"], dtype=float)))[::-1][:4] for q in need(r, "pumadyn/table2/full GPR/runs")
+    ]
+    top = np.max(ranked, axis=0)
+    larger = w_rnd.size >= 4 and bool(np.all(w_rnd[:4] > top))
+    ig_larger = w_ig.size >= 4 and bool(np.all(w_ig[:4] > top))
+    ours = (
+        f"random below full GPR at {below:.0%} of the {k} common iterations (last: {rnd[k - 1]:.1f} against "
+        f"{full[k - 1]:.1f}); four largest w_j^(1/2): random {np.round(w_rnd[:4], 3).tolist()}, info-gain d = 500 "
+        f"{np.round(w_ig[:4], 3).tolist()}, full GPR's largest over its {len(ranked)} Table 2 runs "
+        f"{np.round(top, 3).tolist()}"
+    )
+    return verdict(
+        below == 1.0 and larger,
+        ours,
+        "random's criterion below full GPR's at every common iteration, and each of its four largest w_j^(1/2) above "
+        "the largest full GPR reaches at that rank over its Table 2 runs",
+        lambda: (
+            f"Random's curve is not below full GPR's and its w_j^(1/2) are within full GPR's own spread. Info-gain "
+            f"d = 500 shows the pattern instead: its curve below full GPR's at {ig_below:.0%} of the common "
+            f"iterations (last: {ig[-1]:.1f}), its four largest w_j^(1/2) "
+            + ("each above" if ig_larger else "not all above")
+            + " full GPR's largest at that rank. Why random ends elsewhere than the paper's run is not measured."
+        ),
     )
 
 
