@@ -262,8 +262,8 @@ def test_every_failing_verdict_of_the_checked_in_reports_gives_its_reason():
                 assert len(v.reason) > 40 and re.search(r"\d", v.reason), (paper, c.key, v.reason)
 
 
-def test_ntl_offset_recovers_a_scale_and_a_left_out_constant():
-    from sparsegp.experiments.quinonero_candela2005_table1 import HALF_LOG_2PI, ntl_offsets
+def test_ntl_offset_recovers_a_scale_and_a_constant_with_its_sign():
+    from sparsegp.experiments.quinonero_candela2005_table1 import HALF_LOG_2PI, ntl_offset_text, ntl_offsets
 
     paper = {"A": (None, 0.04, 0.003, -0.40, 0.03, 0.002, -0.50), "B": (None, 0.05, 0.004, -0.30, 0.04, 0.003, -0.45)}
     s = 0.2  # the paper's units per ours
@@ -276,6 +276,10 @@ def test_ntl_offset_recovers_a_scale_and_a_left_out_constant():
     off = ntl_offsets(rows, paper)
     assert len(off["cells"]) == 4
     assert off["mean"] == pytest.approx(-HALF_LOG_2PI, abs=1e-12) and off["sd"] < 1e-12
+    # ours below the paper's by the constant: the paper's NTL carries it once more than ours, it does not lack it
+    assert "counts twice" in ntl_offset_text({**off, "sd": 0.02})
+    assert "leaves out" in ntl_offset_text({**off, "mean": HALF_LOG_2PI, "sd": 0.02})
+    assert "does not explain" in ntl_offset_text({**off, "mean": 0.0, "sd": 0.02})
 
 
 def test_seeger_basin_reason_counts_the_rows_own_failed_runs_and_the_capped_ones():
@@ -377,3 +381,47 @@ def test_seeger_info_gain_500_success_is_the_papers_profile_not_the_error_cut():
     assert v.status == "holds" and "below the 0.03 cut 1/2" in v.ours
     other = [{"error": 0.0295, "w": _w((3, 4, 14, 20))}]
     assert check(results(straddling + other)).status == "fails"
+
+
+def test_qcr_ten_rounds_converge_reads_the_last_rounds_share_of_the_move():
+    check = _check("quinonero-candela2005", "table1-ten-rounds-converge")
+
+    def results(last_step):
+        path = [-1.0, -1.2, -1.25] + [-1.26] * 6 + [-1.26 - last_step]
+        rep = {m: {"round_train_nll_per_case": path} for m in ("HPEV-SGEV", "HPEV-SGGP")}
+        return {"table1": {"upper": {"per_repeat": [rep, rep]}}}
+
+    assert check(results(0.0)).status == "holds"
+    assert check(results(0.02)).status == "fails"  # 0.02 of a 0.28 move: 7 %
+    with pytest.raises(NotRun):  # a run before the rounds were recorded
+        check({"table1": {"upper": {"per_repeat": [{}]}}})
+
+
+def test_qcr_train_nll_order_skips_the_papers_near_ties_and_flags_reversals():
+    check = _check("quinonero-candela2005", "table1-train-nll-order")
+
+    def results(upper, lower):
+        reps = lambda means: [{m: {"train_nll_per_case": v + e} for m, v in means.items()} for e in (0.0, 0.001)]  # noqa: E731
+        return {"table1": {"upper": {"per_repeat": reps(upper)}, "lower": {"per_repeat": reps(lower)}}}
+
+    upper = {"HPEV-SGGP": 0.23, "HPEV-SGEV": 0.22, "SGEV": 0.35, "HPEV-rand": 0.48}  # the near-tie reversed: untested
+    assert check(results(upper, {"HPEV-rand": 0.0, "SGEV": 0.1})).status == "holds"
+    v = check(results(upper, {"HPEV-rand": 0.2, "SGEV": 0.1}))
+    assert v.status == "fails" and "lower: SGEV" in v.reason
+
+
+def test_qcr_sgev_better_on_the_rising_sinc_curves_is_a_paired_test():
+    check = _check("quinonero-candela2005", "sinc-sgev-better-where-curve-deteriorates")
+    rng = np.random.default_rng(0)
+    base = np.r_[np.linspace(0.02, 0.002, 9), np.linspace(0.002, 0.01, 24)]
+
+    def results(shift):
+        sgev = base + 0.0005 * rng.standard_normal((10, base.size))
+        sggp = sgev + shift + 0.0001 * rng.standard_normal((10, base.size))
+        return {
+            "curves": {"SGEV": sgev.tolist(), "SGGP": sggp.tolist()},
+            "argmins": {"SGEV": [9] * 10, "SGGP": [9] * 10},
+        }
+
+    assert check(results(0.002)).status == "holds"
+    assert check(results(0.0)).status == "fails"
