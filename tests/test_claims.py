@@ -425,3 +425,32 @@ def test_qcr_sgev_better_on_the_rising_sinc_curves_is_a_paired_test():
 
     assert check(results(0.002)).status == "holds"
     assert check(results(0.0)).status == "fails"
+
+
+def test_titsias_local_maxima_claim_compares_the_optimal_start_with_the_protocols():
+    check = _check("titsias2009", "snelson-not-local-maxima")
+
+    def results(factor):
+        one = {
+            a: {"kl_exact_to_approx_on_grid": 50.0, "from_optimal_start": {"kl_exact_to_approx_on_grid": 50.0 * factor}}
+            for a in ("dtc", "fitc")
+        }
+        return {"snelson200": one, "snelson20": one}
+
+    assert check(results(2.0)).status == "holds"
+    assert check(results(0.01)).status == "fails"  # from the optimal start PP and SPGP would recover the full GP
+    with pytest.raises(NotRun):
+        check({"snelson200": {"dtc": {"kl_exact_to_approx_on_grid": 1.0}}})
+
+
+def test_titsias_em_reliability_needs_var_em_no_worse_than_pp_and_spgp_em():
+    check = _check("titsias2009", "em-var-reliable-convergence")
+
+    def results(var_smse):
+        em = {a: {"decreases": 0, "smse": s, "snlp": -s, "objective": -1.0} for a, s in (("dtc", 0.2), ("fitc", 0.19))}
+        em["vfe"] = {"decreases": 0, "smse": var_smse, "snlp": -0.3 if var_smse > 0.2 else -0.9, "objective": -2.0}
+        return {"variational_em": {**em, "m": 8, "vfe_pseudo_inputs": {"smse": 0.13, "snlp": -0.97, "objective": -1.5}}}
+
+    assert check(results(0.15)).status == "holds"
+    v = check(results(0.58))
+    assert v.status == "fails" and "monotone" in v.reason
