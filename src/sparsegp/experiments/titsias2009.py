@@ -47,7 +47,7 @@ def snelson(
         SquaredExponential(1.0, 1.0), noise=0.1, normalize_y=False, n_restarts=4, random_state=0
     ).fit(X, y)
     e_mean, e_std = exact.predict(Xs, return_std=True, include_noise=False)
-    results = {
+    results: dict[str, Any] = {
         "n_train": int(len(X)),
         "n_inducing": n_inducing,
         "paper": PAPER if not every10 else {},
