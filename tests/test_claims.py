@@ -454,3 +454,29 @@ def test_titsias_em_reliability_needs_var_em_no_worse_than_pp_and_spgp_em():
     assert check(results(0.15)).status == "holds"
     v = check(results(0.58))
     assert v.status == "fails" and "monotone" in v.reason
+
+
+def test_lawrence_combined_order_needs_more_than_mcnemars_noise():
+    check = _check("lawrence2003", "combined-error-ivm-below-svm")
+
+    def results(ivm, svm, only_ivm, only_svm):
+        s = {
+            "combined_ivm_error": ivm,
+            "combined_svm_error": svm,
+            "combined_only_ivm_wrong": only_ivm,
+            "combined_only_svm_wrong": only_svm,
+        }
+        return {"index_sizes": [500], "by_index": {"500": {"rows": [], "summary": s}}}
+
+    assert check(results(1.38, 1.46, 30, 38)).status == "fails"  # 8 images, sd 8.2
+    assert check(results(1.20, 1.46, 0, 26)).status == "holds"  # 26 images, sd 5.1
+
+
+def test_smola_bartlett_indistinguishable_is_a_paired_test():
+    check = _check("smola-bartlett2001", "generalisation-sparse-equals-full")
+    full = np.linspace(1.45, 1.55, 10)
+    noise = np.tile([0.001, -0.001], 5)
+    same = {"generalisation_mae": {"sparse": (full + noise).tolist(), "full GP": full.tolist()}}
+    assert check(same).status == "holds"
+    shifted = {"generalisation_mae": {"sparse": (full + 0.01 + noise).tolist(), "full GP": full.tolist()}}
+    assert check(shifted).status == "fails"

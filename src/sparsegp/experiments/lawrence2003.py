@@ -78,6 +78,19 @@ def _summary(rows, scores, yt):
         svm_pred = np.argmax(np.column_stack([scores[c][2] for c in range(10)]), axis=1)
         summary["combined_ivm_error"] = 100 * float(np.mean(ivm_pred != yt))
         summary["combined_svm_error"] = 100 * float(np.mean(svm_pred != yt))
+        # the images exactly one of the two gets wrong: McNemar's test of the paired predictions
+        summary["combined_only_ivm_wrong"] = int(np.sum((ivm_pred != yt) & (svm_pred == yt)))
+        summary["combined_only_svm_wrong"] = int(np.sum((svm_pred != yt) & (ivm_pred == yt)))
+    fr = np.linspace(0, 0.2, 41)
+    curves = {}
+    for c, (_, P, dec) in sorted(scores.items()):  # every task's reject curves (the paper plots c = 9)
+        ytc = (yt == c).astype(int)
+        curves[str(c)] = {
+            "ivm": reject_curve((P > 0.5).astype(int) != ytc, np.abs(P - 0.5), fr),
+            "svm": reject_curve((dec > 0).astype(int) != ytc, np.abs(dec), fr),
+        }
+    if curves:
+        summary["reject_by_task"] = curves
     if 9 in scores:
         fr = np.linspace(0, 0.2, 41)
         ytc = (yt == 9).astype(int)
