@@ -8,7 +8,7 @@ import pytest
 
 from sparsegp.experiments.claims import claims_of, evaluate, verdict_section
 from sparsegp.experiments.claims.base import BEGIN, END, STATUSES, Claim, NotRun, Verdict, claim, need, verdict_table
-from sparsegp.experiments.index import agreement_outside_verdicts, refresh, with_verdicts
+from sparsegp.experiments.index import agreement_outside_verdicts, numbers_not_in_results, refresh, with_verdicts
 
 
 def test_need_walks_dicts_and_lists_and_reports_what_is_missing():
@@ -277,9 +277,10 @@ def test_ntl_offset_recovers_a_scale_and_a_constant_with_its_sign():
     assert len(off["cells"]) == 4
     assert off["mean"] == pytest.approx(-HALF_LOG_2PI, abs=1e-12) and off["sd"] < 1e-12
     # ours below the paper's by the constant: the paper's NTL carries it once more than ours, it does not lack it
+    assert off["nearest_constant"] == -HALF_LOG_2PI and off["gap_to_nearest_constant"] < 1e-12
     assert "counts twice" in ntl_offset_text({**off, "sd": 0.02})
-    assert "leaves out" in ntl_offset_text({**off, "mean": HALF_LOG_2PI, "sd": 0.02})
-    assert "does not explain" in ntl_offset_text({**off, "mean": 0.0, "sd": 0.02})
+    assert "leaves out" in ntl_offset_text({**off, "nearest_constant": HALF_LOG_2PI, "sd": 0.02})
+    assert "does not explain" in ntl_offset_text({**off, "gap_to_nearest_constant": 0.5, "sd": 0.02})
 
 
 def test_seeger_basin_reason_counts_the_rows_own_failed_runs_and_the_capped_ones():
@@ -480,3 +481,38 @@ def test_smola_bartlett_indistinguishable_is_a_paired_test():
     assert check(same).status == "holds"
     shifted = {"generalisation_mae": {"sparse": (full + 0.01 + noise).tolist(), "full GP": full.tolist()}}
     assert check(shifted).status == "fails"
+
+
+def test_report_numbers_must_come_from_results_at_their_printed_precision():
+    report = (
+        "# A paper (2003)\n\nOurs: 0.1234 and 41.5 % of 1,024 rows (paper 0.4730), 3 runs.\n| 99.9 | in a table |\n"
+    )
+    results = {"a": [0.12341, 1024], "b": {"c": "41.5 % in a protocol cell"}}
+    assert numbers_not_in_results(report, results) == []
+    assert numbers_not_in_results(report.replace("0.1234", "0.1240"), results) == ["0.1240"]
+    assert numbers_not_in_results(report.replace("41.5 %", "42.5 %"), results) == ["42.5"]
+    assert numbers_not_in_results(report.replace("(2003)", "(2004)").replace("Ours", "In 2003 ours"), results) == [
+        "2003"
+    ]
+
+
+# Numbers the checked-in run (2026-11-25) printed without recording them in results.json. The experiments record
+# them now: this list empties with the next full run, and the test fails until it is emptied.
+UNRECORDED = {
+    "seeger2003": ["30,000"],
+    "titsias2009": ["301", "1e-08"],
+    "quinonero-candela2005": ["33", "1,000", "10.5"],
+    "lawrence2003": ["1,000", "10,000"],
+}
+
+
+def test_checked_in_reports_state_no_number_outside_their_results():
+    import json
+
+    from sparsegp.experiments.registry import papers
+
+    reports = Path(__file__).resolve().parent.parent / "reports"
+    for paper in papers():
+        report = (reports / paper / "report.md").read_text()
+        results = json.loads((reports / paper / "results.json").read_text())
+        assert numbers_not_in_results(report, results) == UNRECORDED.get(paper, []), paper

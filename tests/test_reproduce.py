@@ -8,7 +8,7 @@ import pytest
 
 from sparsegp.cli import main
 from sparsegp.experiments.claims import STATUSES, claims_of, evaluate, verdict_section, verdict_table
-from sparsegp.experiments.index import agreement_outside_verdicts
+from sparsegp.experiments.index import agreement_outside_verdicts, numbers_not_in_results
 from sparsegp.experiments.registry import papers, reproduce
 
 
@@ -182,6 +182,9 @@ def test_quick_run_evaluates_every_registered_claim_and_its_report_shows_them(qu
     readme = (folder.parent / "README.md").read_text()
     assert f"({paper}/report.md)" in readme and verdict_table(verdicts) in readme
     assert not agreement_outside_verdicts(report), f"{paper}: a sentence outside the verdicts claims agreement"
+    with open(folder / "results.json") as f:
+        unrecorded = numbers_not_in_results(report, json.load(f))
+    assert not unrecorded, f"{paper}: the report states numbers its results.json does not hold: {unrecorded}"
 
 
 @per_paper

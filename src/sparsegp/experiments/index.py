@@ -12,6 +12,8 @@ import json
 import os
 import re
 
+import numpy as np
+
 from ..tables import markdown_table
 from .claims import BEGIN, END, STATUSES, evaluate, section_of, verdict_table
 
@@ -51,6 +53,63 @@ def agreement_outside_verdicts(report_md: str) -> list[str]:
     if around:
         report_md = "".join(around)
     return [line for line in report_md.splitlines() if _AGREEMENT.search(_QUOTE.sub("", line))]
+
+
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d(?:[\d,]*\d)?(?:\.\d+)?(?:e[-+]?\d+)?%?")
+# a number the paper gives, quoted beside ours: "(paper 0.4730)", "(the paper: 455 / 51)", "paper 1,102.5 s"
+_PAPER_QUOTE = re.compile(r"\((the )?paper[:'s]*\s(?:[^()]|\([^()]*\))*\)|\bpaper:? [-+]?\d[\d,.]*")
+
+
+# a reference into the paper: "sec. 3.1", "Fig. 2", "Table 1", "eq. 9", "footnote 8"
+_REFERENCE = re.compile(r"\b(?:[Ss]ec\.|[Ss]ection|Fig\.|Figure|Table|[Ee]q\.|footnote)[- ]?\d+(?:\.\d+)*")
+
+
+def _numbers(node, out: list) -> list:
+    """Every number in a results.json tree, those inside its strings (the protocol table's cells) included."""
+    if isinstance(node, dict):
+        for v in node.values():
+            _numbers(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            _numbers(v, out)
+    elif isinstance(node, (int, float)) and not isinstance(node, bool):
+        out.append(float(node))
+    elif isinstance(node, str):
+        out += [_value(t)[0] for t in _NUMBER.findall(node)]
+    return out
+
+
+def _value(token: str) -> tuple[float, float]:
+    """(the value a printed number states, half a unit of its last digit); a percentage as a fraction too."""
+    t = token.replace(",", "").rstrip("%")
+    mantissa = t.lower().split("e")[0]
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    v = float(t)
+    return v, 0.5 * 10.0 ** (-decimals) * (10.0 ** int(t.lower().split("e")[1]) if "e" in t.lower() else 1.0)
+
+
+def numbers_not_in_results(report_md: str, results: dict) -> list[str]:
+    """The numbers that ``report_md``'s sentences state outside its tables and verdict section and that no value
+    of ``results`` (its results.json) gives at the printed precision. Counts up to 10 and the paper's own
+    numbers quoted beside ours are not checked."""
+    around = _around_verdicts(report_md)
+    text = "".join(around) if around else report_md
+    title = next((line for line in report_md.splitlines() if line.startswith("# ")), "")  # the paper's year
+    known = np.asarray(_numbers(results, []) + [_value(t)[0] for t in _NUMBER.findall(title)], dtype=float)
+    missing = []
+    for line in text.splitlines():
+        if line.startswith(("|", "#", "![", "Command:", "Date:")):
+            continue
+        for token in _NUMBER.findall(_REFERENCE.sub("", _PAPER_QUOTE.sub("", line))):
+            v, half = _value(token)
+            if float(v).is_integer() and abs(v) <= 10:
+                continue
+            targets = [v, v / 100] if token.endswith("%") else [v]
+            if not any(
+                np.any(np.abs(np.abs(known) - abs(t)) <= half * (1.0001 if t == v else 0.010001)) for t in targets
+            ):
+                missing.append(token)
+    return missing
 
 
 def _title(report_md: str, paper: str) -> str:

@@ -169,6 +169,8 @@ def run_tasks(
                 )
     return {
         "n_train": int(len(y)),
+        "n_validation": int(len(yv)),
+        "n_test": int(len(yt)),
         "n_select": int(min(n_select, len(y))),
         "tau": tau,
         "index_sizes": list(index_sizes),
@@ -251,7 +253,7 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command:
     out = run_tasks(**cfg, verbose=verbose)
     index, main = paper_run(out)
     rep.text(f"""Training images: {out["n_train"]:,} ({"the paper: 59,000" if mode == "full" else "subsampled; the paper: 59,000"}),
-validation 1,000, test 10,000 (official). Model selection on {out["n_select"]:,} images, six kernel settings per method,
+validation {out["n_validation"]:,}, test {out["n_test"]:,} (official). Model selection on {out["n_select"]:,} images, six kernel settings per method,
 for the SVM once and for the IVM once per selection index. IVM: d = the SVM's number of support vectors, the
 selection index keeping the best half of its candidates. One run (the paper: means of 10). Times are this
 machine's, the paper's are 2003's. The verdicts above are computed at selection index {index}.""")

@@ -228,7 +228,16 @@ def ntl_offsets(rows, paper):
             scale = paper[name][j] / row[j]
             cells[f"{name} {pred}"] = row[j + 2] + float(np.log(scale)) - paper[name][j + 2]
     vals = np.array(list(cells.values()))
-    return {"cells": cells, "mean": float(vals.mean()), "sd": float(vals.std(ddof=1)), "half_log_2pi": HALF_LOG_2PI}
+    mean = float(vals.mean())
+    nearest = min((HALF_LOG_2PI, -HALF_LOG_2PI), key=lambda c: abs(mean - c))
+    return {
+        "cells": cells,
+        "mean": mean,
+        "sd": float(vals.std(ddof=1)),
+        "half_log_2pi": HALF_LOG_2PI,
+        "nearest_constant": nearest,
+        "gap_to_nearest_constant": abs(mean - nearest),
+    }
 
 
 def ntl_offset_text(off) -> str:
@@ -236,17 +245,17 @@ def ntl_offset_text(off) -> str:
 
     Ours includes the Gaussian normaliser 0.5 log(2 pi). A paper NTL without it would sit that much below ours
     (offset +0.919); one with it twice (log(2 pi), or the constant added once more) that much above (-0.919)."""
-    side = min((+HALF_LOG_2PI, "leaves out"), (-HALF_LOG_2PI, "counts twice"), key=lambda c: abs(off["mean"] - c[0]))
-    gap = abs(off["mean"] - side[0])
+    constant, gap = off["nearest_constant"], off["gap_to_nearest_constant"]
+    side = "leaves out" if constant > 0 else "counts twice"
     head = (
         f"Mean offset {off['mean']:+.3f} nats, sd {off['sd']:.3f} over {len(off['cells'])} cells (ours, which "
         f"includes 0.5 log(2 pi), minus the paper's). A paper NTL that left that constant out would give "
         f"{HALF_LOG_2PI:+.3f}; one that counted it twice {-HALF_LOG_2PI:+.3f}. The mean lies {gap:.3f} from "
-        f"{side[0]:+.3f}, "
+        f"{constant:+.3f}, "
     )
     if gap <= 2 * off["sd"]:
         return (
-            head + f"within two sds: that is the offset a paper NTL that {side[1]} 0.5 log(2 pi) would give (the "
+            head + f"within two sds: that is the offset a paper NTL that {side} 0.5 log(2 pi) would give (the "
             "paper does not give its definition; not otherwise measured)."
         )
     return head + "beyond two sds: the constant alone does not explain the offset; not measured further."

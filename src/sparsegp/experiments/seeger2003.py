@@ -192,6 +192,7 @@ def run_table1(
             if "paper_time_s" in row:
                 row["paper_ratio"] = row["paper_time_s"] / PAPER_TIMES[row["n"]]["info-gain"][PAPER_D.index(row["d"])]
     return {
+        "split": [int(len(X10)), int(len(Xt))],
         "rows": rows,
         "curves": curves,
         "full_gp": {
@@ -200,6 +201,7 @@ def run_table1(
             "fit_s": ms_s,
             "n_iter": int(gp.n_iter_),
             "w": (np.asarray(kernel.lengthscale, dtype=float) ** -2).tolist(),  # the paper's W = diag(w_j)
+            "attributes": int(np.size(kernel.lengthscale)),
             "bias": float(kernel.host_form().constant),
             "noise": float(noise),
         },
@@ -255,7 +257,8 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command:
     )
     rep.protocol("kernel bias v_b", "fitted", "fitted")
     out = run_table1(verbose=verbose, **cfg)
-    rep.text(f"""kin40k, fixed split (10,000 / 30,000), footnote-8 preprocessing; hyper-parameters (with v_b and the
+    split = out["split"]
+    rep.text(f"""kin40k, fixed split ({split[0]:,} / {split[1]:,}), footnote-8 preprocessing; hyper-parameters (with v_b and the
 hyper-priors of the protocol table) from an exact GP on
 n_MS = {cfg["n_ms"]:,} rows (its test average squared error: {out["full_gp"]["avg_sq_error"]:.4f}); training sets
 n = {", ".join(f"{q:,}" for q in cfg["n"])}{"" if mode == "full" else " (the paper: 2,000 and 10,000)"}; medians of

@@ -142,7 +142,10 @@ def model_selection(n_ms, configs, runs, max_iter, verbose=False):
     return records
 
 
-def longest_plateau(history, tol=1e-3, drop=0.01) -> int:
+PLATEAU_TOL, PLATEAU_DROP = 1e-3, 0.01  # Fig. 4's plateau: relative change per iteration under, then a fall over
+
+
+def longest_plateau(history, tol=PLATEAU_TOL, drop=PLATEAU_DROP) -> int:
     """Fig. 4's flat plateau: the longest stretch of iterations whose criterion changes by less than
     ``tol`` (relative, |f| + 1) per iteration and after which it falls again by more than ``drop`` (relative)."""
     f = np.asarray(history, dtype=float)
@@ -190,6 +193,8 @@ def fig4(table2):
         "curves": {k: v["history"] for k, v in runs.items()},
         "sqrt_w": {k: sorted(np.sqrt(v["w"]).tolist(), reverse=True)[:6] for k, v in runs.items()},
         "plateau_iterations": {k: longest_plateau(v["history"]) for k, v in runs.items()},
+        "plateau_tol": PLATEAU_TOL,
+        "plateau_drop": PLATEAU_DROP,
         "random_plateau_iterations": longest_plateau(runs[f"random d={d}"]["history"]),
         "errors": {k: v["error"] for k, v in runs.items()},
         "exact_error_at_hypers": {k: v["exact_error_at_hypers"] for k, v in runs.items() if k != "full GPR"},
@@ -276,7 +281,7 @@ def report(rep, out_dir, curves, traj, table2, cfg, rbf_out):
     top = np.argsort(w)[::-1]
     rep.text(f"""### pumadyn-32nm
 
-Canonical 7,168 / 1,024 split, footnote-8 preprocessing, SE-ARD over 32 attributes with the bias v_b, started
+Canonical 7,168 / 1,024 split, footnote-8 preprocessing, SE-ARD over {len(w)} attributes with the bias v_b, started
 at length-scale {INIT_LENGTHSCALE:g}. Exact GP on n_MS = {full["n_ms"]:,}: average squared test error
 {full["avg_sq_error"]:.4f} (paper: {PAPER_FULL_ERROR}) in {full["fit_s"]:.0f} s ({full["n_iter"]} iterations;
 paper 1,102.5 s); its largest w_j: {", ".join(f"attribute {j} {w[j]:.3g}" for j in top[:6])}; v_b
@@ -353,7 +358,7 @@ paper 1,102.5 s); its largest w_j: {", ".join(f"attribute {j} {w[j]:.3g}" for j 
             for k in f4["curves"]
         ],
         caption=f"Fig. 4: Table 2's run {f4['run']} ({f4['run_kind']}); a plateau: consecutive iterations changing "
-        "the criterion by under 1e-3 relative, followed by a fall of over 1 % (paper: random d = 500 runs a "
+        f"the criterion by under {PLATEAU_TOL:g} relative, followed by a fall of over {PLATEAU_DROP:.0%} (paper: random d = 500 runs a "
         "flat plateau, fixed similar; full GPR at random's hyper-parameters 0.0317)",
     )
     rep.figure("fig4_pumadyn.png", "Fig. 4: criterion curves of one Table 2 run, and the largest w_j^(1/2)")

@@ -50,6 +50,7 @@ def snelson(
     results: dict[str, Any] = {
         "n_train": int(len(X)),
         "n_inducing": n_inducing,
+        "grid_points": int(len(Xs)),
         "paper": PAPER if not every10 else {},
         "exact": {"log_marginal": exact.log_marginal_likelihood_, **_hyper(exact)},
     }
@@ -227,7 +228,7 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command:
     r20 = snelson(out_dir, starts=starts, every10=True, verbose=verbose)
     rep.text(f"""Snelson's 1-D data, targets centred, SE kernel, m = 15 inducing inputs optimised jointly with the
 hyper-parameters; the best of {starts} random starts per sparse model. KL is KL(exact || approximate) between the
-latent predictive marginals on the 301-point test grid, summed.""")
+latent predictive marginals on the {r200["grid_points"]}-point test grid, summed.""")
     rows = [
         ["exact GP log p(y)", r200["exact"]["log_marginal"], PAPER["exact_log_marginal"]],
         ["VFE bound F_V", r200["vfe"]["objective"], PAPER["vfe_bound"]],

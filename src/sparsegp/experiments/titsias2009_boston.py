@@ -101,6 +101,7 @@ def fixed_hyperparameters(m_values, repeats, max_iter, verbose=False):
         "m": list(m_values),
         "repeats": repeats,
         "exact_log_marginal": float(exact.log_marginal_likelihood_),
+        "kl_jitter": KL_JITTER,
         "n_train": int(len(X)),
         "n_test": int(len(Xt)),
         "kl": {k: v.tolist() for k, v in kl.items()},
