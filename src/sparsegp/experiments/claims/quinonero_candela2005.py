@@ -235,7 +235,8 @@ def _upper_interleaved(r):
             + " for the interleaved methods against "
             + ", ".join(f"{m} {penalty(m):.3f}" for m in one)
             + " for the others: the hyper-parameters learned with the support set re-chosen for them make the "
-            "degenerate predictive variance too small away from that set, which the augmentation repairs."
+            "degenerate predictive variance too small away from that set, which the augmentation repairs (the "
+            "penalties are measured; where the variance falls short is not)."
         )
 
     return verdict(

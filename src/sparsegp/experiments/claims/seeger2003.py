@@ -69,8 +69,8 @@ def _ratio_reason(r, method) -> str:
         f"The ratio is not constant here as in the paper's table: {'; '.join(parts)}. Where info-gain takes "
         "hundredths of a second its fixed per-inclusion costs (not the O(n d) arithmetic) set its time, and the "
         f"ratio is high; at large n and d {method} scores its candidates in one matrix product (a BLAS-3 call, "
-        "where arithmetic is cheapest per flop) and the ratio falls. The paper's ratio is flat in n and d, as when "
-        "both methods' times are their arithmetic."
+        "where arithmetic is cheapest per flop) and the ratio falls: our reading of the times above; how each "
+        "method's time splits into fixed costs and arithmetic is not profiled. The paper's ratio is flat in n and d."
     )
 
 
@@ -175,38 +175,32 @@ def _ig_large(r):
     "(n = 2000), even though the former employ sparser expansions (d = 1000, 1250).",
 )
 def _sparse_beats_full(r):
+    from scipy import stats
+
     full = need(r, "full_gp/avg_sq_error")
     n = max(_kin_ns(r))
-    errs = {m: dict(zip(*_curve(r, m, n)[:2])) for m in METHODS}
-    at = {m: [e[d] for d in (1000, 1250) if d in e] for m, e in errs.items()}
-    if not all(at.values()):
-        raise NotRun("learning curves at d = 1000 and 1250")
-    ok = all(max(v) < full for v in at.values())
-
-    def why():
-        worst = [(m, d) for m, e in errs.items() for d in (1000, 1250) if d in e and e[d] >= full]
-        out = []
-        for m, d in worst:
-            c = need(r, f"curves/{m} n={n}")
-            runs = np.asarray(c.get("avg_sq_error_runs", []), dtype=float)
-            j = list(c["d"]).index(d)
-            below = int(np.sum(runs[:, j] < full)) if runs.size else 0
-            out.append(
-                f"{m} at d = {d} is {errs[m][d] / full - 1:+.1%} from full GPR's error, its median over "
-                f"{len(runs)} runs; {below} of those runs are below full GPR"
-            )
-        return (
-            "; ".join(out) + ". A difference of this size is within the spread of random active sets (and of the "
-            "single full GPR fit on one subset of 2,000 rows): 'significantly' does not hold for random at d = "
-            "1000, while the other methods and d = 1250 are below full GPR."
-        )
-
+    tests, ours = {}, []
+    for m in METHODS:
+        c = need(r, f"curves/{m} n={n}")
+        d = list(c["d"])
+        if not all(x in d for x in (1000, 1250)):
+            raise NotRun("learning curves at d = 1000 and 1250")
+        runs = np.asarray(c.get("avg_sq_error_runs", []), dtype=float)
+        for x in (1000, 1250):
+            j = d.index(x)
+            if runs.shape[0] >= 2 and np.ptp(runs[:, j]) > 0:  # one-sided: the runs' mean below full GPR's
+                p = float(stats.ttest_1samp(runs[:, j], full, alternative="less").pvalue)
+                tests[(m, x)] = (p < SIGNIFICANCE, f"{np.mean(runs[:, j]):.4f} (p = {p:.2g}, {len(runs)} runs)")
+            else:
+                tests[(m, x)] = (c["avg_sq_error"][j] < full, f"{c['avg_sq_error'][j]:.4f} (one value)")
+        ours.append(f"{m} " + " / ".join(tests[(m, x)][1] for x in (1000, 1250)))
+    failed = [f"{m} at d = {x}" for (m, x), (ok, _) in tests.items() if not ok]
     return verdict(
-        ok,
-        f"full GPR (n = 2,000) {full:.4f}; at n = {n}, d = 1000 / 1250: "
-        + ", ".join(f"{m} {v[0]:.4f} / {v[-1]:.4f}" for m, v in at.items()),
-        "every method's error at d = 1000 and 1250 below full GPR's",
-        why,
+        not failed,
+        f"full GPR (n = 2,000) {full:.4f}; at n = {n}, d = 1000 / 1250: " + "; ".join(ours),
+        f"significantly: the runs' mean error below full GPR's, a one-sided t-test at {SIGNIFICANCE:g} (full GPR's "
+        "one fit taken as fixed; a method with one run, or the same error in every run: its error below)",
+        lambda: f"Not significantly below full GPR: {', '.join(failed)} (the figures above); not measured further.",
     )
 
 
@@ -634,9 +628,9 @@ def _t2_time(r):
             return (
                 f"{k}'s time per iteration grows {t1 / t0:.1f}-fold from d = {d0} to d = {d1} ({t0:.2f} to "
                 f"{t1:.2f} s), closer to the {d1 / d0:.0f}-fold of a cost per inclusion than the "
-                f"{(d1 / d0) ** 2:.0f}-fold of the O(n d^2) arithmetic{flops}: most likely the re-selection's {d1} "
-                "sequential inclusions per iteration cost a fixed time each, while full GPR's work is a few large "
-                "O(n^3) BLAS calls. The paper's times (full GPR 22,100.5 s, info-gain at d = 500 9,079 s) scale "
+                f"{(d1 / d0) ** 2:.0f}-fold of the O(n d^2) arithmetic{flops}: by that scaling the re-selection's {d1} "
+                "sequential inclusions per iteration cost a fixed time each (not profiled), while full GPR's work is "
+                "a few large O(n^3) BLAS calls. The paper's times (full GPR 22,100.5 s, info-gain at d = 500 9,079 s) scale "
                 "with the arithmetic."
             )
         return "A setting with one d only: no per-iteration scaling to measure."

@@ -84,7 +84,8 @@ def _fig1_variance(r):
             f"approximation is a few basis functions, each the best of at most {max(map(int, over))} random "
             "candidates, so which ones a run draws moves the gap; after iteration "
             f"{last} the largest relative variance over every kappa is "
-            f"{after:.3f}. The paper's sentence most likely describes the curves beyond their first few steps."
+            f"{after:.3f}. Our reading: the paper's sentence describes the curves beyond their first few steps (the paper does not "
+            "say over which iterations its variance was taken)."
         )
 
     return verdict(
