@@ -516,3 +516,12 @@ def test_checked_in_reports_state_no_number_outside_their_results():
         report = (reports / paper / "report.md").read_text()
         results = json.loads((reports / paper / "results.json").read_text())
         assert numbers_not_in_results(report, results) == UNRECORDED.get(paper, []), paper
+
+
+def test_lawrence_timing_claim_compares_the_spread_of_repeated_fits():
+    check = _check("lawrence2003", "svm-time-fluctuates-ivm-stable")
+    steady = [10.0, 10.2, 9.9, 10.1, 10.0]
+    assert check({"timing": {"runs": 5, "svm_s": [5.0, 9.0, 6.5, 12.0, 7.0], "ivm_s": steady}}).status == "holds"
+    assert check({"timing": {"runs": 5, "svm_s": steady, "ivm_s": steady}}).status == "fails"
+    with pytest.raises(NotRun):
+        check({"timing": {}})

@@ -24,8 +24,8 @@ SVM_C = (1.0, 10.0)
 IVM_C = (10.0, 100.0)
 D = 169
 MODES = {
-    "quick": dict(n_train=2000, n_select=1000, index_sizes=(500, 100)),
-    "full": dict(n_train=59000, n_select=5000, index_sizes=(500, 100)),
+    "quick": dict(n_train=2000, n_select=1000, index_sizes=(500, 100), timing_runs=2),
+    "full": dict(n_train=59000, n_select=5000, index_sizes=(500, 100), timing_runs=5),
 }
 PAPER_INDEX = 500
 
@@ -101,6 +101,24 @@ def _summary(rows, scores, yt):
     return summary
 
 
+def _timing_runs(X, yc, svm_params, ivm, runs: int, seed: int) -> dict:
+    """Sec. 4's training-time fluctuations: the final SVM fit on ``runs`` shuffles of the training rows, and the
+    IVM with the same kernel and size under ``runs`` other seeds of its randomised selection, each timed."""
+    from sklearn.svm import SVC
+
+    svm_s, ivm_s = [], []
+    for r in range(runs):
+        order = np.random.default_rng([seed, 1, r]).permutation(len(yc))
+        t0 = time.perf_counter()
+        SVC(kernel="rbf", cache_size=2000, **svm_params).fit(X[order], yc[order])
+        svm_s.append(time.perf_counter() - t0)
+        again = type(ivm)(**{**ivm.get_params(), "random_state": seed + 1 + r, "verbose": False})
+        t0 = time.perf_counter()
+        again.fit(X, yc)
+        ivm_s.append(time.perf_counter() - t0)
+    return {"runs": runs, "svm_s": svm_s, "ivm_s": ivm_s}
+
+
 def run_tasks(
     *,
     tasks=tuple(range(10)),
@@ -109,6 +127,7 @@ def run_tasks(
     index_sizes=(PAPER_INDEX,),
     tau=0.5,
     seed=0,
+    timing_runs=0,
     verbose=False,
     log=None,
 ) -> dict:
@@ -131,6 +150,7 @@ def run_tasks(
     svm_grid = {"C": list(SVM_C), "gamma": [g / (2 * D) for g in GAMMAS]}
     ivm_grid = {"kernel": [rbf(C, g) for C in IVM_C for g in GAMMAS]}
     rows: dict[int, list[dict]] = {i: [] for i in index_sizes}
+    timing: dict = {}
     scores: dict[int, dict[int, tuple]] = {i: {} for i in index_sizes}
     for c in tasks:
         yc, yvc, ytc = (y == c).astype(int), (yv == c).astype(int), (yt == c).astype(int)
@@ -162,6 +182,8 @@ def run_tasks(
             row = {**svm_row, **_ivm_row(ivm, sel_ivm, Xt, ytc, ivm_s)}
             rows[index].append(row)
             scores[index][int(c)] = (logp[:, 1], np.exp(logp[:, 1]), svm_dec)
+            if timing_runs and c == tasks[-1] and index == index_sizes[0]:
+                timing = _timing_runs(X, yc, sel_svm["best"], ivm, timing_runs, seed)
             if log:
                 log(
                     f"c={c}: SVM {row['svm_error']:.2f}% {svm_s:.1f}s {n_sv} SVs | IVM (index {index}) "
@@ -174,6 +196,7 @@ def run_tasks(
         "n_select": int(min(n_select, len(y))),
         "tau": tau,
         "index_sizes": list(index_sizes),
+        "timing": timing,
         "by_index": {str(i): {"rows": rows[i], "summary": _summary(rows[i], scores[i], yt)} for i in index_sizes},
     }
 
