@@ -302,8 +302,8 @@ paper 1,102.5 s); its largest w_j: {", ".join(f"attribute {j} {w[j]:.3g}" for j 
     rep.table(
         ["criterion", "largest |approx - exact|", "at iteration", "median |approx - exact|"],
         [[k, float(v.max()), traj["iteration"][int(np.argmax(v))], float(np.median(v))] for k, v in gaps.items()],
-        caption=f"Fig. 3: over all {len(traj['iteration'])} plotted iterates of the full-GP optimisation (paper: "
-        "random poor along critical parts for d = 100, 200; info-gain acceptable)",
+        caption=f"Fig. 3: {len(traj['iteration'])} iterates of the first {traj['iteration'][-1]} of the full-GP "
+        "optimisation (paper: random poor along critical parts for d = 100, 200; info-gain acceptable)",
     )
     rep.figure("trajectory_pumadyn.png", "Fig. 3: approximate criteria along the full-GP trajectory")
     rows = []

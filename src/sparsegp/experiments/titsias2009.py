@@ -1,4 +1,4 @@
-"""Titsias (2009): the Snelson 1-D experiment (Fig. 1 and the numbers quoted in sec. 5).
+"""Titsias (2009): the Snelson 1-D experiment (Fig. 1 and the numbers quoted in sec. 4).
 
 With 200 training points (targets centred), an SE kernel and 15 inducing
 inputs optimised jointly with the hyper-parameters, the paper reports a VFE
@@ -233,7 +233,7 @@ latent predictive marginals on the {r200["grid_points"]}-point test grid, summed
         ["exact GP log p(y)", r200["exact"]["log_marginal"], PAPER["exact_log_marginal"]],
         ["VFE bound F_V", r200["vfe"]["objective"], PAPER["vfe_bound"]],
     ]
-    rep.table(["n = 200", "ours", "paper"], rows, caption="The numbers quoted in sec. 5", digits=7)
+    rep.table(["n = 200", "ours", "paper"], rows, caption="The numbers quoted in sec. 4", digits=7)
     for r, n in ((r200, 200), (r20, 20)):
         rep.table(
             [
