@@ -80,12 +80,11 @@ def _numbers(node, out: list) -> list:
 
 
 def _value(token: str) -> tuple[float, float]:
-    """(the value a printed number states, half a unit of its last digit); a percentage as a fraction too."""
-    t = token.replace(",", "").rstrip("%")
-    mantissa = t.lower().split("e")[0]
-    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
-    v = float(t)
-    return v, 0.5 * 10.0 ** (-decimals) * (10.0 ** int(t.lower().split("e")[1]) if "e" in t.lower() else 1.0)
+    """(the value a printed number states, half a unit of its last digit)."""
+    mantissa, _, exponent = token.replace(",", "").rstrip("%").lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    scale = 10.0 ** int(exponent) if exponent else 1.0
+    return float(mantissa) * scale, 0.5 * 10.0**-decimals * scale
 
 
 def numbers_not_in_results(report_md: str, results: dict) -> list[str]:
@@ -104,10 +103,9 @@ def numbers_not_in_results(report_md: str, results: dict) -> list[str]:
             v, half = _value(token)
             if float(v).is_integer() and abs(v) <= 10:
                 continue
-            targets = [v, v / 100] if token.endswith("%") else [v]
-            if not any(
-                np.any(np.abs(np.abs(known) - abs(t)) <= half * (1.0001 if t == v else 0.010001)) for t in targets
-            ):
+            # (value, half a printed unit); a percentage may be stored as a fraction. The margin absorbs rounding.
+            targets = [(v, half), (v / 100, half / 100)] if token.endswith("%") else [(v, half)]
+            if not any(np.any(np.abs(np.abs(known) - abs(t)) <= 1.0001 * h) for t, h in targets):
                 missing.append(token)
     return missing
 

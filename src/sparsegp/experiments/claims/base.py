@@ -11,6 +11,7 @@ import numpy as np
 from ...tables import markdown_table
 
 STATUSES = ("holds", "fails", "not run")
+SIGNIFICANCE = 0.05  # "significantly" where the paper names no level: a test at this level
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,15 @@ def paired_t(a, b) -> tuple[float, float]:
     if a.shape != b.shape or a.size < 2:
         raise NotRun("at least two paired repeats")
     return float(np.mean(a - b)), float(stats.ttest_rel(a, b).pvalue)
+
+
+def one_sided_t(values, value: float, alternative: str) -> float:
+    """p-value of the one-sample t-test that ``values``' mean is ``alternative`` ("less" or "greater") than
+    ``value``; NaN with fewer than two values."""
+    from scipy import stats
+
+    values = np.asarray(values, dtype=float)
+    return float(stats.ttest_1samp(values, value, alternative=alternative).pvalue) if values.size > 1 else np.nan
 
 
 def binomial_below(successes: int, runs: int, rate: float) -> float:

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import claim, need, not_run, paired_t, verdict
+from .base import SIGNIFICANCE, claim, need, not_run, paired_t, verdict
 
 P = "smola-bartlett2001"
-SIGNIFICANCE = 0.05  # "statistically indistinguishable": a paired test at this level
 THRESHOLD = 0.025
 N_TRAIN = 4000
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..titsias2009_boston import LABELS
-from .base import NotRun, claim, need, not_run, paired_t, verdict
+from .base import SIGNIFICANCE, NotRun, claim, need, not_run, one_sided_t, paired_t, verdict
 
 P = "titsias2009"
-SIGNIFICANCE = 0.05  # "significantly": a one-sided test at this level
 SIMILAR = 3.0  # "similar" predictions: KLs within this factor (our reading)
 MUCH = 2.0  # "much more satisfactory": at least this factor (our reading; the paper gives no figure)
 
@@ -305,13 +304,11 @@ def _joint_mean(r, method, metric):
     "The error measures clearly indicate that the PP log likelihood significantly overfits the data.",
 )
 def _boston_joint_pp(r):
-    from scipy import stats
-
     full = need(r, "boston_joint/exact/snlp")
     pp_runs = np.asarray(need(r, "boston_joint/dtc/snlp"), dtype=float)
     var_runs = np.asarray(need(r, "boston_joint/vfe/snlp"), dtype=float)
     ms = need(r, "boston_joint/m")
-    p_full = [float(stats.ttest_1samp(row, full, alternative="greater").pvalue) for row in pp_runs]
+    p_full = [one_sided_t(row, full, "greater") for row in pp_runs]
     p_var = [paired_t(a, b)[1] if np.mean(a - b) > 0 else 1.0 for a, b in zip(pp_runs, var_runs)]
     worst = max(p_full + p_var)
     return verdict(
@@ -527,13 +524,11 @@ def _fig3_spgp_snlp(r):
     "In the ABALONE dataset, SPGP had significantly better SNLP error than the full GP model.",
 )
 def _fig3_abalone_full(r):
-    from scipy import stats
-
     e = _fig3(r, "abalone")
     full = need(e, "exact/snlp")
     runs = [np.asarray(v, dtype=float) for v in need(e, "fitc/snlp_runs")]  # runs per m may differ
     k = int(np.argmin([v.mean() for v in runs]))
-    p = float(stats.ttest_1samp(runs[k], full, alternative="less").pvalue) if runs[k].size > 1 else float("nan")
+    p = one_sided_t(runs[k], full, "less")
     return verdict(
         p < SIGNIFICANCE,
         f"full GP SNLP {full:.3f}; SPGP's best, m = {e['m'][k]}: {runs[k].mean():.3f} over {runs[k].size} runs "
