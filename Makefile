@@ -4,13 +4,17 @@
 #   make test   - create .venv, install with dev dependencies, run the test suite's fast tier
 #   make lint   - ruff (lint + format) and mypy; CI runs it before make test
 #   make test-slow - the slow tier (end-to-end runs, marked `slow`); CI runs it after make test
+#   make docs   - the documentation site (user guide, API reference, gallery) into docs/_build/html
+#   make docs-check - every internal link and image of the built site resolves
+#   make dist   - the wheel and sdist into dist/, checked by twine
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
+STAMP_DOCS := $(VENV)/.installed-docs
 
-.PHONY: demo test test-slow test-all lint install dev clean bench anchors data-check
+.PHONY: demo test test-slow test-all lint install dev clean bench anchors data-check docs docs-check dist
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +32,10 @@ $(STAMP_RUN): $(BIN)/python pyproject.toml
 # One resolution for the package and its dev extras (a fresh `make test` does not install twice).
 $(STAMP_DEV): $(BIN)/python pyproject.toml
 	$(call INSTALL,-e ".[dev]")
+	touch $(STAMP_RUN) $@
+
+$(STAMP_DOCS): $(BIN)/python pyproject.toml
+	$(call INSTALL,-e ".[docs]")
 	touch $(STAMP_RUN) $@
 
 install: $(STAMP_RUN)
@@ -54,10 +62,23 @@ test-slow: $(STAMP_DEV)
 test-all: $(STAMP_DEV) lint
 	$(PYTEST)
 
+# Sphinx with warnings as errors; every gallery example runs (sphinx-gallery). The site opens from disk.
+docs: $(STAMP_DOCS)
+	cd docs && MPLBACKEND=Agg ../$(BIN)/sphinx-build -W --keep-going -b html . _build/html
+	@echo "open docs/_build/html/index.html"
+
+docs-check:
+	$(BIN)/python docs/check_links.py docs/_build/html
+
+dist: $(STAMP_DEV)
+	rm -rf dist
+	$(BIN)/python -m build --no-isolation --outdir dist .
+	$(BIN)/twine check dist/*
+
 # ruff (lint + format) and mypy on the package; CI runs them before the tests (.ci/run)
 lint: $(STAMP_DEV)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks docs examples
+	$(BIN)/ruff format --check src tests benchmarks docs examples
 	$(BIN)/mypy
 
 bench: $(STAMP_DEV)
@@ -81,4 +102,4 @@ data-check:
 	cd src/sparsegp/datasets/data && sha256sum --quiet -c ../../../../../shared/data/MANIFEST.sha256 && echo "shipped data match ../shared/data"
 
 clean:
-	rm -rf $(VENV) .venv-anchors demo-output bench-output
+	rm -rf $(VENV) .venv-anchors demo-output bench-output dist docs/_build docs/gallery docs/reproductions docs/api/generated

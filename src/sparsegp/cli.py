@@ -318,7 +318,10 @@ def cmd_reproduce(args):
 
 
 def build_parser():
+    from . import __version__
+
     p = argparse.ArgumentParser(prog="sparsegp", description="Sparse Gaussian processes from the command line.")
+    p.add_argument("--version", action="version", version=f"sparsegp {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     d = sub.add_parser("datasets", help="list the shipped datasets", description="List the shipped datasets.")

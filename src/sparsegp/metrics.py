@@ -14,6 +14,20 @@ from ._config import LOG_2PI
 from .errors import InputError
 from .validation import as_float_vector
 
+__all__ = [
+    "mse",
+    "mae",
+    "smse",
+    "gaussian_nlpd",
+    "ntl",
+    "snlp",
+    "kl_gaussian_diag",
+    "kl_gaussian",
+    "error_rate",
+    "log_loss",
+    "reject_curve",
+]
+
 
 def _pair(y_true, y_pred, name="y_pred"):
     y_true = as_float_vector(y_true, "y_true")
