@@ -9,11 +9,35 @@ from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 
 
 class SparseGPError(Exception):
-    """Base class of every error raised by sparsegp."""
+    """Base class of every error raised by sparsegp: ``except SparseGPError`` catches all of them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp import ExactGPRegressor, SparseGPError
+    >>> try:
+    ...     ExactGPRegressor().fit(np.zeros((3, 1)), [1.0, np.inf, 2.0])
+    ... except SparseGPError as err:
+    ...     print(type(err).__name__)
+    InputError
+    """
 
 
 class InputError(SparseGPError, ValueError):
-    """Input data or arguments are malformed (NaN/inf, wrong shape, too few points...)."""
+    """Input data or arguments are malformed (NaN or inf, wrong shape, too few points, an unknown option).
+    Also a :class:`ValueError`, so code written against scikit-learn keeps working. The message names the
+    argument and what is wrong with it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp import InputError, SparseGPRegressor
+    >>> try:
+    ...     SparseGPRegressor(approximation="vfx").fit(np.zeros((4, 1)), np.arange(4.0))
+    ... except InputError as err:
+    ...     print("vfx" in str(err), isinstance(err, ValueError))
+    True True
+    """
 
 
 class InputTypeError(InputError, TypeError):
@@ -21,17 +45,49 @@ class InputTypeError(InputError, TypeError):
 
 
 class NumericalError(SparseGPError, ArithmeticError):
-    """A matrix factorisation failed even after escalating the jitter."""
+    """A matrix factorisation failed even after escalating the jitter; the message names the matrix and what
+    to try (more noise, a larger jitter, fewer or better-spread inducing inputs).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp import NumericalError, linalg
+    >>> try:
+    ...     linalg.cholesky(-np.eye(2), name="K_uu")
+    ... except NumericalError as err:
+    ...     print("K_uu" in str(err))
+    True
+    """
 
 
 class ModelFileError(SparseGPError, ValueError):
-    """A saved model file is missing, corrupt, of the wrong format or fails validation."""
+    """A saved model file is missing, corrupt, of the wrong format or fails validation (every field of a model
+    file is checked when it is read; nothing is unpickled).
+
+    Examples
+    --------
+    >>> from sparsegp import ModelFileError, load_model
+    >>> try:
+    ...     load_model("no-such-model.npz")
+    ... except ModelFileError as err:
+    ...     print(err)
+    model file 'no-such-model.npz' does not exist
+    """
 
 
 class NotFittedError(SparseGPError, _SklearnNotFittedError):
-    """An estimator was used before ``fit``.
+    """An estimator was used before ``fit``. A subclass of scikit-learn's NotFittedError (itself a
+    :class:`ValueError` and :class:`AttributeError`).
 
-    A subclass of scikit-learn's NotFittedError (itself a ValueError and AttributeError).
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp import NotFittedError, SparseGPRegressor
+    >>> try:
+    ...     SparseGPRegressor().predict(np.zeros((1, 1)))
+    ... except NotFittedError:
+    ...     print("fit first")
+    fit first
     """
 
 
@@ -40,17 +96,76 @@ class DistributedError(SparseGPError, RuntimeError):
 
 
 class DataWarning(UserWarning):
-    """The training data were changed or look wrong in a way the fit had to work around (e.g. repeated rows)."""
+    """The training data were changed or look wrong in a way the fit had to work around (rows dropped with
+    ``duplicates="drop"``, weak hyper-priors added for very small data, ...). Turn it into an error with
+    :mod:`warnings` where a pipeline must not go on.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from sparsegp import DataWarning, ExactGPRegressor
+    >>> X = np.array([[0.0], [0.0], [1.0], [2.0], [3.0]]); y = np.array([1.0, 1.0, 0.0, 2.0, 1.5])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = ExactGPRegressor(duplicates="drop").fit(X, y)
+    >>> any(issubclass(w.category, DataWarning) for w in caught)
+    True
+    """
 
 
 class InducingWarning(UserWarning):
-    """``inducing="auto"`` stopped at ``max_inducing`` while larger inducing sets were still improving the fit."""
+    """``inducing="auto"`` stopped at ``max_inducing`` while larger inducing sets were still improving the fit:
+    the model is further from the exact GP than the data allow. Raise ``max_inducing`` (or run on a device
+    with more memory).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from sparsegp import InducingWarning
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", InducingWarning)  # a capped m becomes an error
+    ...     pass
+    >>> issubclass(InducingWarning, UserWarning)
+    True
+    """
 
 
 class CertificateWarning(UserWarning):
-    """The fitted model's certificate is not sound: its upper bound lies below F_V beyond rounding, so ``gap_``
-    certifies nothing (the factorisations lost their digits)."""
+    """The fitted model's certificate is not sound: its upper bound lies below F_V beyond rounding, so
+    ``gap_`` certifies nothing (the factorisations lost their digits). Refit with more jitter or noise.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from sparsegp import CertificateWarning
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", CertificateWarning)  # an uncertified fit becomes an error
+    ...     pass
+    >>> issubclass(CertificateWarning, UserWarning)
+    True
+    """
 
 
 class CalibrationWarning(UserWarning):
-    """The fitted model's leave-one-out check says its error bars are far from honest (too narrow or too wide)."""
+    """The fitted model's error bars are far from honest: the leave-one-out check after ``fit`` finds them too
+    narrow or too wide, or worse than a constant Gaussian, or a prediction asks for variances the
+    approximation is known to understate (SoR away from its inducing inputs). The message gives the
+    measured figures and what to check.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from sparsegp import CalibrationWarning, SparseGPRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(6, 3)); y = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=6)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     sor = SparseGPRegressor(approximation="sor", inducing=6, optimize="hyperparameters").fit(X, y)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = sor.predict(rng.normal(size=(50, 3)), return_std=True)
+    >>> any(issubclass(w.category, CalibrationWarning) for w in caught)
+    True
+    """

@@ -43,19 +43,83 @@ def _variance(var, n, name="var"):
 
 
 def mse(y_true, y_pred) -> float:
-    """Mean squared error."""
+    """Mean squared error, mean((y - y_pred)^2).
+
+    Parameters
+    ----------
+    y_true, y_pred : array of shape (n,)
+        Targets and predictions.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InputError
+        If the arrays are not finite vectors of one length.
+
+    Examples
+    --------
+    >>> from sparsegp import metrics
+    >>> metrics.mse([1.0, 2.0, 3.0], [1.0, 2.0, 5.0])
+    1.3333333333333333
+    """
     y_true, y_pred = _pair(y_true, y_pred)
     return float(np.mean((y_true - y_pred) ** 2))
 
 
 def mae(y_true, y_pred) -> float:
-    """Mean absolute error."""
+    """Mean absolute error, mean(|y - y_pred|) (Quiñonero-Candela & Rasmussen 2005, sec. 6).
+
+    Parameters
+    ----------
+    y_true, y_pred : array of shape (n,)
+        Targets and predictions.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InputError
+        If the arrays are not finite vectors of one length.
+
+    Examples
+    --------
+    >>> from sparsegp import metrics
+    >>> metrics.mae([1.0, 2.0, 3.0], [1.0, 2.0, 5.0])
+    0.6666666666666666
+    """
     y_true, y_pred = _pair(y_true, y_pred)
     return float(np.mean(np.abs(y_true - y_pred)))
 
 
 def smse(y_true, y_pred) -> float:
-    """Standardised MSE: mean((y - mu)^2) / var(y_test)."""
+    """Standardised mean squared error: mean((y - y_pred)^2) / var(y) (Titsias 2009; Rasmussen & Williams
+    sec. 2.5). 1 is the error of predicting the test targets' own mean; smaller is better.
+
+    Parameters
+    ----------
+    y_true, y_pred : array of shape (n,)
+        Test targets and predictive means.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InputError
+        If the arrays are not finite vectors of one length, or the test targets have no variance.
+
+    Examples
+    --------
+    >>> from sparsegp import metrics
+    >>> metrics.smse([0.0, 1.0, 2.0, 3.0], [1.5, 1.5, 1.5, 1.5])
+    1.0
+    """
     y_true, y_pred = _pair(y_true, y_pred)
     v = np.var(y_true)
     if v <= 0:
@@ -64,22 +128,97 @@ def smse(y_true, y_pred) -> float:
 
 
 def gaussian_nlpd(y_true, mean, var) -> np.ndarray:
-    """Per-point negative log density of y under N(mean, var)."""
+    """Negative log density of each target under its Gaussian predictive N(mean, var).
+
+    Parameters
+    ----------
+    y_true, mean : array of shape (n,)
+        Targets and predictive means.
+    var : array of shape (n,)
+        Predictive variances of y (the noise included), all positive.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        0.5 (log 2 pi + log var + (y - mean)^2 / var) per point.
+
+    Raises
+    ------
+    InputError
+        If a variance is not positive or the lengths differ.
+
+    Examples
+    --------
+    >>> from sparsegp import metrics
+    >>> metrics.gaussian_nlpd([0.0, 1.0], [0.0, 0.0], [1.0, 1.0])
+    array([0.9189, 1.4189])
+    """
     y_true, mean = _pair(y_true, mean, "mean")
     var = _variance(var, y_true.shape[0])
     return 0.5 * (LOG_2PI + np.log(var) + (y_true - mean) ** 2 / var)
 
 
 def ntl(y_true, mean, var) -> float:
-    """Mean negative test log density (NTL of Quiñonero-Candela & Rasmussen); ``var`` includes noise."""
+    """Mean negative test log density, NTL (Quiñonero-Candela & Rasmussen 2005, sec. 6).
+
+    Parameters
+    ----------
+    y_true, mean : array of shape (n,)
+        Test targets and predictive means.
+    var : array of shape (n,)
+        Predictive variances of y (the noise included).
+
+    Returns
+    -------
+    float
+        The mean of :func:`gaussian_nlpd`; smaller is better.
+
+    Raises
+    ------
+    InputError
+        If a variance is not positive or the lengths differ.
+
+    Examples
+    --------
+    >>> from sparsegp import metrics
+    >>> round(metrics.ntl([0.0, 1.0], [0.0, 0.0], [1.0, 1.0]), 4)
+    1.1689
+    """
     return float(np.mean(gaussian_nlpd(y_true, mean, var)))
 
 
 def snlp(y_true, mean, var, y_train) -> float:
-    """SNLP / MSLL: NTL minus that of the trivial Gaussian N(mean(y_train), var(y_train)).
+    """Standardised negative log probability, SNLP (Titsias 2009; MSLL in Rasmussen & Williams sec. 2.5):
+    :func:`ntl` minus that of the trivial Gaussian N(mean(y_train), var(y_train)).
 
-    Negative is better than the trivial model. ``var`` is the predictive
-    variance of y (latent variance plus noise).
+    Negative is better than the trivial model; a model whose error bars are too narrow can score above 0
+    even with a good mean.
+
+    Parameters
+    ----------
+    y_true, mean : array of shape (n,)
+        Test targets and predictive means.
+    var : array of shape (n,)
+        Predictive variances of y (the latent variance plus the noise).
+    y_train : array
+        The training targets, which define the trivial model.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InputError
+        If a variance is not positive, the lengths differ, or the training targets have no variance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp import metrics
+    >>> y_train = np.array([-1.0, 1.0]); y_test = np.array([0.5, -0.5])
+    >>> round(metrics.snlp(y_test, 0.9 * y_test, np.full(2, 0.1), y_train), 3)
+    -1.264
     """
     y_train = as_float_vector(y_train, "y_train")
     y_true = as_float_vector(y_true, "y_true")
@@ -91,7 +230,31 @@ def snlp(y_true, mean, var, y_train) -> float:
 
 
 def kl_gaussian_diag(mean_p, var_p, mean_q, var_q) -> float:
-    """KL(N(mean_p, diag var_p) || N(mean_q, diag var_q))."""
+    """KL(N(mean_p, diag var_p) || N(mean_q, diag var_q)) between Gaussians with diagonal covariances.
+
+    Parameters
+    ----------
+    mean_p, var_p : array of shape (n,)
+        The first Gaussian's mean and (positive) variances.
+    mean_q, var_q : array of shape (n,)
+        The second's.
+
+    Returns
+    -------
+    float
+        In nats; 0 when the two are equal.
+
+    Raises
+    ------
+    InputError
+        If a variance is not positive or the lengths differ.
+
+    Examples
+    --------
+    >>> from sparsegp import metrics
+    >>> round(metrics.kl_gaussian_diag([0.0], [1.0], [1.0], [1.0]), 6)
+    0.5
+    """
     mean_p = as_float_vector(mean_p, "mean_p")
     n = mean_p.shape[0]
     mean_q = as_float_vector(mean_q, "mean_q", n=n)
@@ -100,7 +263,33 @@ def kl_gaussian_diag(mean_p, var_p, mean_q, var_q) -> float:
 
 
 def kl_gaussian(mean_p, cov_p, mean_q, cov_q) -> float:
-    """KL(N(mean_p, cov_p) || N(mean_q, cov_q)) for full covariances (Cholesky based)."""
+    """KL(N(mean_p, cov_p) || N(mean_q, cov_q)) for full covariances, through their Cholesky factors (Titsias
+    2009 compares sparse and exact posteriors this way).
+
+    Parameters
+    ----------
+    mean_p, mean_q : array of shape (n,)
+        The two means.
+    cov_p, cov_q : array of shape (n, n)
+        The two covariances, positive definite.
+
+    Returns
+    -------
+    float
+        In nats.
+
+    Raises
+    ------
+    InputError
+        If the shapes disagree or a covariance is not positive definite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp import metrics
+    >>> round(metrics.kl_gaussian(np.zeros(2), np.eye(2), np.zeros(2), 2 * np.eye(2)), 4)
+    0.1931
+    """
     mean_p = as_float_vector(mean_p, "mean_p")
     n = mean_p.shape[0]
     mean_q = as_float_vector(mean_q, "mean_q", n=n)
@@ -121,7 +310,28 @@ def kl_gaussian(mean_p, cov_p, mean_q, cov_q) -> float:
 
 
 def error_rate(y_true, y_pred) -> float:
-    """Fraction of wrong labels."""
+    """Fraction of wrong labels.
+
+    Parameters
+    ----------
+    y_true, y_pred : array of shape (n,)
+        Labels of any type that compares with ``!=``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InputError
+        If the arrays are empty, not 1-D or of different lengths.
+
+    Examples
+    --------
+    >>> from sparsegp import metrics
+    >>> metrics.error_rate([1, -1, 1, 1], [1, 1, 1, 1])
+    0.25
+    """
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     if y_true.shape != y_pred.shape or y_true.ndim != 1 or y_true.size == 0:
         raise InputError(
@@ -131,7 +341,33 @@ def error_rate(y_true, y_pred) -> float:
 
 
 def log_loss(y_true, p_positive, eps: float = 1e-15) -> float:
-    """Mean negative log probability of binary labels in {-1, +1} (or {0, 1}) given P(y = +1)."""
+    """Mean negative log probability of binary labels given P(y = +1).
+
+    Parameters
+    ----------
+    y_true : array of shape (n,)
+        Labels in {-1, +1} or {0, 1}.
+    p_positive : array of shape (n,)
+        P(y = +1) for each point, in [0, 1].
+    eps : float
+        Probabilities are clipped to [eps, 1 - eps].
+
+    Returns
+    -------
+    float
+        In nats per point.
+
+    Raises
+    ------
+    InputError
+        If a probability lies outside [0, 1] or the lengths differ.
+
+    Examples
+    --------
+    >>> from sparsegp import metrics
+    >>> round(metrics.log_loss([1, -1], [0.9, 0.2]), 4)
+    0.1643
+    """
     y = as_float_vector(y_true, "y_true")
     p = as_float_vector(p_positive, "p_positive", n=y.shape[0])
     if np.any((p < 0) | (p > 1)):
@@ -142,10 +378,38 @@ def log_loss(y_true, p_positive, eps: float = 1e-15) -> float:
 
 
 def reject_curve(y_true, y_pred, confidence, fractions=None):
-    """Error rate on the points kept after rejecting the least confident fraction.
+    """Error rate on the points kept after rejecting the least confident fraction (Lawrence, Seeger &
+    Herbrich 2003, Fig. 1).
 
-    Returns ``(fractions, error_rates)``: for each rejected fraction r the
-    ceil(r n) least-confident points are dropped (Lawrence et al. 2003, Fig. 1).
+    Parameters
+    ----------
+    y_true, y_pred : array of shape (n,)
+        Labels and predicted labels.
+    confidence : array of shape (n,)
+        How sure each prediction is (for example the winning class's log probability); larger is surer.
+    fractions : array or None
+        Rejected fractions in [0, 1); None means 0, 0.05, ..., 0.9. For each fraction r the ceil(r n)
+        least confident points are dropped.
+
+    Returns
+    -------
+    fractions : ndarray
+        The rejected fractions.
+    error_rates : ndarray
+        The error rate on the points kept at each.
+
+    Raises
+    ------
+    InputError
+        If the shapes disagree or a fraction lies outside [0, 1).
+
+    Examples
+    --------
+    >>> from sparsegp import metrics
+    >>> fractions, rates = metrics.reject_curve([1, 1, -1, -1], [1, -1, -1, -1], [0.9, 0.1, 0.8, 0.7],
+    ...                                         fractions=[0.0, 0.25])
+    >>> rates
+    array([0.25, 0.  ])
     """
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     conf = as_float_vector(confidence, "confidence", n=y_true.shape[0])

@@ -72,7 +72,39 @@ def register(cls):
 
 
 def save_model(estimator, path) -> str:
-    """Write ``estimator`` to ``path`` (``.npz`` is appended if missing); return the path."""
+    """Write a fitted estimator to one ``.npz`` file: its arrays, and its settings and fitted values as JSON
+    inside (never pickled). ``estimator.save(path)`` does the same.
+
+    Parameters
+    ----------
+    estimator : ExactGPRegressor, SparseGPRegressor, IVMClassifier or OneVsRestIVMClassifier
+        A fitted estimator.
+    path : str or path-like
+        Where to write; ``.npz`` is appended if missing.
+
+    Returns
+    -------
+    str
+        The path written.
+
+    Raises
+    ------
+    NotFittedError
+        If the estimator is not fitted.
+    ModelFileError
+        If a field cannot be stored without pickle.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from sparsegp import ExactGPRegressor, load_model, save_model
+    >>> X = np.linspace(0, 1, 20)[:, None]; y = np.sin(6 * X[:, 0])
+    >>> model = ExactGPRegressor(max_iter=20).fit(X, y)
+    >>> path = save_model(model, os.path.join(tempfile.mkdtemp(), "model"))
+    >>> path.endswith(".npz"), np.allclose(load_model(path).predict(X), model.predict(X))
+    (True, True)
+    """
     meta, arrays = estimator._get_state()
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "estimator": type(estimator).__name__, **meta}
     path = os.fspath(path)
@@ -151,7 +183,35 @@ def _damaged_member(path: str):
 
 
 def load_model(path):
-    """Read a model written by :func:`save_model`, validating every field."""
+    """Read a model written by :func:`save_model`, validating every field (shapes, types, finiteness, the
+    format version) before building the estimator.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file written by :func:`save_model` or ``sparsegp fit``.
+
+    Returns
+    -------
+    estimator
+        The fitted estimator of the class that was saved, ready to ``predict``.
+
+    Raises
+    ------
+    ModelFileError
+        If the file is missing, not a sparsegp model, or a field fails validation.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from sparsegp import SparseGPRegressor, load_model
+    >>> X = np.linspace(0, 1, 50)[:, None]; y = np.cos(4 * X[:, 0])
+    >>> path = SparseGPRegressor(inducing=8, max_iter=30, random_state=0).fit(X, y).save(
+    ...     os.path.join(tempfile.mkdtemp(), "sgpr.npz"))
+    >>> type(load_model(path)).__name__
+    'SparseGPRegressor'
+    """
     path = os.fspath(path)
     if not os.path.exists(path):
         raise ModelFileError(f"model file {path!r} does not exist")

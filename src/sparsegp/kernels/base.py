@@ -37,10 +37,28 @@ class HostForm(NamedTuple):
 
 
 class Kernel:
-    """Base of every covariance function.
+    """Base of every covariance function: an immutable JAX pytree of named, constrained hyper-parameters.
 
-    Subclasses set ``_names`` (the hyper-parameter names, in leaf order) in
-    ``__init__`` through :meth:`_set_params` and implement :meth:`evaluate`.
+    A kernel defines one point-pair evaluation ``evaluate(x, z)``; :meth:`K` and :meth:`diag` build matrices
+    from it (or from a faster closed form). Hyper-parameters are read as attributes
+    (``kernel.lengthscale``), changed with :meth:`replace`, constrained by a transform each (positive by
+    default) and may carry hyper-priors and be ``fixed``. Kernels pass straight through ``jax.jit`` and
+    ``jax.grad``, and ``+`` and ``*`` build :class:`Sum` and :class:`Product`.
+
+    Subclasses set their hyper-parameters in ``__init__`` with ``self._set_params({name: value, ...},
+    priors, fixed)`` and implement :meth:`evaluate`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import Constant, SquaredExponential
+    >>> k = SquaredExponential(lengthscale=[1.0, 2.0], variance=2.0) + Constant(0.1)
+    >>> X = np.array([[0.0, 0.0], [1.0, 2.0]])
+    >>> np.asarray(k.K(X))
+    array([[2.1   , 0.8358],
+           [0.8358, 2.1   ]])
+    >>> k.parameters()["k0.variance"]
+    array(2.)
     """
 
     _names: tuple[str, ...] = ()
@@ -91,10 +109,32 @@ class Kernel:
 
     # ---- pytree protocol ------------------------------------------------
     def tree_flatten(self):
+        """JAX's pytree protocol: the raw (unconstrained) hyper-parameters as leaves, and the static part.
+
+        Returns
+        -------
+        leaves : tuple of arrays
+            One raw array per hyper-parameter, in the order of :meth:`parameters`.
+        aux : tuple
+            Names, priors, fixed names and configuration; hashable.
+        """
         return tuple(self._raw[n] for n in self._names), (self._names, self._priors, self._fixed, self._static())
 
     @classmethod
     def tree_unflatten(cls, aux, leaves):
+        """JAX's pytree protocol: a kernel from :meth:`tree_flatten`'s output.
+
+        Parameters
+        ----------
+        aux : tuple
+            The static part.
+        leaves : sequence of arrays
+            The raw hyper-parameters.
+
+        Returns
+        -------
+        Kernel
+        """
         names, priors, fixed, static = aux
         obj = object.__new__(cls)
         object.__setattr__(obj, "_names", names)
@@ -125,15 +165,43 @@ class Kernel:
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     def parameters(self) -> dict[str, np.ndarray]:
-        """Hyper-parameter values by name (NumPy)."""
+        """Hyper-parameter values by name (constrained, as NumPy arrays).
+
+        Returns
+        -------
+        dict of str to ndarray
+            A composite kernel names its parts' parameters ``k0.lengthscale``, ``k1.variance``, ...
+        """
         return {n: np.asarray(self._value(n)) for n in self._names}
 
     def transforms(self) -> dict[str, Transform]:
-        """Each hyper-parameter's transform, by the names of :meth:`parameters`."""
+        """Each hyper-parameter's transform between its value and the unconstrained space the optimiser sees.
+
+        Returns
+        -------
+        dict of str to Transform
+            By the names of :meth:`parameters`.
+        """
         return {n: self._transform(n) for n in self._names}
 
     def replace(self, **values) -> Kernel:
-        """A copy with some hyper-parameters set to new values (checked as the constructor checks them)."""
+        """A copy with some hyper-parameters set to new values (checked as the constructor checks them).
+
+        Parameters
+        ----------
+        **values
+            New values by the names of :meth:`parameters`.
+
+        Returns
+        -------
+        Kernel
+            Of the same type, with the same priors and fixed names.
+
+        Raises
+        ------
+        InputError
+            If a name is unknown or a value has the wrong shape or sign.
+        """
         unknown = set(values) - set(self._names)
         if unknown:
             raise InputError(f"{type(self).__name__} has no hyper-parameter(s) {sorted(unknown)}")
@@ -152,12 +220,24 @@ class Kernel:
         return type(self).tree_unflatten(self.tree_flatten()[1], leaves)
 
     def trainable_mask(self):
-        """Same pytree structure with ``True`` where a hyper-parameter is optimised."""
+        """The kernel's pytree structure with ``True`` where a hyper-parameter is optimised.
+
+        Returns
+        -------
+        Kernel
+            Whose leaves are boolean arrays.
+        """
         leaves = [np.full(np.shape(self._raw[n]), n not in self._fixed) for n in self._names]
         return type(self).tree_unflatten(self.tree_flatten()[1], leaves)
 
     def raw_bounds(self):
-        """(lower, upper): the optimisation's box on the raw leaves, from each parameter's transform."""
+        """The optimisation's box on the raw leaves, from each parameter's transform.
+
+        Returns
+        -------
+        lower, upper : Kernel
+            Of the same structure, holding the bounds.
+        """
         aux = self.tree_flatten()[1]
         shapes = [(np.shape(self._raw[n]), self._transform(n)) for n in self._names]
         lower = [np.full(shape, t.raw_lower) for shape, t in shapes]
@@ -167,8 +247,16 @@ class Kernel:
     def for_scaled_inputs(self, s: float) -> Kernel:
         """The same covariance function written for inputs divided by ``s``: k'(x / s, z / s) = k(x, z).
 
-        Hyper-priors move with their parameters (``prior.scaled``); the estimators fit on X / s with
-        s the inputs' spread.
+        Hyper-priors move with their parameters; the estimators fit on X / s with s the inputs' spread.
+
+        Parameters
+        ----------
+        s : float
+            The scale the inputs are divided by.
+
+        Returns
+        -------
+        Kernel
         """
         powers = {n: p for n, p in self._input_power.items() if p and n in self._raw}
         if s == 1.0 or not powers:
@@ -181,7 +269,13 @@ class Kernel:
         return type(self).tree_unflatten((names, priors, fixed, static), leaves)
 
     def log_prior(self):
-        """Sum of the hyper-priors' log densities plus the transform's log-Jacobian."""
+        """Sum of the hyper-priors' log densities plus the transforms' log-Jacobians (0 without priors).
+
+        Returns
+        -------
+        jax.Array
+            A scalar.
+        """
         total = jnp.zeros(())
         for name, prior in self._priors:
             total = total + prior.log_prob(self._value(name)) + self._transform(name).log_jacobian(self._raw[name])
@@ -189,20 +283,64 @@ class Kernel:
 
     # ---- evaluation ------------------------------------------------------
     def evaluate(self, x, z):
-        """k(x, z) for two single points of shape (D,)."""
+        """k(x, z) for two single points.
+
+        Parameters
+        ----------
+        x, z : array of shape (D,)
+            Two inputs.
+
+        Returns
+        -------
+        jax.Array
+            A scalar.
+        """
         raise NotImplementedError
 
     def K(self, X, Z=None):
-        """Gram matrix k(X, Z), shape (len(X), len(Z)); Z defaults to X."""
+        """The Gram matrix k(X, Z).
+
+        Parameters
+        ----------
+        X : array of shape (n, D)
+            Inputs.
+        Z : array of shape (m, D) or None
+            Other inputs; None means X.
+
+        Returns
+        -------
+        jax.Array of shape (n, m)
+        """
         Z = X if Z is None else Z
         return jax.vmap(lambda x: jax.vmap(lambda z: self.evaluate(x, z))(Z))(X)
 
     def diag(self, X):
-        """diag k(X, X), shape (len(X),), without forming the matrix."""
+        """diag k(X, X), without forming the matrix.
+
+        Parameters
+        ----------
+        X : array of shape (n, D)
+            Inputs.
+
+        Returns
+        -------
+        jax.Array of shape (n,)
+        """
         return jax.vmap(lambda x: self.evaluate(x, x))(X)
 
     def check_input_dim(self, D: int) -> None:
-        """Raise if the kernel's ARD parameters do not match D input dimensions."""
+        """Check that the kernel's per-dimension (ARD) parameters match the inputs.
+
+        Parameters
+        ----------
+        D : int
+            The inputs' number of dimensions.
+
+        Raises
+        ------
+        InputError
+            If the kernel has ARD parameters for another number of dimensions.
+        """
 
     def host_form(self) -> HostForm | None:
         """The kernel as ``variance * exp(-|x - z|^2_ell / 2) + constant`` in NumPy values, or None.
@@ -225,7 +363,13 @@ class Kernel:
 
     # ---- serialisation -------------------------------------------------------
     def to_dict(self) -> dict:
-        """JSON-ready description: type, parameter values, priors, fixed names, config."""
+        """A JSON-ready description: type, parameter values, priors, fixed names and configuration.
+
+        Returns
+        -------
+        dict
+            Read back by :func:`kernel_from_dict`.
+        """
         return {
             "type": type(self).__name__,
             "params": {n: np.asarray(v).tolist() for n, v in self.parameters().items()},
@@ -341,7 +485,22 @@ class _Composite(Kernel):
 
 
 class Sum(_Composite):
-    """k(x, z) = sum_i k_i(x, z)."""
+    """k(x, z) = sum_i k_i(x, z); ``k1 + k2`` builds one (nested sums are flattened).
+
+    Parameters
+    ----------
+    *kernels : Kernel
+        At least two kernels.
+
+    Examples
+    --------
+    >>> from sparsegp.kernels import Linear, SquaredExponential
+    >>> k = SquaredExponential(2.0) + Linear(0.5)
+    >>> k
+    Sum(SquaredExponential(lengthscale=2, variance=1), Linear(variance=0.5))
+    >>> sorted(k.parameters())
+    ['k0.lengthscale', 'k0.variance', 'k1.variance']
+    """
 
     def evaluate(self, x, z):
         return sum(k.evaluate(x, z) for k in self.kernels)
@@ -353,7 +512,12 @@ class Sum(_Composite):
         return sum(k.diag(X) for k in self.kernels)
 
     def host_form(self) -> HostForm | None:
-        """One squared exponential plus constants: the constants add up."""
+        """One squared exponential plus constants, whose constants add up; None for any other sum.
+
+        Returns
+        -------
+        HostForm or None
+        """
         forms = [k.host_form() for k in self.kernels]
         if any(f is None for f in forms):
             return None
@@ -365,7 +529,21 @@ class Sum(_Composite):
 
 
 class Product(_Composite):
-    """k(x, z) = prod_i k_i(x, z)."""
+    """k(x, z) = prod_i k_i(x, z); ``k1 * k2`` builds one (nested products are flattened).
+
+    Parameters
+    ----------
+    *kernels : Kernel
+        At least two kernels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import Linear, Matern32
+    >>> k = Matern32(1.0) * Linear(1.0)
+    >>> float(np.asarray(k.K(np.array([[1.0]]), np.array([[2.0]])))[0, 0])  # (1 + sqrt 3) e^-sqrt 3 * 2
+    0.9667...
+    """
 
     def evaluate(self, x, z):
         out = self.kernels[0].evaluate(x, z)
@@ -387,7 +565,29 @@ class Product(_Composite):
 
 
 def kernel_from_dict(d) -> Kernel:
-    """Rebuild a kernel from :meth:`Kernel.to_dict`, validating every field."""
+    """Rebuild a kernel from :meth:`Kernel.to_dict`, validating every field (model files store kernels so).
+
+    Parameters
+    ----------
+    d : dict
+        A kernel's description.
+
+    Returns
+    -------
+    Kernel
+
+    Raises
+    ------
+    InputError
+        If the type is unknown or a field is malformed.
+
+    Examples
+    --------
+    >>> from sparsegp.kernels import SquaredExponential, kernel_from_dict
+    >>> k = SquaredExponential(lengthscale=[1.0, 3.0], bias=0.1, fixed=("bias",))
+    >>> kernel_from_dict(k.to_dict()) == k
+    True
+    """
     if not isinstance(d, dict) or not isinstance(d.get("type"), str):
         raise InputError(f"kernel specification must be a dict with a 'type', got {d!r}")
     cls = KERNEL_REGISTRY.get(d["type"])

@@ -10,7 +10,24 @@ from .base import HostForm, Kernel
 
 
 class Linear(Kernel):
-    """k(x, z) = sum_d variance_d x_d z_d (one shared or D ARD variances)."""
+    """The linear (dot-product) kernel, k(x, z) = sum_d variance_d x_d z_d.
+
+    Parameters
+    ----------
+    variance : float or array of shape (D,)
+        One shared variance or one per dimension (ARD).
+    priors : dict or None
+        Hyper-priors by parameter name (:mod:`sparsegp.priors`).
+    fixed : iterable of str
+        Names of hyper-parameters the fit keeps.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import Linear
+    >>> np.asarray(Linear([1.0, 2.0]).K(np.array([[1.0, 1.0]]), np.array([[3.0, 1.0]])))
+    array([[5.]])
+    """
 
     _input_power = {"variance": 2}
 
@@ -36,7 +53,24 @@ class Linear(Kernel):
 
 
 class Constant(Kernel):
-    """k(x, z) = variance (a constant offset; the v_b of Seeger et al. on its own)."""
+    """A constant kernel, k(x, z) = variance: an offset of unknown size (the v_b of Seeger et al. on its own).
+
+    Parameters
+    ----------
+    variance : float
+        The offset's prior variance.
+    priors : dict or None
+        Hyper-priors by parameter name (:mod:`sparsegp.priors`).
+    fixed : iterable of str
+        Names of hyper-parameters the fit keeps.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import Constant
+    >>> np.asarray(Constant(0.5).diag(np.zeros((3, 2))))
+    array([0.5, 0.5, 0.5])
+    """
 
     def __init__(self, variance=1.0, *, priors=None, fixed=()):
         self._set_params({"variance": variance}, priors, fixed)

@@ -20,7 +20,26 @@ from .distance import safe_sqrt, sqdist, wide
 
 
 class Stationary(Kernel):
-    """k(x, z) = variance * f(r^2), r^2 = sum_d (x_d - z_d)^2 / ell_d^2."""
+    """A stationary kernel k(x, z) = variance * f(r^2), with r^2 = sum_d (x_d - z_d)^2 / ell_d^2 and f(0) = 1.
+    Subclasses define the profile f.
+
+    Parameters
+    ----------
+    lengthscale : float or array of shape (D,)
+        ell: one length-scale shared by every input dimension, or one per dimension (ARD).
+    variance : float
+        The amplitude, k(x, x).
+    priors : dict or None
+        Hyper-priors by parameter name (:mod:`sparsegp.priors`), added to the fit's objective (MAP-II).
+    fixed : iterable of str
+        Names of hyper-parameters the fit keeps at their given values.
+
+    Examples
+    --------
+    >>> from sparsegp.kernels import Matern12, Stationary
+    >>> isinstance(Matern12(), Stationary)
+    True
+    """
 
     _abstract = True
     _input_power = {"lengthscale": -1}
@@ -31,7 +50,18 @@ class Stationary(Kernel):
             raise InputError(f"{type(self).__name__}.lengthscale must be a scalar or a 1-D array (ARD)")
 
     def profile(self, r2):
-        """f(r^2) with f(0) = 1."""
+        """The profile f(r^2), with f(0) = 1.
+
+        Parameters
+        ----------
+        r2 : jax.Array
+            Squared scaled distances.
+
+        Returns
+        -------
+        jax.Array
+            Of the same shape.
+        """
         raise NotImplementedError
 
     def check_input_dim(self, D):
@@ -115,10 +145,31 @@ se_gram.defvjp(_se_fwd, _se_bwd)
 
 
 class SquaredExponential(Stationary):
-    """k(x, z) = C exp(-1/2 (x - z)^T W (x - z)) + v_b  (Seeger et al. 2003, sec. 4).
+    """k(x, z) = C exp(-1/2 (x - z)^T W (x - z)) + v_b (Seeger et al. 2003, sec. 4), with W = diag(ell^-2),
+    C the ``variance`` and v_b the ``bias``. ``RBF`` is the same class.
 
-    ``bias`` is the constant v_b >= 0 (non-negative: a fit may drive it to exactly 0); ``None``
-    (default) leaves it out.
+    Parameters
+    ----------
+    lengthscale : float or array of shape (D,)
+        ell: one length-scale shared by every input dimension, or one per dimension (ARD).
+    variance : float
+        The amplitude, k(x, x).
+    bias : float or None
+        The constant v_b >= 0 (a fit may drive it to exactly 0); None (the default) leaves it out.
+    priors : dict or None
+        Hyper-priors by parameter name (:mod:`sparsegp.priors`), added to the fit's objective (MAP-II).
+    fixed : iterable of str
+        Names of hyper-parameters the fit keeps at their given values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> k = SquaredExponential(lengthscale=[1.0, 2.0], variance=1.0)
+    >>> np.asarray(k.K(np.zeros((1, 2)), np.ones((1, 2))))  # exp(-(1 + 1/4) / 2)
+    array([[0.5353]])
+    >>> k.replace(variance=2.0).variance
+    Array(2., dtype=float64)
     """
 
     _transforms = {"bias": NON_NEGATIVE}
@@ -156,14 +207,52 @@ RBF = SquaredExponential
 
 
 class Matern12(Stationary):
-    """k = variance * exp(-r)  (Ornstein-Uhlenbeck)."""
+    """The Matérn 1/2 (Ornstein-Uhlenbeck) kernel, k = variance * exp(-r).
+
+    Parameters
+    ----------
+    lengthscale : float or array of shape (D,)
+        ell: one length-scale shared by every input dimension, or one per dimension (ARD).
+    variance : float
+        The amplitude, k(x, x).
+    priors : dict or None
+        Hyper-priors by parameter name (:mod:`sparsegp.priors`), added to the fit's objective (MAP-II).
+    fixed : iterable of str
+        Names of hyper-parameters the fit keeps at their given values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import Matern12
+    >>> float(np.asarray(Matern12(2.0).K(np.array([[0.0]]), np.array([[2.0]])))[0, 0])  # e^-1
+    0.36787944117144...
+    """
 
     def profile(self, r2):
         return jnp.exp(-safe_sqrt(r2))
 
 
 class Matern32(Stationary):
-    """k = variance * (1 + sqrt(3) r) exp(-sqrt(3) r)."""
+    """The Matérn 3/2 kernel, k = variance * (1 + sqrt(3) r) exp(-sqrt(3) r): once differentiable samples.
+
+    Parameters
+    ----------
+    lengthscale : float or array of shape (D,)
+        ell: one length-scale shared by every input dimension, or one per dimension (ARD).
+    variance : float
+        The amplitude, k(x, x).
+    priors : dict or None
+        Hyper-priors by parameter name (:mod:`sparsegp.priors`), added to the fit's objective (MAP-II).
+    fixed : iterable of str
+        Names of hyper-parameters the fit keeps at their given values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import Matern32
+    >>> float(np.asarray(Matern32(1.0).K(np.array([[0.0]]), np.array([[1.0]])))[0, 0])
+    0.48335...
+    """
 
     def profile(self, r2):
         s = jnp.sqrt(3.0) * safe_sqrt(r2)
@@ -171,7 +260,28 @@ class Matern32(Stationary):
 
 
 class Matern52(Stationary):
-    """k = variance * (1 + sqrt(5) r + 5 r^2 / 3) exp(-sqrt(5) r)."""
+    """The Matérn 5/2 kernel, k = variance * (1 + sqrt(5) r + 5 r^2 / 3) exp(-sqrt(5) r): twice differentiable
+    samples, a common alternative to the squared exponential on real data.
+
+    Parameters
+    ----------
+    lengthscale : float or array of shape (D,)
+        ell: one length-scale shared by every input dimension, or one per dimension (ARD).
+    variance : float
+        The amplitude, k(x, x).
+    priors : dict or None
+        Hyper-priors by parameter name (:mod:`sparsegp.priors`), added to the fit's objective (MAP-II).
+    fixed : iterable of str
+        Names of hyper-parameters the fit keeps at their given values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import Matern52
+    >>> np.asarray(Matern52(0.5).K(np.array([[0.0], [1.0]])))
+    array([[1.    , 0.1387],
+           [0.1387, 1.    ]])
+    """
 
     def profile(self, r2):
         s = jnp.sqrt(5.0) * safe_sqrt(r2)

@@ -27,6 +27,7 @@ import numpy as np
 import scipy.linalg as sl
 
 from ..errors import InputError
+from ..kernels.gram import gram
 from ..linalg import chol_append, chol_extension
 from .active_set import RESIDUAL_RTOL, ActiveSetState
 
@@ -109,7 +110,8 @@ class ErrorBars:
 
 
 def sparse_error_bars(
-    oracle,
+    kernel,
+    X,
     state: ActiveSetState,
     X_test,
     *,
@@ -118,7 +120,8 @@ def sparse_error_bars(
     max_basis: int = 200,
     random_state=None,
 ) -> ErrorBars:
-    """Smola & Bartlett's error bars (eq. 10) for each test point, batched over the test points.
+    """Smola & Bartlett's sparse error bars (eq. 10): a lower and an upper bound on the exact GP's noisy
+    predictive variance at each test point, batched over the test points.
 
     For test input x with k = K(X, x): the dual Q*_k(alpha) = -k^T alpha + 1/2 alpha^T (sigma^2 I + K) alpha
     is minimised greedily over its own support (``kappa`` random candidates per step, as in Algorithm 1),
@@ -127,7 +130,46 @@ def sparse_error_bars(
     with beta_k = L_M^-1 V k. Each point stops when its relative gap is below ``eps`` or after
     ``max_basis`` basis functions. Cost: O(n d) per point for the lower bound, O(kappa b^2) for b basis
     functions of the upper bound.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel the selection in ``state`` used.
+    X : array of shape (n, D)
+        The training inputs of that selection.
+    state : ActiveSetState
+        A greedy selection's state (``Selection.state``), at noise variance ``state.noise``.
+    X_test : array of shape (t, D)
+        Where to bound the predictive variance.
+    kappa : int
+        Random candidates per basis function of the upper bound.
+    eps : float
+        Stop a point once its relative gap (Algorithm 1) is below this.
+    max_basis : int
+        At most this many basis functions per point.
+    random_state : int, Generator or None
+        Seed for the candidates.
+
+    Returns
+    -------
+    ErrorBars
+        ``lower <= exact noisy variance <= upper`` at each test point, with each point's gap and number of
+        basis functions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> from sparsegp.selection import InfoGain, sparse_error_bars
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> kernel = SquaredExponential(lengthscale=1.0)
+    >>> state = InfoGain(20).select(kernel, 0.01, X, y).state
+    >>> bars = sparse_error_bars(kernel, X, state, np.array([[0.0], [5.0]]), random_state=0)
+    >>> bool(np.all(bars.lower <= bars.upper))
+    True
     """
+    oracle = gram(kernel, np.asarray(X, dtype=np.float64))
     X_test = np.asarray(X_test, dtype=np.float64)
     t = X_test.shape[0]
     rng = np.random.default_rng(random_state)
