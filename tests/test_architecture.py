@@ -93,16 +93,37 @@ def test_no_import_circle():
     assert circles(graph) == []
 
 
+def _code_lines(node) -> int:
+    """A function's lines after its docstring (the numpydoc sections and examples are not code)."""
+    first = node.body[0]
+    docstring = (
+        isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    )
+    start = first.end_lineno if docstring and len(node.body) > 1 else node.lineno
+    return node.end_lineno - start
+
+
 def test_functions_are_short_outside_the_experiments():
     long = []
     for path in ROOT.rglob("*.py"):
         if "experiments" in path.relative_to(ROOT).parts:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 80:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _code_lines(node) >= 80:
                 long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert long == []
-    assert len((ROOT / "estimators" / "sparse.py").read_text().splitlines()) < 300
+    assert _lines_outside_docstrings(ROOT / "estimators" / "sparse.py") < 200  # the estimator delegates
+
+
+def _lines_outside_docstrings(path) -> int:
+    tree = ast.parse(path.read_text())
+    documented = [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    docs = sum(
+        n.body[0].end_lineno - n.body[0].lineno + 1
+        for n in documented
+        if n.body and isinstance(n.body[0], ast.Expr) and isinstance(getattr(n.body[0], "value", None), ast.Constant)
+    )
+    return len(path.read_text().splitlines()) - docs
 
 
 def test_a_fit_sets_only_fitted_attributes():

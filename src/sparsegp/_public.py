@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from typing import Any
 
 MODULES = (
     "sparsegp",
@@ -16,7 +17,7 @@ MODULES = (
 )
 
 
-def public_objects(module: str) -> list[tuple[str, object]]:
+def public_objects(module: str) -> list[tuple[str, Any]]:
     """The classes and functions named in ``module.__all__`` (submodules and constants left out), in order."""
     mod = importlib.import_module(module)
     out = []
@@ -27,7 +28,7 @@ def public_objects(module: str) -> list[tuple[str, object]]:
     return out
 
 
-def public_methods(cls: type) -> list[tuple[str, object]]:
+def public_methods(cls: type) -> list[tuple[str, Any]]:
     """The public methods and properties a class defines itself (not those it inherits from scikit-learn or
     ``object``)."""
     out = []

@@ -117,32 +117,34 @@ class DataWarning(UserWarning):
 class InducingWarning(UserWarning):
     """``inducing="auto"`` stopped at ``max_inducing`` while larger inducing sets were still improving the fit:
     the model is further from the exact GP than the data allow. Raise ``max_inducing`` (or run on a device
-    with more memory).
+    with more memory); ``stop_reason_`` says where any automatic fit stopped.
 
     Examples
     --------
-    >>> import warnings
-    >>> from sparsegp import InducingWarning
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("error", InducingWarning)  # a capped m becomes an error
-    ...     pass
-    >>> issubclass(InducingWarning, UserWarning)
-    True
+    >>> import numpy as np
+    >>> from sparsegp import SparseGPRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(100, 1)); y = np.sin(4 * X[:, 0])
+    >>> SparseGPRegressor(max_inducing=4, random_state=0).fit(X, y).stop_reason_
+    'max_inducing: m = 4'
     """
 
 
 class CertificateWarning(UserWarning):
     """The fitted model's certificate is not sound: its upper bound lies below F_V beyond rounding, so
     ``gap_`` certifies nothing (the factorisations lost their digits). Refit with more jitter or noise.
+    A pipeline that must only keep certified fits turns it into an error.
 
     Examples
     --------
     >>> import warnings
-    >>> from sparsegp import CertificateWarning
+    >>> import numpy as np
+    >>> from sparsegp import CertificateWarning, SparseGPRegressor
+    >>> X = np.linspace(-3, 3, 200)[:, None]; y = np.sin(2 * X[:, 0])
     >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("error", CertificateWarning)  # an uncertified fit becomes an error
-    ...     pass
-    >>> issubclass(CertificateWarning, UserWarning)
+    ...     warnings.simplefilter("error", CertificateWarning)
+    ...     model = SparseGPRegressor(inducing=10, max_iter=50, random_state=0).fit(X, y)
+    >>> bool(model.objective_ <= model.upper_bound_)  # F_V <= log p(y) <= upper bound
     True
     """
 

@@ -35,12 +35,36 @@ from .probit import Sites, site_update
 
 
 class IVMState:
-    """Factors L (d x d), M (d x n), site parameters and the current marginals h, diag(A).
+    """The IVM's ADF state (Lawrence, Seeger & Herbrich 2003, eq. 3): the factors L (d x d) and M (d x n) of
+    A = K - M^T M, the site parameters of the active points, and the current marginals h and diag(A) of all
+    points, with delayed column updates. Memory: one d_max x n buffer for M plus O(d_max^2 + n).
 
-    ``block(rows, cols, disjoint)`` returns K(X[rows], X[cols]), ``column(i)`` K(X, x_i) (optional, for speed);
-    ``diag`` is K's diagonal.
-    M is held transposed (``MT``, n x d_max) so that one column of M is one contiguous row.
-    Memory: one d_max x n buffer for M plus O(d_max^2 + n).
+    Parameters
+    ----------
+    diag : array of shape (n,)
+        The kernel's diagonal K(x_i, x_i).
+    y : array of shape (n,)
+        Labels in {-1, +1}.
+    bias : float
+        The probit bias b.
+    d_max : int
+        The largest active set.
+    block : callable
+        ``block(rows, cols, disjoint)`` returns K(X[rows], X[cols]).
+    column : callable or None
+        ``column(i)`` returns K(X, x_i) (optional, for speed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.classification import ivm_select
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 2)); y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
+    >>> selection = ivm_select(SquaredExponential(1.0), X, y, bias=0.0, size=20, random_state=0)
+    >>> state = selection.state
+    >>> state.active_set.shape, bool(state.log_marginal_likelihood() < 0)
+    ((20,), True)
     """
 
     def __init__(self, diag, y, bias: float, d_max: int, block, column=None):
@@ -73,7 +97,13 @@ class IVMState:
 
     # ---- delayed column updates -------------------------------------------------------
     def refresh(self, cols=None) -> None:
-        """Bring the columns ``cols`` of M (and h, diag(A) there) up to the current d; None: every column."""
+        """Bring the columns ``cols`` of M (and h, diag(A) there) up to the current d.
+
+        Parameters
+        ----------
+        cols : array of int or None
+            The columns; None: every column.
+        """
         if cols is None:  # full greedy: all columns are one step behind, so update in place, no gathers
             while self._all_done < self.d:
                 self._advance_all(self._all_done)
@@ -174,12 +204,34 @@ class IVMState:
 
     # ---- scores and inclusion -------------------------------------------------------
     def sites(self, cols) -> Sites:
-        """Eq. 2 at the current marginals of ``cols`` (which must be current)."""
+        """Eq. 2 at the current marginals of ``cols`` (which must be current: :meth:`refresh`).
+
+        Parameters
+        ----------
+        cols : array of int
+            Training rows.
+
+        Returns
+        -------
+        Sites
+        """
         cols = np.asarray(cols, dtype=np.int64)
         return site_update(self.y[cols], self.h[cols], self.a[cols], self.b)
 
     def include(self, i: int) -> None:
-        """Include point i (eq. 2 site update, eq. 3 factor update); O(d) here, the rest delayed."""
+        """Include point i: the eq. 2 site update and the eq. 3 factor update, O(d) here and the rest delayed.
+
+        Parameters
+        ----------
+        i : int
+            The training row.
+
+        Raises
+        ------
+        NumericalError
+            If the active set is full, the point is already in it, or its site precision is not positive (it
+            lies in the span of the active set).
+        """
         i = int(i)
         if self.d >= self.d_max:
             raise NumericalError(f"the active set is full (d_max = {self.d_max})")
@@ -214,18 +266,35 @@ class IVMState:
         return self.I[: self.d].copy()
 
     def log_marginal_likelihood(self, d: int | None = None) -> float:
-        """log Z_ADF = sum_i log Phi(z_i): the product of the inclusions' normalisers.
+        """log Z_ADF = sum_i log Phi(z_i): the product of the inclusions' normalisers. It equals the marginal
+        likelihood of the Gaussian approximation, log N(m_I | 0, K_I + Pi_I^-1) plus the sites' constants, and is
+        exact for d = 1.
 
-        It equals the marginal likelihood of the Gaussian approximation, log N(m_I | 0, K_I + Pi_I^-1)
-        plus the sites' constants, and is exact for d = 1.
+        Parameters
+        ----------
+        d : int or None
+            Of the first d inclusions; None: all.
+
+        Returns
+        -------
+        float
         """
         d = self.d if d is None else d
         return float(np.sum(self.log_Z[:d]))
 
     def predictor(self, d: int | None = None) -> dict:
-        """What eq. 5 needs at test points, for the first ``d`` inclusions (an ADF prefix is itself an IVM).
+        """What eq. 5 needs at test points, for the first ``d`` inclusions (an ADF prefix is itself an IVM):
+        beta = Pi_I^(1/2) B^-1 Pi_I^(1/2) m_I; the variance uses L^-1 Pi_I^(1/2) k(x*).
 
-        beta = Pi_I^{1/2} B^-1 Pi_I^{1/2} m_I; variance uses L^-1 Pi_I^{1/2} k(x*).
+        Parameters
+        ----------
+        d : int or None
+            The prefix; None: every inclusion.
+
+        Returns
+        -------
+        dict
+            ``active``, ``L``, ``sqrtp`` and ``beta``, the arguments of :func:`predict_latent`.
         """
         d = self.d if d is None else int(d)
         L = self.L[:d, :d]
@@ -242,9 +311,37 @@ def site_means(L, sqrtp, beta):
 
 
 def predict_latent(Kxs, kss, L, sqrtp, beta):
-    """Eq. 5: mu(x*) = beta^T k(x*), sigma^2(x*) = k(x*, x*) - ||L^-1 Pi_I^{1/2} k(x*)||^2.
+    """Eq. 5: the latent predictive mean mu(x*) = beta^T k(x*) and variance
+    sigma^2(x*) = k(x*, x*) - |L^-1 Pi_I^(1/2) k(x*)|^2.
 
-    ``Kxs``: K(X_I, X*) (d x t); ``kss``: k(x*, x*) (t).
+    Parameters
+    ----------
+    Kxs : array of shape (d, t)
+        K(X_I, X*), the active points against the test points.
+    kss : array of shape (t,)
+        k(x*, x*).
+    L, sqrtp, beta : ndarray
+        From :meth:`IVMState.predictor`.
+
+    Returns
+    -------
+    mean, var : ndarray of shape (t,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.classification import ivm_select
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 2)); y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
+    >>> selection = ivm_select(SquaredExponential(1.0), X, y, bias=0.0, size=20, random_state=0)
+    >>> from sparsegp.classification import predict_latent
+    >>> p = selection.state.predictor()
+    >>> kernel = SquaredExponential(1.0); X_test = np.array([[2.0, 2.0], [-2.0, -2.0]])
+    >>> mean, var = predict_latent(np.asarray(kernel.K(X[p["active"]], X_test)), np.ones(2), p["L"], p["sqrtp"],
+    ...                            p["beta"])
+    >>> np.sign(mean)
+    array([ 1., -1.])
     """
     mean = beta @ Kxs
     V = solve_triangular(L, sqrtp[:, None] * Kxs, lower=True, check_finite=False)

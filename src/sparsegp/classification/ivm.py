@@ -31,7 +31,32 @@ STOP_RULES = (None, "error", "loglik")
 
 @dataclass
 class IVMSelection:
-    """The finished selection: the ADF state, the prefix kept, and the monitored curve."""
+    """The finished IVM selection: the ADF state, the prefix kept, and the monitored curve.
+
+    Parameters
+    ----------
+    state : IVMState
+        The state with every inclusion made.
+    d : int
+        Inclusions kept (a prefix of ``state.I``).
+    reason : str
+        Why the selection stopped.
+    seconds : float
+        Wall-clock time.
+    history : list of dict
+        One record per check (d, and the monitor's error or log likelihood).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.classification import ivm_select
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 2)); y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
+    >>> selection = ivm_select(SquaredExponential(1.0), X, y, bias=0.0, size=20, random_state=0)
+    >>> selection.d, selection.reason
+    (20, 'reached size 20')
+    """
 
     state: IVMState
     d: int  # inclusions kept (a prefix of state.I)
@@ -96,12 +121,41 @@ class _Monitor:
 class IVMSchedule:
     """How the IVM selects (Lawrence et al. 2003, Algorithm 1 and sec. 3), validated on construction.
 
-    ``size`` inclusions at most: the first ``n_random`` at random, then ``n_full`` by full greedy search,
-    then a selection index of ``index_size`` points retaining the best fraction ``tau`` (``index_size=None``:
-    full greedy search throughout). ``criterion``: "entropy" (eq. 4) or "info-gain". ``stop``: None (fixed
-    size), "error" or "loglik": every ``check_every`` inclusions the error rate or the negative expected log
-    likelihood on ``monitor_size`` random training points outside I is recorded, the run stops after
-    ``patience`` checks without improvement, and the best prefix is kept.
+    Parameters
+    ----------
+    size : int
+        The most inclusions.
+    criterion : {"entropy", "info-gain"}
+        The score: eq. 4, or the information gain.
+    n_random : int
+        The first inclusions, drawn at random.
+    n_full : int
+        Then inclusions by full greedy search.
+    index_size : int or None
+        Then a selection index of this many points; None: full greedy search throughout.
+    tau : float
+        The fraction of the index retained after each inclusion.
+    stop : {None, "error", "loglik"}
+        None: a fixed size. "error" / "loglik": every ``check_every`` inclusions the error rate or the
+        negative expected log likelihood on ``monitor_size`` random training points outside I is recorded;
+        the run stops after ``patience`` checks without improvement and the best prefix is kept.
+    monitor_size : int
+        Points the monitor scores.
+    check_every : int
+        Inclusions between checks.
+    patience : int
+        Checks without improvement before stopping.
+
+    Examples
+    --------
+    >>> from sparsegp.classification import IVMSchedule
+    >>> IVMSchedule(size=500).index_size
+    500
+    >>> try:
+    ...     IVMSchedule(size=500, tau=1.5)
+    ... except ValueError as err:
+    ...     print(str(err).split(" must")[0])
+    tau (the retained fraction of the selection index)
     """
 
     size: int
@@ -127,12 +181,41 @@ class IVMSchedule:
 
 
 def ivm_select(kernel, X, y, bias: float, *, random_state=None, verbose: bool = False, **schedule) -> IVMSelection:
-    """Run the IVM's ADF with greedy selection of up to ``size`` points (labels y in {-1, +1}).
+    """Run the IVM's ADF with greedy selection of up to ``size`` points (Lawrence, Seeger & Herbrich 2003,
+    Algorithm 1): what :class:`sparsegp.IVMClassifier` fits with.
 
-    ``X`` (n, D), ``y`` (n,) in {-1, +1}, ``bias`` the probit bias b; the selection's ``state.I[:d]`` (d,) are
-    the active rows in the order of inclusion.
+    Parameters
+    ----------
+    kernel : Kernel
+        The covariance function.
+    X : array of shape (n, D)
+        Training inputs.
+    y : array of shape (n,)
+        Labels in {-1, +1}.
+    bias : float
+        The probit bias b.
+    random_state : int, Generator or None
+        Seed for the random inclusions and the selection index.
+    verbose : bool
+        A progress bar over the inclusions.
+    **schedule
+        The fields of :class:`IVMSchedule` (``size`` is required).
 
-    ``schedule``: the fields of :class:`IVMSchedule` (``size`` is required).
+    Returns
+    -------
+    IVMSelection
+        Its ``state.I[:d]`` are the active rows in order of inclusion.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.classification import ivm_select
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 2)); y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
+    >>> selection = ivm_select(SquaredExponential(1.0), X, y, bias=0.0, size=20, random_state=0)
+    >>> selection.state.active_set[:3]
+    array([85, 63, 52])
     """
     sch = IVMSchedule(**schedule)
     with ExitStack() as stack:

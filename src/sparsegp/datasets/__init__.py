@@ -21,7 +21,36 @@ from .registry import DATASETS
 
 @dataclass
 class Dataset:
-    """A train/test split after preprocessing; iterate to unpack the four arrays."""
+    """A train/test split after preprocessing, as :func:`load` returns it; iterate to unpack
+    ``X_train, y_train, X_test, y_test``.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name.
+    split : int or str
+        Which split.
+    preprocessing : str
+        The preprocessing applied (see :func:`load`).
+    X_train, y_train, X_test, y_test : ndarray
+        The arrays, preprocessed (``y_test`` is None where the test inputs have no targets: Snelson's grid).
+    feature_names : list of str
+        Column names of the inputs.
+    x_mean, x_scale : ndarray or None
+        The inputs' training mean and spread used to standardise them (None without).
+    target_transform : TargetTransform
+        How the targets were scaled (:meth:`inverse_transform_y` maps back).
+    licence : str
+        The data's licence.
+
+    Examples
+    --------
+    >>> from sparsegp import datasets
+    >>> data = datasets.load("concrete", split=0)
+    >>> X, y, X_test, y_test = data
+    >>> X.shape, X_test.shape, data.feature_names[0]
+    ((927, 8), (103, 8), 'x1')
+    """
 
     name: str
     split: object
@@ -40,12 +69,36 @@ class Dataset:
         return iter((self.X_train, self.y_train, self.X_test, self.y_test))
 
     def inverse_transform_y(self, y_scaled, X_scaled):
-        """Map targets/predictions on the preprocessed scale back to original units."""
+        """Map targets or predictive means on the preprocessed scale back to the original units.
+
+        Parameters
+        ----------
+        y_scaled : array of shape (n,)
+            Values on the preprocessed scale.
+        X_scaled : array of shape (n, D)
+            Their preprocessed inputs (the "linear" preprocessing subtracts a linear function of them).
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
         return self.target_transform.inverse(np.asarray(y_scaled), np.asarray(X_scaled))
 
 
 def available() -> list[dict]:
-    """Every shipped dataset: name, task, rows, features, splits, source, licence, papers."""
+    """Every shipped dataset: name, task, rows, features, splits, source, licence and the papers that use it.
+
+    Returns
+    -------
+    list of dict
+        One record per dataset (``sparsegp datasets`` prints them; ``--json`` in full).
+
+    Examples
+    --------
+    >>> from sparsegp import datasets
+    >>> [d["name"] for d in datasets.available() if d["task"] == "classification"]
+    ['mnist', 'banana']
+    """
     return [d.as_dict() for d in DATASETS.values()]
 
 
@@ -56,7 +109,7 @@ def load(
     n_train: int | None = None,
     train_size: int | None = None,
 ) -> Dataset:
-    """Load a shipped dataset.
+    """Load a shipped dataset, split and preprocessed (the package's own copy: nothing is downloaded).
 
     Parameters
     ----------
@@ -76,6 +129,25 @@ def load(
         For a dataset split at random by seed (abalone): the rows drawn into
         the training part, the rest being the test part (None: 3,133 as
         Titsias; Smola & Bartlett used 4,000 and 3,000). An error elsewhere.
+
+    Returns
+    -------
+    Dataset
+        Unpacks as ``X_train, y_train, X_test, y_test``.
+
+    Raises
+    ------
+    InputError
+        If the name, split or preprocessing is unknown, or ``n_train`` / ``train_size`` does not fit.
+
+    Examples
+    --------
+    >>> from sparsegp import datasets
+    >>> X, y, X_test, y_test = datasets.load("kin40k", split="fixed", n_train=2000)
+    >>> X.shape, X_test.shape
+    ((2000, 8), (30000, 8))
+    >>> bool(abs(y.mean()) < 1e-12), round(float(y.std()), 6)  # standardised on the training rows
+    (True, 1.0)
     """
     if name not in DATASETS:
         raise InputError(f"unknown dataset {name!r}; available: {sorted(DATASETS)}")

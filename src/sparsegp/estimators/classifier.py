@@ -99,20 +99,32 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
     size : int
         The active-set size d (the most; a stopping rule can end earlier).
     bias : "auto" or float
-        b; "auto" is Phi^-1(fraction of positive labels), as in the paper's MNIST experiment.
+        The bias b; "auto" is Phi^-1(fraction of positive labels), as in the paper's MNIST experiment.
     bias_variance : float
-        v_b >= 0, a constant added to the kernel for the variance of the bias (paper: 1/10).
+        The variance v_b >= 0 of the bias, a constant added to the kernel for the variance of the bias (paper: 1/10).
     criterion : {"entropy", "info-gain"}
         The differential-entropy score (eq. 4) or the information gain KL(Q_new || Q).
-    n_random, n_full, index_size, tau : selection schedule
-        ``n_random`` random inclusions, then ``n_full`` by full greedy search, then a selection
-        index of ``index_size`` points retaining the best fraction ``tau`` after each inclusion
-        (paper: 2, 198, 500, 1/2). ``index_size=None``: full greedy throughout.
+    n_random : int
+        The first ``n_random`` inclusions are drawn at random (paper: 2).
+    n_full : int
+        Then ``n_full`` inclusions by full greedy search (paper: 198).
+    index_size : int or None
+        Then a selection index of ``index_size`` points (paper: 500), re-filled after each inclusion;
+        None: full greedy search throughout.
+    tau : float
+        The fraction of the index retained after each inclusion (paper: 1/2).
     stop : {None, "error", "loglik"}
         None: stop at ``size``. "error" / "loglik": every ``check_every`` inclusions measure the
         error rate / negative log predictive probability on ``monitor_size`` random training points
         outside the active set; stop after ``patience`` checks without improvement, keep the best d.
+    monitor_size : int
+        Training points outside the active set on which ``stop`` measures.
+    check_every : int
+        Inclusions between two measurements of ``stop``.
+    patience : int
+        Measurements without improvement after which ``stop`` ends the selection.
     random_state : int, Generator or None
+        Seed for the random inclusions, the selection index and the monitored points.
     verbose : bool
         A progress bar over the inclusions.
 
@@ -123,6 +135,21 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
     Gaussian approximation's marginal likelihood), stop_reason_, selection_history_, fit_time_;
     site_mean_ and site_precision_: the Gaussian sites N(m_i, 1 / pi_i) of the active points, in
     order of inclusion (ADF's site parameters, the paper's m_i and Pi = diag(pi_i)).
+
+    See Also
+    --------
+    OneVsRestIVMClassifier : more than two classes, c against the rest.
+
+    Examples
+    --------
+    >>> from sparsegp import IVMClassifier, datasets
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> X, y, X_test, y_test = datasets.load("banana", split="ratsch_1")
+    >>> clf = IVMClassifier(SquaredExponential(lengthscale=1.0), size=60, random_state=0).fit(X, y)
+    >>> clf.active_.shape, clf.classes_
+    ((60,), array([-1,  1]))
+    >>> bool(clf.score(X_test, y_test) > 0.85)
+    True
     """
 
     def __init__(
@@ -185,6 +212,26 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         return base + Constant(vb) if vb > 0 else base
 
     def fit(self, X, y):
+        """Select the active set greedily and fit the ADF approximation on it (Lawrence, Seeger & Herbrich 2003,
+        sec. 2).
+
+        Parameters
+        ----------
+        X : array or DataFrame of shape (n, D)
+            Training inputs.
+        y : array of shape (n,)
+            Two distinct labels of any type; ``classes_[1]`` (the larger) is the positive class.
+
+        Returns
+        -------
+        IVMClassifier
+            self, fitted.
+
+        Raises
+        ------
+        InputError
+            If X or y is malformed, there are not exactly two classes, or a class has too few points.
+        """
         t0 = time.perf_counter()
         names = feature_names_of(X)
         X = as_float_matrix(X, "X", min_rows=2)
@@ -251,7 +298,19 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         _require_fitted(self, "beta_")
 
     def predict_latent(self, X, batch_size: int = 4096):
-        """Eq. 5: the latent mean mu(x*) and variance sigma^2(x*) (bias not included)."""
+        """Eq. 5: the latent predictive mean mu(x*) and variance sigma^2(x*) at each test input (bias not included).
+
+        Parameters
+        ----------
+        X : array of shape (n, D)
+            Test inputs, with the training inputs' columns.
+        batch_size : int
+            Test inputs per batch (bounds the memory of the cross-covariances).
+
+        Returns
+        -------
+        mean, var : ndarray of shape (n,)
+        """
         self._check_fitted()
         X = self._test_matrix(X)
         oracle = gram(self.kernel_, self.X_active_, engine="jax")
@@ -266,19 +325,65 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         return np.concatenate(means), np.concatenate(variances)
 
     def decision_function(self, X):
-        """(mu(x*) + b) / sqrt(1 + sigma^2(x*)): positive for classes_[1]; P(classes_[1]) = Phi of it."""
+        """(mu(x*) + b) / sqrt(1 + sigma^2(x*)): positive for ``classes_[1]``, whose probability is Phi of it.
+
+        Parameters
+        ----------
+        X : array of shape (n, D)
+            Test inputs, with the training inputs' columns.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
         mean, var = self.predict_latent(X)
         return (mean + self.bias_) / np.sqrt(1.0 + var)
 
     def predict_log_proba(self, X):
+        """Log class probabilities, log Phi(+-(mu + b) / sqrt(1 + sigma^2)), computed without underflow.
+
+        Parameters
+        ----------
+        X : array of shape (n, D)
+            Test inputs, with the training inputs' columns.
+
+        Returns
+        -------
+        ndarray of shape (n, 2)
+            Columns in the order of ``classes_``.
+        """
         mean, var = self.predict_latent(X)
         lp, lm = predictive_probability(mean, var, self.bias_)
         return np.column_stack([lm, lp])
 
     def predict_proba(self, X):
+        """Class probabilities P(y | x*) = Phi(y (mu + b) / sqrt(1 + sigma^2)) (eq. 5).
+
+        Parameters
+        ----------
+        X : array of shape (n, D)
+            Test inputs, with the training inputs' columns.
+
+        Returns
+        -------
+        ndarray of shape (n, 2)
+            Columns in the order of ``classes_``; rows sum to one.
+        """
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X):
+        """The more probable label at each test input.
+
+        Parameters
+        ----------
+        X : array of shape (n, D)
+            Test inputs, with the training inputs' columns.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Labels from ``classes_``.
+        """
         z = self.decision_function(X)
         return self.classes_[(z > 0).astype(int)]
 
@@ -358,17 +463,63 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
 class OneVsRestIVMClassifier(FeatureNamesMixin, ClassifierMixin, BaseEstimator):
     """c-against-rest IVMs combined as in the paper: decide for the class with the largest log P(y = +1 | x).
 
-    ``estimator``: an :class:`IVMClassifier` used as the template for each class (cloned; its bias
-    "auto" is set per class from that class's frequency). With two classes a single IVM is fitted.
     ``predict_proba`` returns the per-class P(y = +1) normalised to sum to one, ``predict_log_proba``
     and ``decision_function`` their logarithms (the argmax is the paper's rule either way).
-    Attributes: ``classes_``, ``estimators_``.
+
+    Parameters
+    ----------
+    estimator : IVMClassifier or None
+        The template for each class (cloned; its bias "auto" is set per class from that class's
+        frequency); None: ``IVMClassifier()``. With two classes a single IVM is fitted.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The labels, sorted.
+    estimators_ : list of IVMClassifier
+        One fitted IVM per class (one in all with two classes).
+
+    See Also
+    --------
+    IVMClassifier : one binary IVM.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp import IVMClassifier, OneVsRestIVMClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> centres = np.array([[0.0, 3.0], [3.0, -2.0], [-3.0, -2.0]])
+    >>> y = np.repeat([0, 1, 2], 40); X = centres[y] + rng.normal(size=(120, 2))
+    >>> clf = OneVsRestIVMClassifier(IVMClassifier(size=20, random_state=0)).fit(X, y)
+    >>> clf.predict(centres)
+    array([0, 1, 2])
+    >>> clf.predict_proba(centres).sum(axis=1)
+    array([1., 1., 1.])
     """
 
     def __init__(self, estimator=None):
         self.estimator = estimator
 
     def fit(self, X, y):
+        """Fit one IVM per class against the rest (one IVM in all with two classes).
+
+        Parameters
+        ----------
+        X : array or DataFrame of shape (n, D)
+            Training inputs.
+        y : array of shape (n,)
+            Labels, at least two distinct values.
+
+        Returns
+        -------
+        OneVsRestIVMClassifier
+            self, fitted.
+
+        Raises
+        ------
+        InputError
+            If X or y is malformed, there are fewer than two classes, or a class has too few points.
+        """
         names = feature_names_of(X)
         X = as_float_matrix(X, "X", min_rows=2)
         y = _labels(y, X.shape[0])
@@ -392,7 +543,18 @@ class OneVsRestIVMClassifier(FeatureNamesMixin, ClassifierMixin, BaseEstimator):
         _require_fitted(self, "estimators_")
 
     def per_class_log_proba(self, X):
-        """log P(y = +1 | x) of each class's own IVM, shape (n, n_classes), before normalisation."""
+        """log P(y = +1 | x) of each class's own IVM, before normalisation (the paper's combination rule takes
+        the largest).
+
+        Parameters
+        ----------
+        X : array of shape (n, D)
+            Test inputs, with the training inputs' columns.
+
+        Returns
+        -------
+        ndarray of shape (n, n_classes)
+        """
         self._check_fitted()
         X = self._test_matrix(X)
         if len(self.estimators_) == 1:
@@ -400,20 +562,64 @@ class OneVsRestIVMClassifier(FeatureNamesMixin, ClassifierMixin, BaseEstimator):
         return np.column_stack([e.predict_log_proba(X)[:, 1] for e in self.estimators_])
 
     def predict_log_proba(self, X):
+        """The per-class log P(y = +1 | x), normalised so that the probabilities sum to one.
+
+        Parameters
+        ----------
+        X : array of shape (n, D)
+            Test inputs, with the training inputs' columns.
+
+        Returns
+        -------
+        ndarray of shape (n, n_classes)
+        """
         lp = self.per_class_log_proba(X)
         top = lp.max(axis=1, keepdims=True)
         return lp - top - np.log(np.sum(np.exp(lp - top), axis=1, keepdims=True))
 
     def predict_proba(self, X):
+        """The per-class P(y = +1 | x), normalised to sum to one over the classes.
+
+        Parameters
+        ----------
+        X : array of shape (n, D)
+            Test inputs, with the training inputs' columns.
+
+        Returns
+        -------
+        ndarray of shape (n, n_classes)
+        """
         return np.exp(self.predict_log_proba(X))
 
     def decision_function(self, X):
-        """Normalised log-probabilities, shape (n, n_classes); with two classes the IVM's own (n,) decision."""
+        """Normalised log-probabilities; with two classes the single IVM's own decision function.
+
+        Parameters
+        ----------
+        X : array of shape (n, D)
+            Test inputs, with the training inputs' columns.
+
+        Returns
+        -------
+        ndarray of shape (n, n_classes), or (n,) with two classes
+        """
         self._check_fitted()
         if len(self.estimators_) == 1:
             return self.estimators_[0].decision_function(self._test_matrix(X))
         return self.predict_log_proba(X)
 
     def predict(self, X):
+        """The class whose IVM gives the largest log P(y = +1 | x) (the paper's rule).
+
+        Parameters
+        ----------
+        X : array of shape (n, D)
+            Test inputs, with the training inputs' columns.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Labels from ``classes_``.
+        """
         scores = self.per_class_log_proba(X)
         return self.classes_[np.argmax(scores, axis=1)]

@@ -73,6 +73,21 @@ class ExactGPRegressor(GPRegressorBase):
         (:mod:`sparsegp.fitting.calibration`): mean log density per training row (the targets' units),
         the share within 2 sd, the quantiles of z = (y - mean) / sd at probabilities
         ``calibration.LOO_Z_LEVELS``, and how many rows were scored.
+
+    See Also
+    --------
+    SparseGPRegressor : the sparse approximations, O(n m^2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp import ExactGPRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> model = ExactGPRegressor(random_state=0).fit(X, y)
+    >>> mean, std = model.predict(np.array([[0.5]]), return_std=True)
+    >>> bool(abs(mean[0] - np.sin(1.0)) < 0.05), bool(0.09 < std[0] < 0.12)  # the noise sd is 0.1
+    (True, True)
     """
 
     _json_params = COMMON_JSON_PARAMS
@@ -107,7 +122,28 @@ class ExactGPRegressor(GPRegressorBase):
         self.callback = callback
 
     def fit(self, X, y):
-        """Fit hyper-parameters (if ``optimize``) and cache the posterior. Returns self."""
+        """Fit the hyper-parameters (if ``optimize``) by maximising the log marginal likelihood, cache the
+        posterior, and check the error bars by leave-one-out.
+
+        Parameters
+        ----------
+        X : array or DataFrame of shape (n, D)
+            Training inputs.
+        y : array of shape (n,)
+            Targets.
+
+        Returns
+        -------
+        ExactGPRegressor
+            self, fitted.
+
+        Raises
+        ------
+        InputError
+            If X or y is malformed (NaN, inf, wrong shape, too few rows).
+        NumericalError
+            If K + sigma^2 I cannot be factorised even with the largest jitter allowed.
+        """
         config = exact_config(self)
         X, y, names = self._training_arrays(X, y)
         data = InMemory.from_training(X, y, duplicates=config.duplicates, normalize_y=config.normalize_y)
@@ -157,9 +193,32 @@ class ExactGPRegressor(GPRegressorBase):
         """Predictive mean, and optionally std or full covariance, of the targets y (noise included).
 
         ``include_noise=False`` gives the latent f instead (the default matches scikit-learn's
-        ``GaussianProcessRegressor`` with a ``WhiteKernel``).
+        ``GaussianProcessRegressor`` with a ``WhiteKernel``). Rounding-level negative variances (at most
+        1e-8 of the largest) are reported as std 0.
 
-        Rounding-level negative variances (at most 1e-8 of the largest) are reported as std 0.
+        Parameters
+        ----------
+        X : array of shape (t, D)
+            Test inputs.
+        return_std : bool
+            Also return the predictive standard deviation.
+        return_cov : bool
+            Also return the full predictive covariance (t x t).
+        include_noise : bool
+            Of y (True) or of the latent f (False).
+
+        Returns
+        -------
+        mean : ndarray of shape (t,)
+        std : ndarray of shape (t,), with ``return_std``
+        cov : ndarray of shape (t, t), with ``return_cov``
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        InputError
+            If X is malformed or has another number of columns than the training inputs.
         """
         X = self._validate_test_inputs(X)
         mean, var = self._predict_in_batches(

@@ -33,7 +33,7 @@ class SparseGPRegressor(GPRegressorBase):
     approximation : {"vfe", "dtc", "fitc", "sor"}
         VFE: Titsias's variational bound (the default; never above the exact evidence). DTC: Seeger et al.'s
         projected process. FITC: Snelson & Ghahramani's SPGP. SoR: Quiñonero-Candela & Rasmussen's reduced-rank GP.
-    inducing : "auto", int, integer array (m,), float array (m, D), Selector or KMeans
+    inducing : "auto", int, int array of shape (m,), float array of shape (m, D), Selector or KMeans
         "auto" (the default): the fit chooses m (:mod:`sparsegp.fitting.growth`): all distinct inputs, the exact
         GP, where there are at most ``max_inducing``; else doubling m from 256 until the last doubling raised the
         objective, or the gap falls, below 0.01 nats per row, or a budget is reached. An int m draws m distinct
@@ -77,8 +77,24 @@ class SparseGPRegressor(GPRegressorBase):
         sec. 4, SPGP). "hyperparameters": the kernel and noise, the inducing inputs kept where they started (the
         papers' fixed active sets). "inducing": only the inducing inputs, at the given kernel and noise (Titsias's
         Boston experiment, Fig. 2 a-c). False: nothing; everything as given.
-    noise, n_restarts, max_iter, normalize_y, noise_prior, min_noise,
-    random_state, verbose, callback : as in :class:`ExactGPRegressor`.
+    noise : float
+        Initial Gaussian noise variance sigma^2 (normalised targets), as in :class:`ExactGPRegressor`.
+    n_restarts : int
+        Extra L-BFGS-B starts from perturbed initial points; the best is kept.
+    max_iter : int
+        L-BFGS-B iterations per start (per round with ``reselect``; on the subset with ``subset``).
+    normalize_y : bool
+        Standardise the targets before fitting (predictions are mapped back).
+    noise_prior : prior or None
+        Hyper-prior on the noise variance (:mod:`sparsegp.priors`), as in :class:`ExactGPRegressor`.
+    min_noise : float
+        Lower bound on the noise variance during optimisation.
+    random_state : int, Generator or None
+        Seed for the inducing inputs drawn at random, the subsets and the restarts.
+    verbose : bool
+        Show a progress bar.
+    callback : callable or None
+        ``callback(iteration, objective, params)`` after each iteration; return True to stop.
     duplicates : {"collapse", "expand", "drop"}
         Rows that share an input. "collapse" (the default) fits every row and sums over one weighted row per
         distinct input (its count, mean target and within-input sum of squares give exactly the objective, gradient
@@ -105,6 +121,34 @@ class SparseGPRegressor(GPRegressorBase):
     loo_log_predictive_, loo_coverage_, loo_z_, loo_rows_ : the leave-one-out check of the error bars, as in
         :class:`ExactGPRegressor`, of the approximation's own predictive.
     optimizer_report_, n_iter_, posterior_.
+
+    See Also
+    --------
+    ExactGPRegressor : the exact GP, O(n^3), the reference.
+
+    Examples
+    --------
+    The defaults choose m and certify how far the fit is from the exact GP:
+
+    >>> import numpy as np
+    >>> from sparsegp import SparseGPRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> model = SparseGPRegressor(max_inducing=16, random_state=0).fit(X, y)
+    >>> model.Z_.shape
+    (16, 1)
+    >>> bool(model.objective_ <= model.upper_bound_), bool(model.gap_ / len(y) < 0.01)  # nats per row
+    (True, True)
+    >>> mean, std = model.predict(np.array([[0.5]]), return_std=True)
+    >>> bool(abs(mean[0] - np.sin(1.0)) < 0.05)
+    True
+
+    Another approximation on a set chosen by one of the papers' greedy criteria:
+
+    >>> from sparsegp.selection import InfoGain
+    >>> dtc = SparseGPRegressor(approximation="dtc", inducing=InfoGain(12), optimize="hyperparameters").fit(X, y)
+    >>> len(dtc.inducing_indices_)
+    12
     """
 
     _json_params = (
@@ -157,10 +201,30 @@ class SparseGPRegressor(GPRegressorBase):
         self.random_state, self.verbose, self.callback = random_state, verbose, callback
 
     def fit(self, X, y):
-        """Fit what ``optimize`` names (hyper-parameters, inducing inputs); cache the posterior.
+        """Fit what ``optimize`` names (hyper-parameters, inducing inputs), cache the posterior, compute the
+        certificate (``upper_bound_``, ``gap_``) and check the error bars by leave-one-out.
 
         X and y may be dask arrays: the statistics are then computed on the workers of the current
-        ``dask.distributed`` client, partition by partition (:mod:`sparsegp.backends.dask_partitions`).
+        ``dask.distributed`` client, partition by partition, and never gathered.
+
+        Parameters
+        ----------
+        X : array, DataFrame or dask array of shape (n, D)
+            Training inputs.
+        y : array or dask array of shape (n,)
+            Targets.
+
+        Returns
+        -------
+        SparseGPRegressor
+            self, fitted.
+
+        Raises
+        ------
+        InputError
+            If X, y or a setting is malformed, or settings contradict each other.
+        NumericalError
+            If K_uu or the approximation's m x m system cannot be factorised even with the largest jitter.
         """
         config = sparse_config(self)
         if is_dask_collection(X) or is_dask_collection(y):
@@ -245,6 +309,31 @@ class SparseGPRegressor(GPRegressorBase):
         ``include_noise=False`` gives the latent f instead. The default matches scikit-learn's
         ``GaussianProcessRegressor`` with a ``WhiteKernel``, so its std scores test targets directly.
         A dask array X gives dask arrays, computed block by block on the workers.
+
+        Parameters
+        ----------
+        X : array or dask array of shape (t, D)
+            Test inputs.
+        return_std : bool
+            Also return the predictive standard deviation.
+        return_cov : bool
+            Also return the full predictive covariance (t x t).
+        include_noise : bool
+            Of y (True) or of the latent f (False).
+
+        Returns
+        -------
+        mean : ndarray of shape (t,)
+        std : ndarray of shape (t,), with ``return_std``
+        cov : ndarray of shape (t, t), with ``return_cov``
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        InputError
+            If X is malformed, or ``prediction="nystrom"`` gives negative variances where a std is asked for
+            (use :meth:`predict_var`).
         """
         if is_dask_collection(X):
             from ..backends.dask_partitions import predict_blocks
@@ -267,9 +356,24 @@ class SparseGPRegressor(GPRegressorBase):
         )
 
     def predict_var(self, X, include_noise=True):
-        """(mean, variance of y, or of f with ``include_noise=False``) as computed, no square root taken.
+        """The predictive mean and variance as computed, no square root taken: Nyström's latent variances may be
+        negative (Quiñonero-Candela & Rasmussen eq. 39), and this is where to see them.
 
-        Nyström's latent variances may be negative (Quiñonero-Candela & Rasmussen eq. 39).
+        Parameters
+        ----------
+        X : array of shape (t, D)
+            Test inputs.
+        include_noise : bool
+            The variance of y (True) or of the latent f (False).
+
+        Returns
+        -------
+        mean, var : ndarray of shape (t,)
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
         """
         X = self._validate_test_inputs(X)
         mean, var = self._mean_var(X, full_cov=False)

@@ -58,14 +58,37 @@ class Extension:
 
 
 class ActiveSetState:
-    """Seeger et al.'s state for the PP approximation with active set I, grown one point at a time.
+    """Seeger et al.'s state for the projected-process (DTC) approximation with active set I, grown one point
+    at a time (App. A.1): L = chol(K_I), V = L^-1 K_I,n, p = diag(V^T V), the factor L_M of
+    M = sigma^2 I + V V^T, beta, and mu, the predictive means at the training inputs. Including a point
+    costs O(n d); every criterion of :mod:`sparsegp.selection` scores from it.
 
     Parameters
     ----------
-    diag : (n,) the prior variances K(x_j, x_j).
-    y : (n,) targets.
-    noise : the noise variance sigma^2 (> 0).
-    d_max : capacity of the buffers (the largest active set this state will hold).
+    diag : array of shape (n,)
+        The prior variances K(x_j, x_j).
+    y : array of shape (n,)
+        Targets.
+    noise : float
+        The noise variance sigma^2 (> 0).
+    d_max : int
+        Capacity of the buffers (the largest active set this state will hold).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    >>> from sparsegp.selection import ActiveSetState
+    >>> state = ActiveSetState(np.asarray(kernel.diag(X)), y, noise, d_max=5)
+    >>> for i in (0, 50, 100):
+    ...     _ = state.include(i, np.asarray(kernel.K(X, X[i:i + 1]))[:, 0])
+    >>> state.I
+    array([  0,  50, 100])
+    >>> bool(state.vfe_bound() <= state.dtc_log_marginal())
+    True
     """
 
     def __init__(self, diag, y, noise: float, d_max: int):
@@ -102,25 +125,52 @@ class ActiveSetState:
         return self.V[: self.d]
 
     def residual(self, idx=None) -> np.ndarray:
-        """K_jj - p_j: the prior variance not yet explained by the active set (pivoted Cholesky's residual)."""
+        """K_jj - p_j: the prior variance not yet explained by the active set (pivoted Cholesky's residual).
+
+        Parameters
+        ----------
+        idx : array of int or None
+            Which training points; None: all.
+
+        Returns
+        -------
+        ndarray
+        """
         r = self.diag - self.p if idx is None else self.diag[idx] - self.p[idx]
         return np.maximum(r, 0.0)
 
     def marginal_var(self, idx=None) -> np.ndarray:
-        """Var Q(u_j) = K_jj - p_j + sigma^2 q_j (Seeger et al. sec. 2.2, for general K_jj)."""
+        """Var Q(u_j) = K_jj - p_j + sigma^2 q_j (Seeger et al. sec. 2.2, for general K_jj).
+
+        Parameters
+        ----------
+        idx : array of int or None
+            Which training points; None: all.
+
+        Returns
+        -------
+        ndarray
+        """
         sl_ = slice(None) if idx is None else idx
         return self.residual(idx) + self.noise * self.q[sl_]
 
     def eligible(self) -> np.ndarray:
-        """Points that may still be included: not active and with a non-negligible residual."""
+        """Points that may still be included: not active, and with a residual variance above a relative 1e-9.
+
+        Returns
+        -------
+        ndarray of bool, shape (n,)
+        """
         return (~self.active) & (self.diag - self.p > RESIDUAL_RTOL * self.diag)
 
     # ---- objectives of the current set -------------------------------------------
     def dtc_log_marginal(self) -> float:
         """log Q(y) of the PP / DTC approximation: -phi of Seeger et al. App. A.2 (with the 2 pi constant),
-
         phi = 1/2 (log|M| + (n - d) log sigma^2 + sigma^-2 (y^T y - beta^T beta) + n log 2 pi).
-        It equals the SoR evidence of Quinonero-Candela & Rasmussen eq. 23 (minus their L, eq. 30).
+
+        Returns
+        -------
+        float
         """
         d = self.d
         logdetM = 2.0 * np.sum(np.log(np.diag(self.LM)[:d])) if d else 0.0
@@ -128,18 +178,39 @@ class ActiveSetState:
         return -0.5 * (logdetM + (self.n - d) * np.log(self.noise) + (self.yy - bb) / self.noise + self.n * LOG_2PI)
 
     def vfe_bound(self) -> float:
-        """F of Titsias (2009) eq. 9: log Q(y) minus the trace term tr(K - Q_nn) / (2 sigma^2)."""
+        """F_V of Titsias (2009) eq. 9: log Q(y) minus the trace term tr(K - Q_nn) / (2 sigma^2).
+
+        Returns
+        -------
+        float
+        """
         return self.dtc_log_marginal() - 0.5 * float(np.sum(self.residual())) / self.noise
 
     def sb_primal(self) -> float:
-        """Smola & Bartlett's Q at its minimiser with support I: -beta^T beta / 2 (Seeger et al. sec. 3)."""
+        """Smola & Bartlett's Q at its minimiser with support I: -beta^T beta / 2 (Seeger et al. sec. 3).
+
+        Returns
+        -------
+        float
+        """
         return -0.5 * float(self.beta[: self.d] @ self.beta[: self.d])
 
     # ---- candidate extensions (O(n d) per candidate, batched) --------------------
     def extend(self, C: np.ndarray, KC: np.ndarray) -> Extension:
-        """The App. A.1 quantities that including each candidate in ``C`` would create.
+        """The App. A.1 quantities that including each candidate of a batch would create. Cost: 2 n d c + d^2 c
+        flops for c candidates.
 
-        ``KC`` is the (n x c) kernel block K(X, X_C). Cost: 2 n d c + d^2 c flops.
+        Parameters
+        ----------
+        C : array of int, shape (c,)
+            Candidate training rows.
+        KC : array of shape (n, c)
+            The kernel block K(X, X_C).
+
+        Returns
+        -------
+        Extension
+            The new diagonal of L, rows of V and L_M, and beta component per candidate.
         """
         C = np.asarray(C, dtype=np.int64)
         d = self.d
@@ -159,8 +230,18 @@ class ActiveSetState:
     def w_row(self, d: int, v: np.ndarray, Vd: np.ndarray) -> np.ndarray:
         """Row d of L_M'^-1 V' once row d of L_M is set: w = l_Mi^-1 (v - V^T L_M^-T l_M) (App. A.1).
 
-        ``v`` is the new row of V and ``Vd`` its first d rows, for the training points or for any other
-        columns whose V rows are kept alongside (held-out points).
+        Parameters
+        ----------
+        d : int
+            The row.
+        v : array
+            The new row of V, for the training points or any other set of points.
+        Vd : array
+            The first d rows of V for the same points.
+
+        Returns
+        -------
+        ndarray
         """
         lM, lMd = self.LM[d, :d], self.LM[d, d]
         if not d:
@@ -171,7 +252,27 @@ class ActiveSetState:
 
     # ---- inclusion ---------------------------------------------------------------
     def include(self, i: int, kcol: np.ndarray) -> float:
-        """Include training point ``i`` given its kernel column K(X, x_i); returns the new beta component."""
+        """Include training point ``i`` given its kernel column.
+
+        Parameters
+        ----------
+        i : int
+            The training row.
+        kcol : array of shape (n,)
+            K(X, x_i).
+
+        Returns
+        -------
+        float
+            The new component of beta.
+
+        Raises
+        ------
+        InputError
+            If the state is full (``d_max``) or the point is already active.
+        NumericalError
+            If the point's residual variance is too small to include it.
+        """
         i = int(i)
         if self.d >= self.d_max:
             raise InputError(f"the active set is full (d_max={self.d_max})")

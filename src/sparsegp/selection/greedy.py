@@ -26,12 +26,37 @@ from .smola_bartlett import DualState, relative_gap
 class Selection:
     """The result of a greedy selection.
 
-    ``indices`` the selected training rows in order of inclusion (cut back to ``best_size`` when a
-    monitoring stopping rule asked for it); ``state`` the final :class:`ActiveSetState` (all inclusions
-    made); ``history`` one record per inclusion; ``reason`` why selection stopped; ``dual`` the
-    Smola-Bartlett dual state when the gap was tracked; ``kernel_evaluations`` kernel entries computed;
-    ``last_candidates`` and ``last_scores`` the candidate rows and the criterion's score of each at the
-    last inclusion (the chosen one has the largest).
+    Parameters
+    ----------
+    indices : ndarray of int
+        The selected training rows in order of inclusion (cut back to ``best_size`` when a monitoring
+        stopping rule asked for it).
+    state : ActiveSetState or None
+        The final state (all inclusions made); None for a selection on Dask partitions.
+    history : list of dict
+        One record per inclusion (:meth:`curve` reads them).
+    reason : str
+        Why the selection stopped.
+    dual : DualState or None
+        The Smola-Bartlett dual state where the gap was tracked.
+    kernel_evaluations : int
+        Kernel entries computed.
+    seconds : float
+        Wall-clock time.
+    last_candidates, last_scores : ndarray or None
+        The candidate rows and the criterion's score of each at the last inclusion.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    >>> from sparsegp.selection import InfoGain
+    >>> selection = InfoGain(15).select(kernel, noise, X, y)
+    >>> selection.curve("vfe_bound").shape, selection.reason
+    ((15,), 'reached size 15')
     """
 
     indices: np.ndarray
@@ -45,7 +70,22 @@ class Selection:
     last_scores: np.ndarray | None = None
 
     def curve(self, key: str) -> np.ndarray:
-        """One history field after each inclusion: "dtc_log_marginal", "vfe_bound", "primal", "score", "gap", ..."""
+        """One field of the history after each inclusion.
+
+        Parameters
+        ----------
+        key : str
+            "dtc_log_marginal", "vfe_bound", "primal", "score", "gap" (where tracked), ...
+
+        Returns
+        -------
+        ndarray of shape (d,)
+
+        Raises
+        ------
+        InputError
+            If no record has that field; the message lists those it has.
+        """
         known = sorted(set().union(*(r.keys() for r in self.history)))
         if key not in known:
             raise InputError(f"no {key!r} in this selection's history; it has {known}")
@@ -173,18 +213,65 @@ def greedy_select(
     batched: bool = True,
     desc: str = "greedy selection",
 ) -> Selection:
-    """Select up to ``size`` training points with scoring rule ``rule`` at fixed hyper-parameters.
+    """Select up to ``size`` training points with scoring rule ``rule`` at fixed hyper-parameters: the loop
+    every selector runs (score the candidates, include the best, update the state of Seeger et al.
+    App. A.1, optionally advance Smola & Bartlett's dual, check the stopping rules).
 
-    ``X`` (n, D), ``y`` (n,), ``noise`` a scalar sigma^2; returns a :class:`Selection` whose ``indices``
-    (d,) are training rows in the order of inclusion.
+    Parameters
+    ----------
+    rule : ScoringRule
+        A criterion from :mod:`sparsegp.selection.criteria` (``InfoGainRule()``, ``SmolaBartlettRule()``, ...).
+    kernel : Kernel
+        The covariance function.
+    noise : float
+        The noise variance sigma^2.
+    X : array of shape (n, D)
+        Training inputs.
+    y : array of shape (n,)
+        Training targets.
+    size : int
+        The most points to include.
+    candidates : "full" or int
+        Score every remaining point, or kappa random ones per inclusion.
+    tau : float or None
+        With an int ``candidates``: a selection index of kappa points keeping the best fraction tau after
+        each inclusion and refilled at random (Lawrence et al. 2003, sec. 3).
+    stop : sequence of StoppingRule
+        Extra stopping rules.
+    track_gap : bool
+        Advance Smola & Bartlett's dual Q* by one greedy inclusion per inclusion and record the relative gap.
+    dual_kappa : int
+        Random candidates per inclusion of the dual.
+    random_state : int, Generator or None
+        Seed for the candidates.
+    verbose : bool
+        A progress bar over the inclusions.
+    callback : callable or None
+        ``callback(record, state)`` after each inclusion.
+    initial : array of int or None
+        Training rows included first, in order (variational EM rebuilds its set at new hyper-parameters so).
+    batched : bool
+        False scores expensive candidates one at a time (as the 2001-2003 implementations did): the same
+        numbers, for timing.
+    desc : str
+        The progress bar's label.
 
-    ``candidates``: "full" or an int kappa (random candidates per inclusion; with ``tau`` a selection index
-    of kappa points keeping the best fraction tau). ``stop``: extra :mod:`.stopping` rules. ``track_gap``:
-    advance Smola & Bartlett's dual Q* by one greedy inclusion (``dual_kappa`` random candidates) per
-    inclusion and record the relative gap. ``initial``: training rows included first, in order, before
-    greedy selection continues (variational EM re-builds its set at new hyper-parameters this way).
-    ``batched=False`` scores expensive candidates one at a time (matrix-vector products, as the
-    2001-2003 implementations did) instead of in one matrix-matrix product; same numbers, for timing. ``callback(record, state)`` after each inclusion.
+    Returns
+    -------
+    Selection
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    >>> from sparsegp.selection import greedy_select
+    >>> from sparsegp.selection.criteria import InfoGainRule
+    >>> selection = greedy_select(InfoGainRule(), kernel, noise, X, y, size=10)
+    >>> selection.indices.shape
+    (10,)
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)

@@ -46,18 +46,27 @@ class _Params:
 
 
 class Selector(_Params):
-    """Greedy forward selection of ``size`` training points (the maximum when stopping rules are given).
+    """Greedy forward selection of ``size`` training points at fixed hyper-parameters: the base of every
+    selector. A selector holds its options only (scikit-learn style, so it can sit in a grid search);
+    :meth:`select` runs the loop, and ``SparseGPRegressor(inducing=selector)`` uses it to choose the active
+    set.
 
-    Parameters
-    ----------
-    size : the (maximum) active-set size d.
-    candidates : "full" (score every remaining point; the default for the O(1) criteria) or an int kappa
-        (score kappa random points per inclusion; the default, 59, for the O(n d) criteria).
-    tau : with an int ``candidates``, keep a selection index of kappa points, retaining the best fraction
-        tau after each inclusion and refilling at random (Lawrence et al. 2003 sec. 3).
-    stop : stopping rules from :mod:`sparsegp.selection.stopping`.
-    track_gap : also run Smola & Bartlett's dual and record the relative gap per inclusion.
-    random_state, verbose : as everywhere.
+    {parameters}
+    See Also
+    --------
+    sparsegp.SparseGPRegressor : takes a selector as ``inducing``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    >>> from sparsegp.selection import ConditionalVariance
+    >>> selection = ConditionalVariance(10).select(kernel, noise, X, y)
+    >>> len(selection.indices), selection.reason
+    (10, 'reached size 10')
     """
 
     rule_class: type[ScoringRule] = RandomRule
@@ -80,9 +89,31 @@ class Selector(_Params):
     _param_names = ("size", "candidates", "tau", "stop", "track_gap", "random_state", "verbose")
 
     def select(self, kernel, noise, X, y, *, random_state=None, verbose=None, size=None, initial=None) -> Selection:
-        """Run the selection at fixed hyper-parameters (``kernel``, noise variance ``noise``).
+        """Run the selection at fixed hyper-parameters.
 
-        ``size`` overrides the selector's size; ``initial`` rows are included first (see greedy_select).
+        Parameters
+        ----------
+        kernel : Kernel
+            The covariance function.
+        noise : float
+            The noise variance sigma^2.
+        X : array of shape (n, D)
+            Training inputs.
+        y : array of shape (n,)
+            Training targets.
+        random_state : int, Generator or None
+            Overrides the selector's seed.
+        verbose : bool or None
+            Overrides the selector's progress bar.
+        size : int or None
+            Overrides the selector's size.
+        initial : array of int or None
+            Training rows included first, in order, before the greedy search goes on.
+
+        Returns
+        -------
+        Selection
+            The rows chosen in order of inclusion, the final state and one record per inclusion.
         """
         size = check_int(self.size if size is None else size, "size", minimum=1)
         cand = self.default_candidates if self.candidates is None else self.candidates
@@ -109,33 +140,69 @@ class Selector(_Params):
 
 
 class Random(Selector):
-    """A random subset (the papers' *random* baseline; the state is still built for the objective)."""
+    """A random subset: the papers' *random* baseline (the state is still built, so the curves of the
+    objective are recorded as for the greedy criteria).
+
+    {parameters}
+    {example}
+    """
 
     rule_class = RandomRule
 
 
 class InfoGain(Selector):
-    """Seeger et al. (2003) eq. 3 information gain, O(1) per point, full greedy by default."""
+    """Seeger, Williams & Lawrence (2003) eq. 3: the information gain of including each point, O(1) per point
+    from the incremental state, so full greedy search over every remaining point is the default.
+
+    {parameters}
+    {example}
+    """
 
     rule_class = InfoGainRule
 
 
 class DifferentialEntropy(Selector):
-    """The IVM entropy score for Gaussian noise (Lawrence et al. 2003 eq. 4), O(1) per point."""
+    """The IVM's differential-entropy score for Gaussian noise (Lawrence, Seeger & Herbrich 2003, eq. 4),
+    O(1) per point: the largest reduction of a point's posterior variance.
+
+    {parameters}
+    {example}
+    """
 
     rule_class = DifferentialEntropyRule
 
 
 class ConditionalVariance(Selector):
-    """Largest residual variance first (pivoted Cholesky of K; greedy on the VFE trace term)."""
+    """Largest residual prior variance first: a pivoted Cholesky of K, greedy on VFE's trace term; what
+    ``inducing="auto"`` uses to grow its sets.
+
+    {parameters}
+    {example}
+    """
 
     rule_class = ConditionalVarianceRule
 
 
 class SmolaBartlett(Selector):
-    """Smola & Bartlett (2001) SGGP: Delta^SB over kappa = 59 random candidates, stopping at gap < 0.025.
+    """Smola & Bartlett (2001) sparse greedy GP regression: their criterion Delta^SB over kappa = 59 random
+    candidates per inclusion, stopping once the relative duality gap of Theorem 1 is below ``eps``.
 
-    ``eps`` sets the gap threshold (None: stop at ``size`` only); the gap is always tracked.
+    {parameters}eps : float or None
+        Stop once the relative gap is below ``eps`` (Algorithm 1; 0.025); None: stop at ``size`` only.
+        The gap is always tracked: ``selection.curve("gap")``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    >>> from sparsegp.selection import SmolaBartlett
+    >>> selection = SmolaBartlett(200, eps=0.05, random_state=0).select(kernel, noise, X, y)
+    >>> gap = selection.curve("gap")
+    >>> bool(gap[-1] < 0.05 <= gap[-2]), selection.reason.startswith("relative gap")
+    (True, True)
     """
 
     rule_class = SmolaBartlettRule
@@ -154,21 +221,52 @@ class SmolaBartlett(Selector):
 
 
 class Evidence(Selector):
-    """Quinonero-Candela & Rasmussen (2005) SGEV: the evidence change (eqs. 30-33) over kappa = 59 candidates."""
+    """Quiñonero-Candela & Rasmussen (2005) SGEV: the change of the SoR / DTC evidence (eqs. 30-33) over
+    kappa = 59 random candidates per inclusion.
+
+    {parameters}
+    {example}
+    """
 
     rule_class = EvidenceRule
     default_candidates = 59
 
 
 class VFEGreedy(Selector):
-    """Titsias (2009) sec. 3.1: the variational bound as criterion over a random working set (kappa = 59)."""
+    """Titsias (2009) sec. 3.1: the variational bound F_V as the criterion, over a random working set of
+    kappa = 59 candidates per inclusion.
+
+    {parameters}
+    {example}
+    """
 
     rule_class = VFERule
     default_candidates = 59
 
 
 class KMeans(_Params):
-    """k-means centres of the training inputs as initial free pseudo-inputs (scikit-learn's KMeans)."""
+    """k-means centres of the training inputs as initial free pseudo-inputs (scikit-learn's KMeans): not
+    training rows, so ``SparseGPRegressor(inducing=KMeans(m))`` starts its inducing inputs there.
+
+    Parameters
+    ----------
+    size : int
+        The number of centres m.
+    random_state : int, Generator or None
+        Seed for k-means.
+    n_init : int
+        k-means restarts.
+    max_iter : int
+        k-means iterations.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.selection import KMeans
+    >>> X = np.concatenate([np.zeros((50, 2)), np.ones((50, 2))])
+    >>> np.sort(KMeans(2, random_state=0).centres(X)[:, 0])
+    array([0., 1.])
+    """
 
     def __init__(self, size=128, *, random_state=None, n_init=1, max_iter=100):
         self.size = size
@@ -182,6 +280,19 @@ class KMeans(_Params):
     _param_names = ("size", "random_state", "n_init", "max_iter")
 
     def centres(self, X, *, random_state=None) -> np.ndarray:
+        """The k-means centres of X.
+
+        Parameters
+        ----------
+        X : array of shape (n, D)
+            Training inputs.
+        random_state : int, Generator or None
+            Overrides the selector's seed.
+
+        Returns
+        -------
+        ndarray of shape (min(size, n), D)
+        """
         from sklearn.cluster import KMeans as _KMeans
 
         X = np.asarray(X, dtype=np.float64)
@@ -190,6 +301,58 @@ class KMeans(_Params):
         km = _KMeans(n_clusters=size, n_init=self.n_init, max_iter=self.max_iter, random_state=rs).fit(X)
         return km.cluster_centers_
 
+
+# The options every greedy selector shares, written once and put where each docstring says {parameters}.
+_PARAMETERS = """Parameters
+----------
+size : int
+    The (maximum) active-set size d.
+candidates : "full", int or None
+    "full" scores every remaining point (the default for the O(1) criteria); an int kappa scores kappa
+    random points per inclusion (the default, 59, for the O(n d) criteria); None: the selector's default.
+tau : float or None
+    With an int ``candidates``: keep a selection index of kappa points, retaining the best fraction tau
+    after each inclusion and refilling at random (Lawrence et al. 2003, sec. 3).
+stop : sequence of StoppingRule
+    Stopping rules from :mod:`sparsegp.selection.stopping`.
+{track_gap}random_state : int, Generator or None
+    Seed for the candidates.
+verbose : bool
+    A progress bar over the inclusions.
+"""
+# The example every criterion shares, with the selector's own name.
+_EXAMPLE = """Examples
+--------
+>>> import numpy as np
+>>> from sparsegp.kernels import SquaredExponential
+>>> rng = np.random.default_rng(0)
+>>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+>>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+>>> from sparsegp.selection import {name}
+>>> selection = {name}(20, random_state=0).select(kernel, noise, X, y)
+>>> selection.indices.shape
+(20,)
+>>> bool(np.all(np.diff(selection.curve("vfe_bound")) > -1e-9))  # F_V never falls as points are added
+True
+"""
+_TRACK_GAP = """track_gap : bool
+    Also run Smola & Bartlett's dual and record the relative gap per inclusion.
+"""
+
+
+def _indented(text: str) -> str:
+    lines = text.splitlines()
+    return "\n".join([lines[0]] + ["    " + line if line else "" for line in lines[1:]]) + "\n    "
+
+
+def _write_parameters(cls, track_gap: bool) -> None:
+    doc = cls.__doc__.replace("{parameters}", _indented(_PARAMETERS.format(track_gap=_TRACK_GAP if track_gap else "")))
+    cls.__doc__ = doc.replace("{example}", _indented(_EXAMPLE.format(name=cls.__name__)))
+
+
+for _cls in (Selector, Random, InfoGain, DifferentialEntropy, ConditionalVariance, Evidence, VFEGreedy):
+    _write_parameters(_cls, track_gap=True)
+_write_parameters(SmolaBartlett, track_gap=False)
 
 SELECTORS = {
     "random": Random,

@@ -33,14 +33,67 @@ from .active_set import RESIDUAL_RTOL, ActiveSetState
 
 
 def relative_gap(Q: float, Qstar: float, noise: float, yy: float) -> float:
-    """Algorithm 1's stopping quantity: 2 (Q + sigma^2 Q* + |y|^2/2) / (|Q| + |sigma^2 Q*| + |y|^2/2)."""
+    """Algorithm 1's stopping quantity (Smola & Bartlett 2001):
+    2 (Q + sigma^2 Q* + |y|^2 / 2) / (abs(Q) + abs(sigma^2 Q*) + |y|^2 / 2), at most 2 and 0 at the optimum.
+
+    Parameters
+    ----------
+    Q : float
+        The primal Q(alpha) (eq. 5) at the current sparse solution.
+    Qstar : float
+        The dual Q*(alpha*) (eq. 6) at its current sparse solution.
+    noise : float
+        The noise variance sigma^2.
+    yy : float
+        y^T y.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from sparsegp.selection import relative_gap
+    >>> relative_gap(-1.0, -1.0, 0.5, 1.0)  # 2 (-1 - 0.5 + 0.5) / (1 + 0.5 + 0.5)
+    -1.0
+    >>> relative_gap(0.0, 0.0, 0.5, 1.0)  # nothing selected yet
+    2.0
+    """
     num = Q + noise * Qstar + 0.5 * yy
     den = abs(Q) + abs(noise * Qstar) + 0.5 * yy
     return 2.0 * num / den if den > 0 else 0.0
 
 
 class DualState:
-    """Greedy minimisation of Q* (Smola & Bartlett eq. 6) over a growing support S*."""
+    """Greedy minimisation of Q* (Smola & Bartlett eq. 6) over a growing support S*. Q*'s minimum over S* is
+    the exact GP's on the subset: -1/2 y_S^T (sigma^2 I + K_S)^-1 y_S, kept through an incremental Cholesky
+    of sigma^2 I + K_S (Quiñonero-Candela & Rasmussen App. A.3, eqs. A-48, A-49).
+
+    Parameters
+    ----------
+    diag : array of shape (n,)
+        The prior variances K(x_j, x_j).
+    y : array of shape (n,)
+        Targets.
+    noise : float
+        The noise variance sigma^2.
+    d_max : int
+        The largest support it will hold.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    >>> from sparsegp.selection import DualState
+    >>> dual = DualState(np.asarray(kernel.diag(X)), y, noise, d_max=3)
+    >>> dual.include(7, np.zeros(0))
+    >>> expected = -0.5 * y[7] ** 2 / (float(kernel.diag(X[7:8])[0]) + noise)
+    >>> bool(np.isclose(dual.value(), expected))
+    True
+    """
 
     def __init__(self, diag, y, noise: float, d_max: int):
         self.diag = np.asarray(diag, dtype=np.float64)
@@ -59,7 +112,12 @@ class DualState:
         return self.indices[: self.d]
 
     def value(self) -> float:
-        """min Q* over the current support: -||u||^2 / 2 with L u = y_S."""
+        """min Q* over the current support: -|u|^2 / 2 with L u = y_S.
+
+        Returns
+        -------
+        float
+        """
         return -0.5 * float(self.u[: self.d] @ self.u[: self.d])
 
     def _extend(self, C, K_SC):
@@ -69,10 +127,31 @@ class DualState:
         return z, dd, unew
 
     def scores(self, C, K_SC) -> np.ndarray:
-        """The decrease u_new^2 / 2 of min Q* from adding each candidate (eq. A-49)."""
+        """The decrease u_new^2 / 2 of min Q* from adding each candidate (eq. A-49).
+
+        Parameters
+        ----------
+        C : array of int, shape (c,)
+            Candidate rows.
+        K_SC : array of shape (s, c)
+            K(X_S, X_C), the support against the candidates.
+
+        Returns
+        -------
+        ndarray of shape (c,)
+        """
         return 0.5 * self._extend(C, K_SC)[2] ** 2
 
     def include(self, c: int, k_Sc) -> None:
+        """Add row ``c`` to the support.
+
+        Parameters
+        ----------
+        c : int
+            The row.
+        k_Sc : array of shape (s,)
+            K(X_S, x_c).
+        """
         if self.d >= self.d_max:
             raise InputError(f"the dual support is full (d_max={self.d_max})")
         z, dd, unew = self._extend(np.array([c]), np.asarray(k_Sc, dtype=np.float64).reshape(self.d, 1))
@@ -84,7 +163,22 @@ class DualState:
         self.d = d + 1
 
     def step(self, oracle, rng, kappa: int) -> int | None:
-        """One greedy inclusion over ``kappa`` random candidates; returns the point added (or None)."""
+        """One greedy inclusion over ``kappa`` random candidates.
+
+        Parameters
+        ----------
+        oracle : object
+            The Gram-matrix engine on the training inputs.
+        rng : numpy.random.Generator
+            Draws the candidates.
+        kappa : int
+            Candidates per step.
+
+        Returns
+        -------
+        int or None
+            The row added, or None when no candidate is left.
+        """
         free = np.flatnonzero(~self.active)
         if free.size == 0 or self.d >= self.d_max:
             return None
@@ -97,10 +191,27 @@ class DualState:
 
 @dataclass
 class ErrorBars:
-    """Smola-Bartlett sparse error bars for a batch of test points (noisy predictive variances).
+    """Smola-Bartlett sparse error bars for a batch of test points (noisy predictive variances), as
+    :func:`sparse_error_bars` returns them.
 
-    ``upper`` >= exact variance >= ``lower``; ``gap`` the final relative gap per point; ``basis`` the
-    number of basis functions used per point.
+    Parameters
+    ----------
+    upper : ndarray of shape (t,)
+        Upper bounds on the exact GP's noisy predictive variance.
+    lower : ndarray of shape (t,)
+        Lower bounds.
+    gap : ndarray of shape (t,)
+        The final relative gap per point.
+    basis : ndarray of int, shape (t,)
+        The basis functions used per point.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.selection import ErrorBars
+    >>> bars = ErrorBars(upper=np.array([0.3]), lower=np.array([0.29]), gap=np.array([0.02]), basis=np.array([12]))
+    >>> float(bars.upper[0] - bars.lower[0]) < 0.02
+    True
     """
 
     upper: np.ndarray

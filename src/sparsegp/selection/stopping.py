@@ -16,19 +16,79 @@ from ..validation import as_float_matrix, as_float_vector, check_positive
 
 
 class StoppingRule:
+    """A rule that ends a greedy selection before its size: it sees the state after every inclusion and
+    returns a reason to stop, or None. Rules that monitor a curve (the evidence, an error) also set
+    ``best_size``, and the selection is cut back to the prefix where the curve was best.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    >>> from sparsegp.selection import InfoGain, StoppingRule
+    >>> class AtScore(StoppingRule):
+    ...     def update(self, state, record):
+    ...         return "score below 1e-3" if record["score"] < 1e-3 else None
+    >>> selection = InfoGain(200, stop=[AtScore()]).select(kernel, noise, X, y)
+    >>> selection.reason, len(selection.indices) < 200
+    ('score below 1e-3', True)
+    """
+
     best_size: int | None = None
 
     def start(self, state, oracle) -> None:
+        """Called once before the first inclusion; resets the rule.
+
+        Parameters
+        ----------
+        state : ActiveSetState
+            The empty state.
+        oracle : object
+            The kernel's Gram-matrix engine on the training inputs (``oracle.cross(A, rows)`` gives K(A, X[rows])).
+        """
         self.best_size = None
 
     def update(self, state, record: dict) -> str | None:
+        """Called after every inclusion.
+
+        Parameters
+        ----------
+        state : ActiveSetState
+            The state with the new point included.
+        record : dict
+            This inclusion's record (``score``, ``dtc_log_marginal``, ``vfe_bound``, ``primal``, ``gap`` where
+            tracked, ...), as in ``Selection.history``.
+
+        Returns
+        -------
+        str or None
+            Why to stop, or None to go on.
+        """
         raise NotImplementedError
 
 
 class RelativeGap(StoppingRule):
-    """Smola & Bartlett's Algorithm 1: stop when the relative duality gap is below ``eps`` (default 0.025).
+    """Smola & Bartlett's Algorithm 1: stop when the relative duality gap is below ``eps``. Needs the gap
+    tracked (``track_gap=True``, on by default for :class:`~sparsegp.selection.SmolaBartlett`).
 
-    Needs the gap tracked (``track_gap=True``, on by default for :class:`~.selectors.SmolaBartlett`).
+    Parameters
+    ----------
+    eps : float
+        The threshold (the paper's 0.025).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    >>> from sparsegp.selection import InfoGain, RelativeGap
+    >>> selection = InfoGain(200, track_gap=True, stop=[RelativeGap(0.05)]).select(kernel, noise, X, y)
+    >>> bool(selection.curve("gap")[-1] < 0.05)
+    True
     """
 
     def __init__(self, eps: float = 0.025):
@@ -42,13 +102,31 @@ class RelativeGap(StoppingRule):
 
 
 class QuadraticFormGap(StoppingRule):
-    """Smola & Bartlett's error-bar criterion (sec. 4, Table 2): with the test point's kernel column k as
-    the targets, the primal Q and dual Q* bracket s = k^T (K + sigma^2 I)^-1 k, the term eq. 10 needs:
+    """Smola & Bartlett's error-bar criterion (sec. 4, Table 2). With a test point's kernel column k as the
+    targets, the primal Q and the dual Q* bracket s = k^T (K + sigma^2 I)^-1 k, the term eq. 10 needs:
+    -2 Q*(alpha*) <= s <= (2 Q(alpha) + |k|^2) / sigma^2 (Theorem 1 with y = k). Stop when the relative gap
+    2 (upper - lower) / (upper + lower) is below ``eps``; ``bounds`` holds (lower, upper) after every
+    inclusion. Needs ``track_gap``.
 
-        -2 Q*(alpha*) <= s <= (2 Q(alpha) + |k|^2) / sigma^2        (Theorem 1 with y = k)
+    Parameters
+    ----------
+    eps : float
+        The threshold.
 
-    Stop when the relative gap 2 (upper - lower) / (upper + lower) is below ``eps``. Needs ``track_gap``.
-    ``bounds`` holds (lower, upper) after every inclusion.
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    >>> from sparsegp.selection import QuadraticFormGap, SmolaBartlett
+    >>> k = np.asarray(kernel.K(X, np.array([[0.5]])))[:, 0]  # the test point's column, as targets
+    >>> rule = QuadraticFormGap(0.02)
+    >>> selection = SmolaBartlett(200, eps=None, stop=[rule], random_state=0).select(kernel, noise, X, k)
+    >>> lower, upper = rule.bounds[-1]
+    >>> bool(lower <= upper), bool(2 * (upper - lower) / (upper + lower) < 0.02)
+    (True, True)
     """
 
     def __init__(self, eps: float = 0.025):
@@ -93,7 +171,27 @@ class _Monitor(StoppingRule):
 
 
 class EvidenceMinimum(_Monitor):
-    """Quinonero-Candela & Rasmussen Fig. 2: stop at the minimum of the negative log evidence."""
+    """Quiñonero-Candela & Rasmussen Fig. 2: stop at the minimum of the negative log evidence (DTC's), once
+    it has not improved for ``patience`` inclusions, and keep the best prefix.
+
+    Parameters
+    ----------
+    patience : int
+        Inclusions without improvement before stopping.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    >>> from sparsegp.selection import EvidenceMinimum, Evidence
+    >>> rule = EvidenceMinimum(patience=5)
+    >>> selection = Evidence(150, stop=[rule], random_state=0).select(kernel, noise, X, y)
+    >>> len(selection.indices) == rule.best_size
+    True
+    """
 
     what = "the negative log evidence"
 
@@ -102,7 +200,27 @@ class EvidenceMinimum(_Monitor):
 
 
 class RemainingError(_Monitor):
-    """Seeger et al. sec. 2.2: the average squared error of mu on the points not (yet) in the active set."""
+    """Seeger et al. sec. 2.2: stop once the mean squared error of the predictive mean on the points not (yet)
+    in the active set has not improved for ``patience`` inclusions; keep the best prefix.
+
+    Parameters
+    ----------
+    patience : int
+        Inclusions without improvement before stopping.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    >>> from sparsegp.selection import InfoGain, RemainingError
+    >>> rule = RemainingError(patience=5)
+    >>> selection = InfoGain(150, stop=[rule]).select(kernel, noise, X, y)
+    >>> len(selection.indices) == rule.best_size
+    True
+    """
 
     what = "the squared error on the remaining points"
 
@@ -112,10 +230,32 @@ class RemainingError(_Monitor):
 
 
 class HeldOutError(_Monitor):
-    """Seeger et al. sec. 2.2: the average squared error of the predictive mean on a held-out set.
+    """Seeger et al. sec. 2.2: stop once the mean squared error of the predictive mean on a held-out set has
+    not improved for ``patience`` inclusions; keep the best prefix. The held-out means are kept up to date
+    like mu (App. A.1 applied to the held-out columns): one kernel column and O(n_val d) per inclusion.
 
-    The held-out means are kept up to date like mu (App. A.1 applied to the held-out columns): one
-    kernel column K(X_val, x_i) and O(n_val d) per inclusion.
+    Parameters
+    ----------
+    X_val : array of shape (n_val, D)
+        Held-out inputs.
+    y_val : array of shape (n_val,)
+        Held-out targets.
+    patience : int
+        Inclusions without improvement before stopping.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    >>> from sparsegp.selection import HeldOutError, InfoGain
+    >>> X_val = np.linspace(-3, 3, 30)[:, None]; y_val = np.sin(2 * X_val[:, 0])
+    >>> rule = HeldOutError(X_val, y_val, patience=5)
+    >>> selection = InfoGain(150, stop=[rule]).select(kernel, noise, X, y)
+    >>> bool(np.mean((rule.predictions(selection.state) - y_val) ** 2) < 0.01)
+    True
     """
 
     what = "the held-out squared error"
@@ -126,6 +266,15 @@ class HeldOutError(_Monitor):
         self.y_val = as_float_vector(y_val, "y_val", n=self.X_val.shape[0])
 
     def start(self, state, oracle):
+        """Reset the held-out predictions for a new selection.
+
+        Parameters
+        ----------
+        state : ActiveSetState
+            The empty state.
+        oracle : object
+            The Gram-matrix engine on the training inputs.
+        """
         super().start(state, oracle)
         self._oracle = oracle
         nv = self.X_val.shape[0]
@@ -146,6 +295,17 @@ class HeldOutError(_Monitor):
             self._d = d + 1
 
     def predictions(self, state) -> np.ndarray:
+        """The predictive means at the held-out inputs for the current active set (brought up to date first).
+
+        Parameters
+        ----------
+        state : ActiveSetState
+            The selection's state.
+
+        Returns
+        -------
+        ndarray of shape (n_val,)
+        """
         self._sync(state)
         return self._mu
 
@@ -154,7 +314,25 @@ class HeldOutError(_Monitor):
 
 
 class TimeBudget(StoppingRule):
-    """Stop after ``seconds`` of wall-clock selection time."""
+    """Stop after ``seconds`` of wall-clock selection time.
+
+    Parameters
+    ----------
+    seconds : float
+        The budget.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    >>> from sparsegp.selection import InfoGain, TimeBudget
+    >>> selection = InfoGain(200, stop=[TimeBudget(1e-6)]).select(kernel, noise, X, y)
+    >>> len(selection.indices), selection.reason.startswith("time budget")
+    (1, True)
+    """
 
     def __init__(self, seconds: float):
         self.seconds = float(check_positive(seconds, "seconds"))
