@@ -26,6 +26,7 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build", "gallery/*.ipynb", "gallery/*.py", "gallery/*.zip", "gallery/*.md5", "gallery/*.json"]
 root_doc = "index"
+templates_path = ["_templates"]
 
 html_theme = "furo"
 html_title = f"sparsegp {version}"
@@ -33,7 +34,7 @@ html_static_path: list[str] = []
 html_copy_source = False  # the built site links only to what it holds
 
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": True}
+autodoc_default_options = {"show-inheritance": True}
 autodoc_typehints = "none"  # the numpydoc sections carry the types
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False

@@ -70,7 +70,7 @@ def mse(y_true, y_pred) -> float:
 
 
 def mae(y_true, y_pred) -> float:
-    """Mean absolute error, mean(|y - y_pred|) (Quiñonero-Candela & Rasmussen 2005, sec. 6).
+    """Mean absolute error, mean(abs(y - y_pred)) (Quiñonero-Candela & Rasmussen 2005, sec. 6).
 
     Parameters
     ----------

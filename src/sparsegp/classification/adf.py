@@ -312,7 +312,7 @@ def site_means(L, sqrtp, beta):
 
 def predict_latent(Kxs, kss, L, sqrtp, beta):
     """Eq. 5: the latent predictive mean mu(x*) = beta^T k(x*) and variance
-    sigma^2(x*) = k(x*, x*) - |L^-1 Pi_I^(1/2) k(x*)|^2.
+    sigma^2(x*) = k(x*, x*) - v^T v with v = L^-1 Pi_I^(1/2) k(x*).
 
     Parameters
     ----------

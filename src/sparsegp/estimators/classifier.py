@@ -130,11 +130,29 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
 
     Attributes
     ----------
-    classes_, n_features_in_, bias_, kernel_ (with v_b added), active_ (training rows of I, in
-    order of inclusion), X_active_, beta_, log_marginal_likelihood_ (sum of log Phi(z_i), the
-    Gaussian approximation's marginal likelihood), stop_reason_, selection_history_, fit_time_;
-    site_mean_ and site_precision_: the Gaussian sites N(m_i, 1 / pi_i) of the active points, in
-    order of inclusion (ADF's site parameters, the paper's m_i and Pi = diag(pi_i)).
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the positive class.
+    bias_ : float
+        The probit bias b used.
+    kernel_ : Kernel
+        The kernel with v_b added.
+    active_ : ndarray of int
+        Training rows of the active set I, in order of inclusion.
+    X_active_ : ndarray of shape (d, D)
+        Their inputs.
+    beta_ : ndarray of shape (d,)
+        Eq. 5's weights.
+    log_marginal_likelihood_ : float
+        Sum of log Phi(z_i), the Gaussian approximation's marginal likelihood.
+    site_mean_, site_precision_ : ndarray of shape (d,)
+        The Gaussian sites N(m_i, 1 / pi_i) of the active points, in order of inclusion (ADF's site
+        parameters, the paper's m_i and Pi = diag(pi_i)).
+    stop_reason_ : str
+        Why the selection stopped.
+    selection_history_ : list of dict
+        The monitored curve.
+    fit_time_ : float
+        Seconds the fit took.
 
     See Also
     --------

@@ -62,17 +62,24 @@ class ExactGPRegressor(GPRegressorBase):
 
     Attributes
     ----------
-    kernel_, noise_ : fitted hyper-parameters (noise on the normalised scale).
-    log_marginal_likelihood_ : log p(y | X) at the fitted hyper-parameters (normalised targets).
-    optimizer_report_ : :class:`~sparsegp.training.OptimizeReport`.
-    X_train_, y_train_, alpha_ : cached for prediction: the training inputs and (normalised) targets, or with
+    kernel_ : Kernel
+        The fitted kernel (in the units of X).
+    noise_ : float
+        The fitted noise variance (normalised targets).
+    log_marginal_likelihood_ : float
+        log p(y | X) at the fitted hyper-parameters (normalised targets).
+    optimizer_report_ : OptimizeReport
+        The optimiser's report.
+    X_train_, y_train_, alpha_ : ndarray
+        Cached for prediction: the training inputs and (normalised) targets, or with
         ``duplicates="collapse"`` and repeated inputs, the distinct inputs and their mean targets.
-    train_counts_, train_scatter_ : rows at each of ``X_train_`` and their targets' within-input sum of
-        squares (ones and zeros when each row is its own).
-    loo_log_predictive_, loo_coverage_, loo_z_, loo_rows_ : the leave-one-out check of the error bars
-        (:mod:`sparsegp.fitting.calibration`): mean log density per training row (the targets' units),
-        the share within 2 sd, the quantiles of z = (y - mean) / sd at probabilities
-        ``calibration.LOO_Z_LEVELS``, and how many rows were scored.
+    train_counts_, train_scatter_ : ndarray
+        Rows at each of ``X_train_`` and their targets' within-input sum of squares (ones and zeros when
+        each row is its own).
+    loo_log_predictive_, loo_coverage_, loo_z_, loo_rows_ : float, float, ndarray, int
+        The leave-one-out check of the error bars (:mod:`sparsegp.fitting.calibration`): mean log density
+        per training row (the targets' units), the share within 2 sd, the quantiles of
+        z = (y - mean) / sd at probabilities ``calibration.LOO_Z_LEVELS``, and how many rows were scored.
 
     See Also
     --------

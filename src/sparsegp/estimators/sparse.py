@@ -107,20 +107,41 @@ class SparseGPRegressor(GPRegressorBase):
 
     Attributes
     ----------
-    kernel_, noise_, Z_ : fitted hyper-parameters and inducing inputs.
-    inducing_indices_ : training-row indices of the initial inducing inputs (None if given as inputs).
-    selection_ : the last :class:`~sparsegp.selection.Selection` when a selector chose the set.
-    stages_ : with ``subset``, one record per stage: rows used and the optimiser's report; with
+    kernel_ : Kernel
+        The fitted kernel (in the units of X).
+    noise_ : float
+        The fitted noise variance (normalised targets).
+    Z_ : ndarray of shape (m, D)
+        The fitted inducing inputs.
+    inducing_indices_ : ndarray of int or None
+        Training rows of the initial inducing inputs (None where they were given as inputs).
+    selection_ : Selection or None
+        The last :class:`~sparsegp.selection.Selection` when a selector chose the set.
+    stages_ : list of dict
+        With ``subset``, one record per stage: rows used and the optimiser's report; with
         ``inducing="auto"`` on more than 512 rows, first the exact GP's start on a subset (rows, iterations,
-        seconds, each candidate start's bound and the one ``chosen``, :mod:`sparsegp.fitting.pretrain`).
-    rounds_ : with ``reselect`` "alternate" / "em", one record per round (size, objective after each step).
-    objective_ : final value of the approximation's objective (log marginal likelihood or bound).
-    stop_reason_, inducing_path_ : with ``inducing="auto"``, why m stopped growing, and one record per size (m,
-        objective, the certificate's lower and upper bound, iterations, seconds); None otherwise.
-    upper_bound_, gap_ : F_V <= log p(y | theta) <= upper_bound_ at the fitted values, gap_ = upper_bound_ - F_V (VFE's).
-    loo_log_predictive_, loo_coverage_, loo_z_, loo_rows_ : the leave-one-out check of the error bars, as in
-        :class:`ExactGPRegressor`, of the approximation's own predictive.
-    optimizer_report_, n_iter_, posterior_.
+        seconds, each candidate start's bound and the one ``chosen``).
+    rounds_ : list of dict
+        With ``reselect`` "alternate" / "em", one record per round (size, objective after each step).
+    objective_ : float
+        The approximation's objective at the fit: its log marginal likelihood, or VFE's bound F_V.
+    stop_reason_ : str or None
+        With ``inducing="auto"``, why m stopped growing; None otherwise.
+    inducing_path_ : list of dict or None
+        With ``inducing="auto"``, one record per size: m, the objective, the certificate's lower and upper
+        bound, iterations, seconds.
+    upper_bound_ : float
+        An upper bound on the exact GP's log p(y | theta) at the fitted kernel and noise:
+        F_V <= log p(y | theta) <= ``upper_bound_``.
+    gap_ : float
+        ``upper_bound_`` - F_V (VFE's bound at the fitted values), which bounds KL(q || exact posterior).
+    loo_log_predictive_, loo_coverage_, loo_z_, loo_rows_ : float, float, ndarray, int
+        The leave-one-out check of the error bars, as in :class:`ExactGPRegressor`, of the approximation's
+        own predictive.
+    optimizer_report_ : OptimizeReport
+        The optimiser's report.
+    n_iter_ : int
+        Optimiser iterations.
 
     See Also
     --------

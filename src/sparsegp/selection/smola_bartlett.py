@@ -34,7 +34,7 @@ from .active_set import RESIDUAL_RTOL, ActiveSetState
 
 def relative_gap(Q: float, Qstar: float, noise: float, yy: float) -> float:
     """Algorithm 1's stopping quantity (Smola & Bartlett 2001):
-    2 (Q + sigma^2 Q* + |y|^2 / 2) / (abs(Q) + abs(sigma^2 Q*) + |y|^2 / 2), at most 2 and 0 at the optimum.
+    2 (Q + sigma^2 Q* + y^T y / 2) / (abs(Q) + abs(sigma^2 Q*) + y^T y / 2), at most 2 and 0 at the optimum.
 
     Parameters
     ----------
@@ -112,7 +112,7 @@ class DualState:
         return self.indices[: self.d]
 
     def value(self) -> float:
-        """min Q* over the current support: -|u|^2 / 2 with L u = y_S.
+        """min Q* over the current support: -u^T u / 2 with L u = y_S.
 
         Returns
         -------
@@ -237,7 +237,7 @@ def sparse_error_bars(
     For test input x with k = K(X, x): the dual Q*_k(alpha) = -k^T alpha + 1/2 alpha^T (sigma^2 I + K) alpha
     is minimised greedily over its own support (``kappa`` random candidates per step, as in Algorithm 1),
     giving ``upper`` = k** + sigma^2 + 2 Q*_k >= the exact noisy variance. The primal Q_k on the training
-    active set of ``state`` gives, through eq. 8, ``lower`` = k** + sigma^2 - (||k||^2 - ||beta_k||^2) / sigma^2
+    active set of ``state`` gives, through eq. 8, ``lower`` = k** + sigma^2 - (k^T k - beta_k^T beta_k) / sigma^2
     with beta_k = L_M^-1 V k. Each point stops when its relative gap is below ``eps`` or after
     ``max_basis`` basis functions. Cost: O(n d) per point for the lower bound, O(kappa b^2) for b basis
     functions of the upper bound.

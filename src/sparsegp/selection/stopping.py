@@ -104,7 +104,7 @@ class RelativeGap(StoppingRule):
 class QuadraticFormGap(StoppingRule):
     """Smola & Bartlett's error-bar criterion (sec. 4, Table 2). With a test point's kernel column k as the
     targets, the primal Q and the dual Q* bracket s = k^T (K + sigma^2 I)^-1 k, the term eq. 10 needs:
-    -2 Q*(alpha*) <= s <= (2 Q(alpha) + |k|^2) / sigma^2 (Theorem 1 with y = k). Stop when the relative gap
+    -2 Q*(alpha*) <= s <= (2 Q(alpha) + k^T k) / sigma^2 (Theorem 1 with y = k). Stop when the relative gap
     2 (upper - lower) / (upper + lower) is below ``eps``; ``bounds`` holds (lower, upper) after every
     inclusion. Needs ``track_gap``.
 
