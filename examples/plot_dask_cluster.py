@@ -8,6 +8,7 @@ back, so the data never have to fit in one process. Here a ``LocalCluster`` of t
 5,000 of kin40k's training rows in ten partitions, and the same fit in memory gives the same model.
 """
 
+import logging
 import os
 import warnings
 
@@ -28,7 +29,9 @@ def main():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the cluster's own start-up notices
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        )
         client = distributed.Client(cluster)
     try:
         Xd = da.from_array(X, chunks=(n // 10, X.shape[1]))

@@ -6,7 +6,7 @@ Lawrence, Seeger & Herbrich (2003, sec. 4) train ten IVMs, each digit against th
 down-sampled to 13 x 13, and decide for the class with the largest log P(y = +1 | x). Rejecting the test
 digits the winning IVM is least sure of lowers the error on those kept: their Fig. 1 plots this reject
 curve. Here, on a subset of the training images so that the example runs in a minute, with the paper's
-kernel form C exp(-(gamma / 338) |x - x'|^2) + 1/10.
+kernel form C exp(-(gamma / 338) r^2) + 1/10, r the Euclidean distance between two images.
 """
 
 import os
@@ -24,7 +24,7 @@ y = data.y_train[: len(X)]
 X_test = datasets.mnist_13x13(data.X_test[:2000])
 y_test = data.y_test[:2000]
 
-gamma, C = 33.8, 10.0  # one of the paper's settings: C exp(-(gamma / 338) |x - x'|^2)
+gamma, C = 33.8, 10.0  # one of the paper's settings: C exp(-(gamma / 338) r^2)
 kernel = SquaredExponential(lengthscale=np.sqrt(338 / (2 * gamma)), variance=C)
 template = IVMClassifier(kernel, size=100 if quick else 300, bias_variance=0.1, random_state=0)
 clf = OneVsRestIVMClassifier(template).fit(X, y)
