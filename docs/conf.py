@@ -52,6 +52,7 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
     "abort_on_example_error": True,
+    "run_stale_examples": True,  # every build runs every example (the quick sizes must not stand in for the full)
     "show_memory": False,
     "image_scrapers": ("matplotlib",),
     "reset_modules": ("matplotlib",),
