@@ -124,7 +124,7 @@ class InducingWarning(UserWarning):
     >>> import numpy as np
     >>> from sparsegp import SparseGPRegressor
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(100, 1)); y = np.sin(4 * X[:, 0])
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
     >>> SparseGPRegressor(max_inducing=4, random_state=0).fit(X, y).stop_reason_
     'max_inducing: m = 4'
     """
@@ -140,10 +140,11 @@ class CertificateWarning(UserWarning):
     >>> import warnings
     >>> import numpy as np
     >>> from sparsegp import CertificateWarning, SparseGPRegressor
-    >>> X = np.linspace(-3, 3, 200)[:, None]; y = np.sin(2 * X[:, 0])
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("error", CertificateWarning)
-    ...     model = SparseGPRegressor(inducing=10, max_iter=50, random_state=0).fit(X, y)
+    ...     model = SparseGPRegressor(max_inducing=16, random_state=0).fit(X, y)
     >>> bool(model.objective_ <= model.upper_bound_)  # F_V <= log p(y) <= upper bound
     True
     """

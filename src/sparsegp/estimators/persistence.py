@@ -99,8 +99,9 @@ def save_model(estimator, path) -> str:
     >>> import os, tempfile
     >>> import numpy as np
     >>> from sparsegp import ExactGPRegressor, load_model, save_model
-    >>> X = np.linspace(0, 1, 20)[:, None]; y = np.sin(6 * X[:, 0])
-    >>> model = ExactGPRegressor(max_iter=20).fit(X, y)
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> model = ExactGPRegressor(random_state=0).fit(X, y)
     >>> path = save_model(model, os.path.join(tempfile.mkdtemp(), "model"))
     >>> path.endswith(".npz"), np.allclose(load_model(path).predict(X), model.predict(X))
     (True, True)
@@ -206,8 +207,9 @@ def load_model(path):
     >>> import os, tempfile
     >>> import numpy as np
     >>> from sparsegp import SparseGPRegressor, load_model
-    >>> X = np.linspace(0, 1, 50)[:, None]; y = np.cos(4 * X[:, 0])
-    >>> path = SparseGPRegressor(inducing=8, max_iter=30, random_state=0).fit(X, y).save(
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> path = SparseGPRegressor(max_inducing=16, random_state=0).fit(X, y).save(
     ...     os.path.join(tempfile.mkdtemp(), "sgpr.npz"))
     >>> type(load_model(path)).__name__
     'SparseGPRegressor'
