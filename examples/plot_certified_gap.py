@@ -7,9 +7,12 @@ Every sparse fit reports how far it is from the exact GP. At the fitted kernel a
 (Titsias's 2014 upper bound, as GPflow's ``SGPR.upper_bound``) lies above it; their difference ``gap_``
 bounds KL(q || exact posterior) and needs no exact computation. Here abalone (3,133 training rows) is fitted
 with m = 16, 64 and 256 inducing inputs, and the exact GP's log p(y | theta) at each fit's own kernel and
-noise is computed beside the two bounds: it always lies between them. On these data the upper bound is loose
-(the certified gap stays near half a nat per row) while the true distance log p(y | theta) - F_V is tens of
-times smaller and shrinks as m grows: the certificate is an honest guarantee, not an estimate.
+noise is computed beside the two bounds: it always lies between them. At these fits the upper bound is loose:
+the certified gap stays near half a nat per row while the true distance log p(y | theta) - F_V is about a
+hundred times smaller and shrinks as m grows. The bound's slack grows with the residual trace
+tr(K_nn - Q_nn), here large because these fits learn short length-scales; the default fit on the same data
+(``inducing="auto"``, m = 337) learns a smoother kernel and certifies 30 nats, 0.01 per row. The certificate is
+a guarantee, not an estimate.
 """
 
 import os
