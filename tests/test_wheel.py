@@ -1,6 +1,6 @@
 """The release a user installs: the wheel and sdist build and pass ``twine check``; the wheel, installed into
-a fresh virtual environment, fits and predicts on a shipped dataset from Python and from ``sparsegp fit``,
-run from a directory outside the checkout so that nothing is read from it."""
+a fresh virtual environment, runs the README's Quick start (a fit and prediction on a shipped dataset) and
+``sparsegp fit`` / ``predict``, from a directory outside the checkout so that nothing is read from it."""
 
 import os
 import re
@@ -15,20 +15,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
-QUICK_START = textwrap.dedent(
-    """
-    import numpy as np
-    import sparsegp
-    from sparsegp import SparseGPRegressor, datasets, metrics
 
-    X, y, X_test, y_test = datasets.load("yacht", split=0)
-    model = SparseGPRegressor(inducing=32, random_state=0, max_iter=50).fit(X, y)
-    mean, std = model.predict(X_test, return_std=True)
-    print("from", sparsegp.__file__)
-    print("smse", metrics.smse(y_test, mean), "gap", model.gap_)
-    np.savetxt("test.csv", X_test, delimiter=",")
-    """
-)
+def _quick_start() -> str:
+    """The README's Quick start, as written there, plus lines that report where the package came from."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## Quick start", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    return block + textwrap.dedent(
+        """
+        import numpy as np
+        import sparsegp
+        print("from", sparsegp.__file__)
+        print("smse", metrics.smse(y_test, mean), "m", same.Z_.shape[0])
+        np.savetxt("test.csv", X_test, delimiter=",")
+        """
+    )
 
 
 def _run(args, cwd, env=None, timeout=600):
@@ -62,40 +62,38 @@ def test_wheel_installs_and_fits_outside_the_checkout(tmp_path):
     _install(venv, wheels[0], tmp_path)
     work = tmp_path / "user"
     work.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHONPATH", "XLA_FLAGS", "JAX_"))}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the tests' compile flags and cache kept
     env["MPLBACKEND"] = "Agg"
 
-    out = _run([str(venv / "bin" / "python"), "-c", QUICK_START], work, env)
+    out = _run([str(venv / "bin" / "python"), "-c", _quick_start()], work, env)
     assert str(venv) in out.split("from", 1)[1].splitlines()[0], out  # the installed package, not the checkout
     smse = float(re.search(r"smse (\S+)", out).group(1))
-    assert 0 <= smse < 0.1, out  # yacht is smooth: a fitted GP explains nearly all of it
+    assert 0 <= smse < 0.6 and (work / "abalone-vfe.npz").exists(), out  # abalone: SMSE about 0.41
 
     version = _run([str(venv / "bin" / "sparsegp"), "--version"], work, env)
     from sparsegp import __version__
 
     assert version.strip() == f"sparsegp {__version__}" and wheels[0].name.startswith(f"sparsegp-{__version__}-")
-    _run(
-        [
-            str(venv / "bin" / "sparsegp"),
-            "fit",
-            "--dataset",
-            "yacht",
-            "--split",
-            "0",
-            "--model",
-            "vfe",
-            "--out",
-            "yacht.npz",
-        ],
-        work,
-        env,
-    )
-    assert (work / "yacht.npz").exists()
-    _run(
-        [str(venv / "bin" / "sparsegp"), "predict", "--model", "yacht.npz", "--data", "test.csv", "--out", "p.csv"],
-        work,
-        env,
-    )
+    cli = str(venv / "bin" / "sparsegp")
+    fit = [
+        cli,
+        "fit",
+        "--dataset",
+        "abalone",
+        "--split",
+        "0",
+        "--model",
+        "vfe",
+        "--inducing",
+        "64",
+        "--max-iter",
+        "100",
+        "--out",
+        "cli.npz",
+    ]
+    _run(fit, work, env)
+    assert (work / "cli.npz").exists()
+    _run([cli, "predict", "--model", "cli.npz", "--data", "test.csv", "--out", "p.csv"], work, env)
     rows = (work / "p.csv").read_text().strip().splitlines()
     n_test = len((work / "test.csv").read_text().strip().splitlines())
     assert len(rows) in (n_test, n_test + 1), rows[:3]  # one row per test input (and a header)
