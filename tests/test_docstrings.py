@@ -86,3 +86,30 @@ def test_docstring_examples_run(qualified):
                     )
                 except doctest.UnexpectedException as exc:
                     pytest.fail(f"{test.name}: {exc.example.source} raised {exc.exc_info[1]!r}")
+
+
+def test_no_docstring_keeps_an_unfilled_placeholder():
+    """A shared section (sparsegp._docstrings) that a decorator forgot would reach the reader as ``{name}``."""
+    from sparsegp._docstrings import _PLACEHOLDER
+
+    docs = {}
+    for qualified, obj in PUBLIC.items():
+        docs[qualified] = obj.__doc__ or ""
+        if inspect.isclass(obj):
+            for name, member in public_methods(obj):
+                docs[f"{qualified}.{name}"] = getattr(member, "__doc__", None) or ""
+    unfilled = {q: line.strip() for q, doc in docs.items() for line in doc.splitlines() if _PLACEHOLDER.match(line)}
+    assert not unfilled, unfilled
+
+
+def test_substitute_indents_nests_and_names_an_unknown_placeholder():
+    from sparsegp._docstrings import substitute
+
+    doc = "Title.\n\n    Parameters\n    ----------\n    {a}\n\n    {toy_regression}\n"
+    out = substitute(doc, {"a": "x : int\n    The {b} one.\n", "b": "unused"})
+    assert out.splitlines()[4:6] == ["    x : int", "        The {b} one."]  # only whole lines are placeholders
+    assert out.splitlines()[7] == "    >>> import numpy as np"  # a shared block, at the placeholder's indent
+    nested = substitute("  {outer}", {"outer": "first\n{inner}", "inner": "second"})
+    assert nested == "  first\n  second"
+    with pytest.raises(KeyError, match="placeholder {missing}"):
+        substitute("    {missing}\n", {})

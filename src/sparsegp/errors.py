@@ -7,6 +7,8 @@ keeps working for code written against scikit-learn.
 
 from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 
+from ._docstrings import fill
+
 
 class SparseGPError(Exception):
     """Base class of every error raised by sparsegp: ``except SparseGPError`` catches all of them.
@@ -114,6 +116,7 @@ class DataWarning(UserWarning):
     """
 
 
+@fill()
 class InducingWarning(UserWarning):
     """``inducing="auto"`` stopped at ``max_inducing`` while larger inducing sets were still improving the fit:
     the model is further from the exact GP than the data allow. Raise ``max_inducing`` (or run on a device
@@ -121,15 +124,14 @@ class InducingWarning(UserWarning):
 
     Examples
     --------
-    >>> import numpy as np
+    {toy_regression}
     >>> from sparsegp import SparseGPRegressor
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
     >>> SparseGPRegressor(max_inducing=4, random_state=0).fit(X, y).stop_reason_
     'max_inducing: m = 4'
     """
 
 
+@fill()
 class CertificateWarning(UserWarning):
     """The fitted model's certificate is not sound: its upper bound lies below F_V beyond rounding, so
     ``gap_`` certifies nothing (the factorisations lost their digits). Refit with more jitter or noise.
@@ -138,10 +140,8 @@ class CertificateWarning(UserWarning):
     Examples
     --------
     >>> import warnings
-    >>> import numpy as np
+    {toy_regression}
     >>> from sparsegp import CertificateWarning, SparseGPRegressor
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("error", CertificateWarning)
     ...     model = SparseGPRegressor(max_inducing=16, random_state=0).fit(X, y)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._config import LOG_2PI
+from ._docstrings import fill
 from .errors import InputError
 from .validation import as_float_vector
 
@@ -29,6 +30,30 @@ __all__ = [
 ]
 
 
+# Sections several metrics share, written once (see _docstrings.fill).
+_POINT_ERROR_SECTIONS = """
+Parameters
+----------
+y_true, y_pred : array of shape (n,)
+    Targets and predictions.
+
+Returns
+-------
+float
+
+Raises
+------
+InputError
+    If the arrays are not finite vectors of one length.
+"""
+_DENSITY_PARAMETERS = """
+y_true, mean : array of shape (n,)
+    Targets and predictive means.
+var : array of shape (n,)
+    Predictive variances of y (the latent variance plus the noise), all positive.
+"""
+
+
 def _pair(y_true, y_pred, name="y_pred"):
     y_true = as_float_vector(y_true, "y_true")
     y_pred = as_float_vector(y_pred, name, n=y_true.shape[0])
@@ -42,22 +67,11 @@ def _variance(var, n, name="var"):
     return var
 
 
+@fill(point_error_sections=_POINT_ERROR_SECTIONS)
 def mse(y_true, y_pred) -> float:
     """Mean squared error, mean((y - y_pred)^2).
 
-    Parameters
-    ----------
-    y_true, y_pred : array of shape (n,)
-        Targets and predictions.
-
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    InputError
-        If the arrays are not finite vectors of one length.
+    {point_error_sections}
 
     Examples
     --------
@@ -69,22 +83,11 @@ def mse(y_true, y_pred) -> float:
     return float(np.mean((y_true - y_pred) ** 2))
 
 
+@fill(point_error_sections=_POINT_ERROR_SECTIONS)
 def mae(y_true, y_pred) -> float:
     """Mean absolute error, mean(abs(y - y_pred)) (Quiñonero-Candela & Rasmussen 2005, sec. 6).
 
-    Parameters
-    ----------
-    y_true, y_pred : array of shape (n,)
-        Targets and predictions.
-
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    InputError
-        If the arrays are not finite vectors of one length.
+    {point_error_sections}
 
     Examples
     --------
@@ -127,15 +130,13 @@ def smse(y_true, y_pred) -> float:
     return float(np.mean((y_true - y_pred) ** 2) / v)
 
 
+@fill(density_parameters=_DENSITY_PARAMETERS)
 def gaussian_nlpd(y_true, mean, var) -> np.ndarray:
     """Negative log density of each target under its Gaussian predictive N(mean, var).
 
     Parameters
     ----------
-    y_true, mean : array of shape (n,)
-        Targets and predictive means.
-    var : array of shape (n,)
-        Predictive variances of y (the noise included), all positive.
+    {density_parameters}
 
     Returns
     -------
@@ -158,15 +159,13 @@ def gaussian_nlpd(y_true, mean, var) -> np.ndarray:
     return 0.5 * (LOG_2PI + np.log(var) + (y_true - mean) ** 2 / var)
 
 
+@fill(density_parameters=_DENSITY_PARAMETERS)
 def ntl(y_true, mean, var) -> float:
     """Mean negative test log density, NTL (Quiñonero-Candela & Rasmussen 2005, sec. 6).
 
     Parameters
     ----------
-    y_true, mean : array of shape (n,)
-        Test targets and predictive means.
-    var : array of shape (n,)
-        Predictive variances of y (the noise included).
+    {density_parameters}
 
     Returns
     -------
@@ -187,6 +186,7 @@ def ntl(y_true, mean, var) -> float:
     return float(np.mean(gaussian_nlpd(y_true, mean, var)))
 
 
+@fill(density_parameters=_DENSITY_PARAMETERS)
 def snlp(y_true, mean, var, y_train) -> float:
     """Standardised negative log probability, SNLP (Titsias 2009; MSLL in Rasmussen & Williams sec. 2.5):
     :func:`ntl` minus that of the trivial Gaussian N(mean(y_train), var(y_train)).
@@ -196,10 +196,7 @@ def snlp(y_true, mean, var, y_train) -> float:
 
     Parameters
     ----------
-    y_true, mean : array of shape (n,)
-        Test targets and predictive means.
-    var : array of shape (n,)
-        Predictive variances of y (the latent variance plus the noise).
+    {density_parameters}
     y_train : array
         The training targets, which define the trivial model.
 

@@ -29,11 +29,13 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.linalg.blas import dtrsm
 
+from .._docstrings import fill
 from ..errors import NumericalError
 from ..linalg import chol_append
 from .probit import Sites, site_update
 
 
+@fill()
 class IVMState:
     """The IVM's ADF state (Lawrence, Seeger & Herbrich 2003, eq. 3): the factors L (d x d) and M (d x n) of
     A = K - M^T M, the site parameters of the active points, and the current marginals h and diag(A) of all
@@ -56,12 +58,7 @@ class IVMState:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.classification import ivm_select
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(100, 2)); y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
-    >>> selection = ivm_select(SquaredExponential(1.0), X, y, bias=0.0, size=20, random_state=0)
+    {toy_classification}
     >>> state = selection.state
     >>> state.active_set.shape, bool(state.log_marginal_likelihood() < 0)
     ((20,), True)
@@ -310,6 +307,7 @@ def site_means(L, sqrtp, beta):
     return (L @ (L.T @ (beta / sqrtp))) / sqrtp
 
 
+@fill()
 def predict_latent(Kxs, kss, L, sqrtp, beta):
     """Eq. 5: the latent predictive mean mu(x*) = beta^T k(x*) and variance
     sigma^2(x*) = k(x*, x*) - v^T v with v = L^-1 Pi_I^(1/2) k(x*).
@@ -329,12 +327,7 @@ def predict_latent(Kxs, kss, L, sqrtp, beta):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.classification import ivm_select
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(100, 2)); y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
-    >>> selection = ivm_select(SquaredExponential(1.0), X, y, bias=0.0, size=20, random_state=0)
+    {toy_classification}
     >>> from sparsegp.classification import predict_latent
     >>> p = selection.state.predictor()
     >>> kernel = SquaredExponential(1.0); X_test = np.array([[2.0, 2.0], [-2.0, -2.0]])

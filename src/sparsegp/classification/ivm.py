@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from .._docstrings import fill
 from ..errors import InputError
 from ..kernels.gram import gram
 from ..progress import progress_bar
@@ -29,6 +30,7 @@ CRITERIA = ("entropy", "info-gain")
 STOP_RULES = (None, "error", "loglik")
 
 
+@fill()
 @dataclass
 class IVMSelection:
     """The finished IVM selection: the ADF state, the prefix kept, and the monitored curve.
@@ -48,12 +50,7 @@ class IVMSelection:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.classification import ivm_select
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(100, 2)); y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
-    >>> selection = ivm_select(SquaredExponential(1.0), X, y, bias=0.0, size=20, random_state=0)
+    {toy_classification}
     >>> selection.d, selection.reason
     (20, 'reached size 20')
     """
@@ -180,6 +177,7 @@ class IVMSchedule:
             raise InputError(f"index_size must be at least 2 or None (full greedy), got {self.index_size!r}")
 
 
+@fill()
 def ivm_select(kernel, X, y, bias: float, *, random_state=None, verbose: bool = False, **schedule) -> IVMSelection:
     """Run the IVM's ADF with greedy selection of up to ``size`` points (Lawrence, Seeger & Herbrich 2003,
     Algorithm 1): what :class:`sparsegp.IVMClassifier` fits with.
@@ -208,12 +206,7 @@ def ivm_select(kernel, X, y, bias: float, *, random_state=None, verbose: bool = 
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.classification import ivm_select
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(100, 2)); y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
-    >>> selection = ivm_select(SquaredExponential(1.0), X, y, bias=0.0, size=20, random_state=0)
+    {toy_classification}
     >>> selection.state.active_set[:3]
     array([85, 63, 52])
     """

@@ -53,6 +53,22 @@ class FeatureNamesMixin:
         self._set_feature_names(names)
 
 
+# The options and outputs both regressors' ``predict`` share, written once (see _docstrings.fill).
+PREDICT_OPTIONS = """
+return_std : bool
+    Also return the predictive standard deviation.
+return_cov : bool
+    Also return the full predictive covariance (t x t).
+include_noise : bool
+    Of y (True) or of the latent f (False).
+
+Returns
+-------
+mean : ndarray of shape (t,)
+std : ndarray of shape (t,), with ``return_std``
+cov : ndarray of shape (t, t), with ``return_cov``
+"""
+
 COMMON_JSON_PARAMS = (
     "noise",
     "optimize",

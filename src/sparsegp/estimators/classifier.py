@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import DataConversionWarning
 
+from .._docstrings import fill
 from ..classification.adf import predict_latent, site_means
 from ..classification.ivm import ivm_select
 from ..classification.probit import predictive_probability, probit_bias
@@ -63,6 +64,14 @@ def _check_class_counts(y, classes, owner: str) -> None:
         c = c.item() if isinstance(c, np.generic) else c
         raise InputError(f"{owner}: class {c!r} has {int(counts.min())} example(s); every class needs at least 2")
 
+
+# The test-input parameter of every prediction method, written once (see _docstrings.fill).
+_TEST_INPUTS = """
+Parameters
+----------
+X : array of shape (n, D)
+    Test inputs, with the training inputs' columns.
+"""
 
 _JSON_PARAMS = (
     "size",
@@ -315,13 +324,11 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
     def _check_fitted(self):
         _require_fitted(self, "beta_")
 
+    @fill(test_inputs=_TEST_INPUTS)
     def predict_latent(self, X, batch_size: int = 4096):
         """Eq. 5: the latent predictive mean mu(x*) and variance sigma^2(x*) at each test input (bias not included).
 
-        Parameters
-        ----------
-        X : array of shape (n, D)
-            Test inputs, with the training inputs' columns.
+        {test_inputs}
         batch_size : int
             Test inputs per batch (bounds the memory of the cross-covariances).
 
@@ -342,13 +349,11 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
             variances.append(v)
         return np.concatenate(means), np.concatenate(variances)
 
+    @fill(test_inputs=_TEST_INPUTS)
     def decision_function(self, X):
         """(mu(x*) + b) / sqrt(1 + sigma^2(x*)): positive for ``classes_[1]``, whose probability is Phi of it.
 
-        Parameters
-        ----------
-        X : array of shape (n, D)
-            Test inputs, with the training inputs' columns.
+        {test_inputs}
 
         Returns
         -------
@@ -357,13 +362,11 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         mean, var = self.predict_latent(X)
         return (mean + self.bias_) / np.sqrt(1.0 + var)
 
+    @fill(test_inputs=_TEST_INPUTS)
     def predict_log_proba(self, X):
         """Log class probabilities, log Phi(+-(mu + b) / sqrt(1 + sigma^2)), computed without underflow.
 
-        Parameters
-        ----------
-        X : array of shape (n, D)
-            Test inputs, with the training inputs' columns.
+        {test_inputs}
 
         Returns
         -------
@@ -374,13 +377,11 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         lp, lm = predictive_probability(mean, var, self.bias_)
         return np.column_stack([lm, lp])
 
+    @fill(test_inputs=_TEST_INPUTS)
     def predict_proba(self, X):
         """Class probabilities P(y | x*) = Phi(y (mu + b) / sqrt(1 + sigma^2)) (eq. 5).
 
-        Parameters
-        ----------
-        X : array of shape (n, D)
-            Test inputs, with the training inputs' columns.
+        {test_inputs}
 
         Returns
         -------
@@ -389,13 +390,11 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         """
         return np.exp(self.predict_log_proba(X))
 
+    @fill(test_inputs=_TEST_INPUTS)
     def predict(self, X):
         """The more probable label at each test input.
 
-        Parameters
-        ----------
-        X : array of shape (n, D)
-            Test inputs, with the training inputs' columns.
+        {test_inputs}
 
         Returns
         -------
@@ -560,14 +559,12 @@ class OneVsRestIVMClassifier(FeatureNamesMixin, ClassifierMixin, BaseEstimator):
     def _check_fitted(self):
         _require_fitted(self, "estimators_")
 
+    @fill(test_inputs=_TEST_INPUTS)
     def per_class_log_proba(self, X):
         """log P(y = +1 | x) of each class's own IVM, before normalisation (the paper's combination rule takes
         the largest).
 
-        Parameters
-        ----------
-        X : array of shape (n, D)
-            Test inputs, with the training inputs' columns.
+        {test_inputs}
 
         Returns
         -------
@@ -579,13 +576,11 @@ class OneVsRestIVMClassifier(FeatureNamesMixin, ClassifierMixin, BaseEstimator):
             return self.estimators_[0].predict_log_proba(X)
         return np.column_stack([e.predict_log_proba(X)[:, 1] for e in self.estimators_])
 
+    @fill(test_inputs=_TEST_INPUTS)
     def predict_log_proba(self, X):
         """The per-class log P(y = +1 | x), normalised so that the probabilities sum to one.
 
-        Parameters
-        ----------
-        X : array of shape (n, D)
-            Test inputs, with the training inputs' columns.
+        {test_inputs}
 
         Returns
         -------
@@ -595,13 +590,11 @@ class OneVsRestIVMClassifier(FeatureNamesMixin, ClassifierMixin, BaseEstimator):
         top = lp.max(axis=1, keepdims=True)
         return lp - top - np.log(np.sum(np.exp(lp - top), axis=1, keepdims=True))
 
+    @fill(test_inputs=_TEST_INPUTS)
     def predict_proba(self, X):
         """The per-class P(y = +1 | x), normalised to sum to one over the classes.
 
-        Parameters
-        ----------
-        X : array of shape (n, D)
-            Test inputs, with the training inputs' columns.
+        {test_inputs}
 
         Returns
         -------
@@ -609,13 +602,11 @@ class OneVsRestIVMClassifier(FeatureNamesMixin, ClassifierMixin, BaseEstimator):
         """
         return np.exp(self.predict_log_proba(X))
 
+    @fill(test_inputs=_TEST_INPUTS)
     def decision_function(self, X):
         """Normalised log-probabilities; with two classes the single IVM's own decision function.
 
-        Parameters
-        ----------
-        X : array of shape (n, D)
-            Test inputs, with the training inputs' columns.
+        {test_inputs}
 
         Returns
         -------
@@ -626,13 +617,11 @@ class OneVsRestIVMClassifier(FeatureNamesMixin, ClassifierMixin, BaseEstimator):
             return self.estimators_[0].decision_function(self._test_matrix(X))
         return self.predict_log_proba(X)
 
+    @fill(test_inputs=_TEST_INPUTS)
     def predict(self, X):
         """The class whose IVM gives the largest log P(y = +1 | x) (the paper's rule).
 
-        Parameters
-        ----------
-        X : array of shape (n, D)
-            Test inputs, with the training inputs' columns.
+        {test_inputs}
 
         Returns
         -------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from .._docstrings import fill
 from ..approximations.exact import exact_log_marginal, exact_posterior, exact_predict
 from ..approximations.loo import exact_loo
 from ..backends import InMemory
@@ -14,9 +15,10 @@ from ..fitting.config import exact_config
 from ..fitting.exact import fit_exact
 from ..replicates import Rows
 from . import persistence
-from .base import COMMON_JSON_PARAMS, GPRegressorBase
+from .base import COMMON_JSON_PARAMS, PREDICT_OPTIONS, GPRegressorBase
 
 
+@fill()
 @persistence.register
 class ExactGPRegressor(GPRegressorBase):
     """Exact Gaussian-process regression, O(n^3): the reference for every sparse method.
@@ -87,10 +89,8 @@ class ExactGPRegressor(GPRegressorBase):
 
     Examples
     --------
-    >>> import numpy as np
+    {toy_regression}
     >>> from sparsegp import ExactGPRegressor
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
     >>> model = ExactGPRegressor(random_state=0).fit(X, y)
     >>> mean, std = model.predict(np.array([[0.5]]), return_std=True)
     >>> bool(abs(mean[0] - np.sin(1.0)) < 0.05), bool(0.09 < std[0] < 0.12)  # the noise sd is 0.1
@@ -196,6 +196,7 @@ class ExactGPRegressor(GPRegressorBase):
         self.train_scatter_ = np.zeros(rows.X.shape[0]) if rows.scatter is None else rows.scatter
         self.alpha_ = np.asarray(post.alpha)
 
+    @fill(predict_options=PREDICT_OPTIONS)
     def predict(self, X, return_std=False, return_cov=False, include_noise=True):
         """Predictive mean, and optionally std or full covariance, of the targets y (noise included).
 
@@ -207,18 +208,7 @@ class ExactGPRegressor(GPRegressorBase):
         ----------
         X : array of shape (t, D)
             Test inputs.
-        return_std : bool
-            Also return the predictive standard deviation.
-        return_cov : bool
-            Also return the full predictive covariance (t x t).
-        include_noise : bool
-            Of y (True) or of the latent f (False).
-
-        Returns
-        -------
-        mean : ndarray of shape (t,)
-        std : ndarray of shape (t,), with ``return_std``
-        cov : ndarray of shape (t, t), with ``return_cov``
+        {predict_options}
 
         Raises
         ------

@@ -16,6 +16,7 @@ import zipfile
 
 import numpy as np
 
+from .._docstrings import fill
 from ..errors import ModelFileError
 
 FORMAT = "sparsegp-model"
@@ -71,6 +72,7 @@ def register(cls):
     return cls
 
 
+@fill()
 def save_model(estimator, path) -> str:
     """Write a fitted estimator to one ``.npz`` file: its arrays, and its settings and fitted values as JSON
     inside (never pickled). ``estimator.save(path)`` does the same.
@@ -97,10 +99,8 @@ def save_model(estimator, path) -> str:
     Examples
     --------
     >>> import os, tempfile
-    >>> import numpy as np
+    {toy_regression}
     >>> from sparsegp import ExactGPRegressor, load_model, save_model
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
     >>> model = ExactGPRegressor(random_state=0).fit(X, y)
     >>> path = save_model(model, os.path.join(tempfile.mkdtemp(), "model"))
     >>> path.endswith(".npz"), np.allclose(load_model(path).predict(X), model.predict(X))
@@ -183,6 +183,7 @@ def _damaged_member(path: str):
     return None
 
 
+@fill()
 def load_model(path):
     """Read a model written by :func:`save_model`, validating every field (shapes, types, finiteness, the
     format version) before building the estimator.
@@ -205,10 +206,8 @@ def load_model(path):
     Examples
     --------
     >>> import os, tempfile
-    >>> import numpy as np
+    {toy_regression}
     >>> from sparsegp import SparseGPRegressor, load_model
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
     >>> path = SparseGPRegressor(max_inducing=16, random_state=0).fit(X, y).save(
     ...     os.path.join(tempfile.mkdtemp(), "sgpr.npz"))
     >>> type(load_model(path)).__name__

@@ -5,6 +5,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from .._docstrings import fill
 from ..approximations.augmented import full_data_predict
 from ..approximations.common import sparse_predict, unexplained_variance
 from ..approximations.registry import APPROXIMATIONS
@@ -17,10 +18,11 @@ from ..replicates import Rows, collapse, distinct_records
 from ..stats import chunk_size_for
 from ..validation import as_float_vector
 from . import persistence
-from .base import COMMON_JSON_PARAMS, GPRegressorBase
+from .base import COMMON_JSON_PARAMS, PREDICT_OPTIONS, GPRegressorBase
 from .sparse_file import sparse_from_state, sparse_state
 
 
+@fill()
 @persistence.register
 class SparseGPRegressor(GPRegressorBase):
     """Sparse GP regression with m inducing inputs, O(n m^2) per objective evaluation.
@@ -151,10 +153,8 @@ class SparseGPRegressor(GPRegressorBase):
     --------
     The defaults choose m and certify how far the fit is from the exact GP:
 
-    >>> import numpy as np
+    {toy_regression}
     >>> from sparsegp import SparseGPRegressor
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
     >>> model = SparseGPRegressor(max_inducing=16, random_state=0).fit(X, y)
     >>> model.Z_.shape
     (16, 1)
@@ -324,6 +324,7 @@ class SparseGPRegressor(GPRegressorBase):
         # O(n m) per test point: small batches bound the (chunk x batch) blocks.
         return self._predict_in_batches(augmented, X, full_cov=False, batch_size=256)
 
+    @fill(predict_options=PREDICT_OPTIONS)
     def predict(self, X, return_std=False, return_cov=False, include_noise=True):
         """Predictive mean, and optionally std or full covariance, of the targets y (noise included).
 
@@ -335,18 +336,7 @@ class SparseGPRegressor(GPRegressorBase):
         ----------
         X : array or dask array of shape (t, D)
             Test inputs.
-        return_std : bool
-            Also return the predictive standard deviation.
-        return_cov : bool
-            Also return the full predictive covariance (t x t).
-        include_noise : bool
-            Of y (True) or of the latent f (False).
-
-        Returns
-        -------
-        mean : ndarray of shape (t,)
-        std : ndarray of shape (t,), with ``return_std``
-        cov : ndarray of shape (t, t), with ``return_cov``
+        {predict_options}
 
         Raises
         ------

@@ -27,6 +27,14 @@ from ..transforms import POSITIVE, Transform
 
 KERNEL_REGISTRY: dict[str, type[Kernel]] = {}
 
+# The two constructor arguments every kernel takes, documented once (see _docstrings.fill).
+FIT_PARAMETERS = """
+priors : dict or None
+    Hyper-priors by parameter name (:mod:`sparsegp.priors`), added to the fit's objective (MAP-II).
+fixed : iterable of str
+    Names of hyper-parameters the fit keeps at their given values.
+"""
+
 
 class HostForm(NamedTuple):
     """k(x, z) = variance * exp(-|x - z|^2_ell / 2) + constant (see :meth:`Kernel.host_form`)."""

@@ -5,10 +5,12 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from .._docstrings import fill
 from ..errors import InputError
-from .base import HostForm, Kernel
+from .base import FIT_PARAMETERS, HostForm, Kernel
 
 
+@fill(fit_parameters=FIT_PARAMETERS)
 class Linear(Kernel):
     """The linear (dot-product) kernel, k(x, z) = sum_d variance_d x_d z_d.
 
@@ -16,10 +18,7 @@ class Linear(Kernel):
     ----------
     variance : float or array of shape (D,)
         One shared variance or one per dimension (ARD).
-    priors : dict or None
-        Hyper-priors by parameter name (:mod:`sparsegp.priors`).
-    fixed : iterable of str
-        Names of hyper-parameters the fit keeps.
+    {fit_parameters}
 
     Examples
     --------
@@ -52,6 +51,7 @@ class Linear(Kernel):
         return jnp.sum(X * X * self.variance, axis=1)
 
 
+@fill(fit_parameters=FIT_PARAMETERS)
 class Constant(Kernel):
     """A constant kernel, k(x, z) = variance: an offset of unknown size (the v_b of Seeger et al. on its own).
 
@@ -59,10 +59,7 @@ class Constant(Kernel):
     ----------
     variance : float
         The offset's prior variance.
-    priors : dict or None
-        Hyper-priors by parameter name (:mod:`sparsegp.priors`).
-    fixed : iterable of str
-        Names of hyper-parameters the fit keeps.
+    {fit_parameters}
 
     Examples
     --------

@@ -13,26 +13,29 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._docstrings import fill
 from ..errors import InputError
 from ..transforms import NON_NEGATIVE
-from .base import HostForm, Kernel
+from .base import FIT_PARAMETERS, HostForm, Kernel
 from .distance import safe_sqrt, sqdist, wide
 
+SHAPE_PARAMETERS = """
+lengthscale : float or array of shape (D,)
+    ell: one length-scale shared by every input dimension, or one per dimension (ARD).
+variance : float
+    The amplitude, k(x, x).
+"""
 
+
+@fill(shape_parameters=SHAPE_PARAMETERS, fit_parameters=FIT_PARAMETERS)
 class Stationary(Kernel):
     """A stationary kernel k(x, z) = variance * f(r^2), with r^2 = sum_d (x_d - z_d)^2 / ell_d^2 and f(0) = 1.
     Subclasses define the profile f.
 
     Parameters
     ----------
-    lengthscale : float or array of shape (D,)
-        ell: one length-scale shared by every input dimension, or one per dimension (ARD).
-    variance : float
-        The amplitude, k(x, x).
-    priors : dict or None
-        Hyper-priors by parameter name (:mod:`sparsegp.priors`), added to the fit's objective (MAP-II).
-    fixed : iterable of str
-        Names of hyper-parameters the fit keeps at their given values.
+    {shape_parameters}
+    {fit_parameters}
 
     Examples
     --------
@@ -144,22 +147,17 @@ def _se_bwd(square, res, K_bar):
 se_gram.defvjp(_se_fwd, _se_bwd)
 
 
+@fill(shape_parameters=SHAPE_PARAMETERS, fit_parameters=FIT_PARAMETERS)
 class SquaredExponential(Stationary):
     """k(x, z) = C exp(-1/2 (x - z)^T W (x - z)) + v_b (Seeger et al. 2003, sec. 4), with W = diag(ell^-2),
     C the ``variance`` and v_b the ``bias``. ``RBF`` is the same class.
 
     Parameters
     ----------
-    lengthscale : float or array of shape (D,)
-        ell: one length-scale shared by every input dimension, or one per dimension (ARD).
-    variance : float
-        The amplitude, k(x, x).
+    {shape_parameters}
     bias : float or None
         The constant v_b >= 0 (a fit may drive it to exactly 0); None (the default) leaves it out.
-    priors : dict or None
-        Hyper-priors by parameter name (:mod:`sparsegp.priors`), added to the fit's objective (MAP-II).
-    fixed : iterable of str
-        Names of hyper-parameters the fit keeps at their given values.
+    {fit_parameters}
 
     Examples
     --------
@@ -206,19 +204,14 @@ class SquaredExponential(Stationary):
 RBF = SquaredExponential
 
 
+@fill(shape_parameters=SHAPE_PARAMETERS, fit_parameters=FIT_PARAMETERS)
 class Matern12(Stationary):
     """The Matérn 1/2 (Ornstein-Uhlenbeck) kernel, k = variance * exp(-r).
 
     Parameters
     ----------
-    lengthscale : float or array of shape (D,)
-        ell: one length-scale shared by every input dimension, or one per dimension (ARD).
-    variance : float
-        The amplitude, k(x, x).
-    priors : dict or None
-        Hyper-priors by parameter name (:mod:`sparsegp.priors`), added to the fit's objective (MAP-II).
-    fixed : iterable of str
-        Names of hyper-parameters the fit keeps at their given values.
+    {shape_parameters}
+    {fit_parameters}
 
     Examples
     --------
@@ -232,19 +225,14 @@ class Matern12(Stationary):
         return jnp.exp(-safe_sqrt(r2))
 
 
+@fill(shape_parameters=SHAPE_PARAMETERS, fit_parameters=FIT_PARAMETERS)
 class Matern32(Stationary):
     """The Matérn 3/2 kernel, k = variance * (1 + sqrt(3) r) exp(-sqrt(3) r): once differentiable samples.
 
     Parameters
     ----------
-    lengthscale : float or array of shape (D,)
-        ell: one length-scale shared by every input dimension, or one per dimension (ARD).
-    variance : float
-        The amplitude, k(x, x).
-    priors : dict or None
-        Hyper-priors by parameter name (:mod:`sparsegp.priors`), added to the fit's objective (MAP-II).
-    fixed : iterable of str
-        Names of hyper-parameters the fit keeps at their given values.
+    {shape_parameters}
+    {fit_parameters}
 
     Examples
     --------
@@ -259,20 +247,15 @@ class Matern32(Stationary):
         return (1.0 + s) * jnp.exp(-s)
 
 
+@fill(shape_parameters=SHAPE_PARAMETERS, fit_parameters=FIT_PARAMETERS)
 class Matern52(Stationary):
     """The Matérn 5/2 kernel, k = variance * (1 + sqrt(5) r + 5 r^2 / 3) exp(-sqrt(5) r): twice differentiable
     samples, a common alternative to the squared exponential on real data.
 
     Parameters
     ----------
-    lengthscale : float or array of shape (D,)
-        ell: one length-scale shared by every input dimension, or one per dimension (ARD).
-    variance : float
-        The amplitude, k(x, x).
-    priors : dict or None
-        Hyper-priors by parameter name (:mod:`sparsegp.priors`), added to the fit's objective (MAP-II).
-    fixed : iterable of str
-        Names of hyper-parameters the fit keeps at their given values.
+    {shape_parameters}
+    {fit_parameters}
 
     Examples
     --------

@@ -34,6 +34,7 @@ import numpy as np
 import scipy.linalg as sl
 
 from .._config import LOG_2PI
+from .._docstrings import fill
 from ..errors import InputError, NumericalError
 from ..linalg import chol_append, chol_extension, forward_row
 
@@ -57,6 +58,7 @@ class Extension:
     beta: np.ndarray
 
 
+@fill()
 class ActiveSetState:
     """Seeger et al.'s state for the projected-process (DTC) approximation with active set I, grown one point
     at a time (App. A.1): L = chol(K_I), V = L^-1 K_I,n, p = diag(V^T V), the factor L_M of
@@ -76,11 +78,7 @@ class ActiveSetState:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
-    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    {toy_selection}
     >>> from sparsegp.selection import ActiveSetState
     >>> state = ActiveSetState(np.asarray(kernel.diag(X)), y, noise, d_max=5)
     >>> for i in (0, 50, 100):

@@ -15,13 +15,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._docstrings import fill
 from ..errors import InputError
 from ..kernels.gram import gram
 from ..progress import progress_bar
 from .active_set import ActiveSetState, Extension
 from .smola_bartlett import DualState, relative_gap
 
+# What every greedy selection runs on, documented once (see _docstrings.fill).
+PROBLEM = """
+kernel : Kernel
+    The covariance function.
+noise : float
+    The noise variance sigma^2.
+X : array of shape (n, D)
+    Training inputs.
+y : array of shape (n,)
+    Training targets.
+"""
 
+
+@fill()
 @dataclass
 class Selection:
     """The result of a greedy selection.
@@ -48,11 +62,7 @@ class Selection:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
-    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    {toy_selection}
     >>> from sparsegp.selection import InfoGain
     >>> selection = InfoGain(15).select(kernel, noise, X, y)
     >>> selection.curve("vfe_bound").shape, selection.reason
@@ -193,6 +203,7 @@ def _advance_dual(dual, rec, oracle, rng, dual_kappa: int, noise: float, yy: flo
     rec["gap"] = relative_gap(rec["primal"], rec["dual"], noise, yy)
 
 
+@fill(problem=PROBLEM)
 def greedy_select(
     rule,
     kernel,
@@ -221,14 +232,7 @@ def greedy_select(
     ----------
     rule : ScoringRule
         A criterion from :mod:`sparsegp.selection.criteria` (``InfoGainRule()``, ``SmolaBartlettRule()``, ...).
-    kernel : Kernel
-        The covariance function.
-    noise : float
-        The noise variance sigma^2.
-    X : array of shape (n, D)
-        Training inputs.
-    y : array of shape (n,)
-        Training targets.
+    {problem}
     size : int
         The most points to include.
     candidates : "full" or int
@@ -262,11 +266,7 @@ def greedy_select(
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
-    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    {toy_selection}
     >>> from sparsegp.selection import greedy_select
     >>> from sparsegp.selection.criteria import InfoGainRule
     >>> selection = greedy_select(InfoGainRule(), kernel, noise, X, y, size=10)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._docstrings import fill, substitute
 from ..errors import InputError
 from ..validation import check_int
 from .criteria import (
@@ -25,7 +26,7 @@ from .criteria import (
     SmolaBartlettRule,
     VFERule,
 )
-from .greedy import Selection, greedy_select
+from .greedy import PROBLEM, Selection, greedy_select
 from .stopping import RelativeGap
 
 
@@ -52,17 +53,14 @@ class Selector(_Params):
     set.
 
     {parameters}
+
     See Also
     --------
     sparsegp.SparseGPRegressor : takes a selector as ``inducing``.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
-    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    {toy_selection}
     >>> from sparsegp.selection import ConditionalVariance
     >>> selection = ConditionalVariance(10).select(kernel, noise, X, y)
     >>> len(selection.indices), selection.reason
@@ -88,19 +86,13 @@ class Selector(_Params):
 
     _param_names = ("size", "candidates", "tau", "stop", "track_gap", "random_state", "verbose")
 
+    @fill(problem=PROBLEM)
     def select(self, kernel, noise, X, y, *, random_state=None, verbose=None, size=None, initial=None) -> Selection:
         """Run the selection at fixed hyper-parameters.
 
         Parameters
         ----------
-        kernel : Kernel
-            The covariance function.
-        noise : float
-            The noise variance sigma^2.
-        X : array of shape (n, D)
-            Training inputs.
-        y : array of shape (n,)
-            Training targets.
+        {problem}
         random_state : int, Generator or None
             Overrides the selector's seed.
         verbose : bool or None
@@ -144,6 +136,7 @@ class Random(Selector):
     objective are recorded as for the greedy criteria).
 
     {parameters}
+
     {example}
     """
 
@@ -155,6 +148,7 @@ class InfoGain(Selector):
     from the incremental state, so full greedy search over every remaining point is the default.
 
     {parameters}
+
     {example}
     """
 
@@ -166,6 +160,7 @@ class DifferentialEntropy(Selector):
     O(1) per point: the largest reduction of a point's posterior variance.
 
     {parameters}
+
     {example}
     """
 
@@ -177,6 +172,7 @@ class ConditionalVariance(Selector):
     ``inducing="auto"`` uses to grow its sets.
 
     {parameters}
+
     {example}
     """
 
@@ -187,17 +183,14 @@ class SmolaBartlett(Selector):
     """Smola & Bartlett (2001) sparse greedy GP regression: their criterion Delta^SB over kappa = 59 random
     candidates per inclusion, stopping once the relative duality gap of Theorem 1 is below ``eps``.
 
-    {parameters}eps : float or None
+    {parameters}
+    eps : float or None
         Stop once the relative gap is below ``eps`` (Algorithm 1; 0.025); None: stop at ``size`` only.
         The gap is always tracked: ``selection.curve("gap")``.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
-    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    {toy_selection}
     >>> from sparsegp.selection import SmolaBartlett
     >>> selection = SmolaBartlett(200, eps=0.05, random_state=0).select(kernel, noise, X, y)
     >>> gap = selection.curve("gap")
@@ -225,6 +218,7 @@ class Evidence(Selector):
     kappa = 59 random candidates per inclusion.
 
     {parameters}
+
     {example}
     """
 
@@ -237,6 +231,7 @@ class VFEGreedy(Selector):
     kappa = 59 candidates per inclusion.
 
     {parameters}
+
     {example}
     """
 
@@ -279,6 +274,7 @@ class KMeans(_Params):
 
     _param_names = ("size", "random_state", "n_init", "max_iter")
 
+    @fill()
     def centres(self, X, *, random_state=None) -> np.ndarray:
         """The k-means centres of X.
 
@@ -303,7 +299,8 @@ class KMeans(_Params):
 
 
 # The options every greedy selector shares, written once and put where each docstring says {parameters}.
-_PARAMETERS = """Parameters
+_PARAMETERS = """
+Parameters
 ----------
 size : int
     The (maximum) active-set size d.
@@ -315,39 +312,33 @@ tau : float or None
     after each inclusion and refilling at random (Lawrence et al. 2003, sec. 3).
 stop : sequence of StoppingRule
     Stopping rules from :mod:`sparsegp.selection.stopping`.
-{track_gap}random_state : int, Generator or None
+{track_gap}
+random_state : int, Generator or None
     Seed for the candidates.
 verbose : bool
     A progress bar over the inclusions.
 """
+_TRACK_GAP = """
+track_gap : bool
+    Also run Smola & Bartlett's dual and record the relative gap per inclusion.
+"""
 # The example every criterion shares, with the selector's own name.
-_EXAMPLE = """Examples
+_EXAMPLE = """
+Examples
 --------
->>> import numpy as np
->>> from sparsegp.kernels import SquaredExponential
->>> rng = np.random.default_rng(0)
->>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
->>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
->>> from sparsegp.selection import {name}
->>> selection = {name}(20, random_state=0).select(kernel, noise, X, y)
+{toy_selection}
+>>> from sparsegp.selection import NAME
+>>> selection = NAME(20, random_state=0).select(kernel, noise, X, y)
 >>> selection.indices.shape
 (20,)
 >>> bool(np.all(np.diff(selection.curve("vfe_bound")) > -1e-9))  # F_V never falls as points are added
 True
 """
-_TRACK_GAP = """track_gap : bool
-    Also run Smola & Bartlett's dual and record the relative gap per inclusion.
-"""
-
-
-def _indented(text: str) -> str:
-    lines = text.splitlines()
-    return "\n".join([lines[0]] + ["    " + line if line else "" for line in lines[1:]]) + "\n    "
 
 
 def _write_parameters(cls, track_gap: bool) -> None:
-    doc = cls.__doc__.replace("{parameters}", _indented(_PARAMETERS.format(track_gap=_TRACK_GAP if track_gap else "")))
-    cls.__doc__ = doc.replace("{example}", _indented(_EXAMPLE.format(name=cls.__name__)))
+    blocks = {"parameters": _PARAMETERS, "track_gap": _TRACK_GAP if track_gap else "", "example": _EXAMPLE}
+    cls.__doc__ = substitute(cls.__doc__, blocks).replace("NAME", cls.__name__)
 
 
 for _cls in (Selector, Random, InfoGain, DifferentialEntropy, ConditionalVariance, Evidence, VFEGreedy):

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sl
 
+from .._docstrings import fill
 from ..errors import InputError
 from ..kernels.gram import gram
 from ..linalg import chol_append, chol_extension
@@ -64,6 +65,7 @@ def relative_gap(Q: float, Qstar: float, noise: float, yy: float) -> float:
     return 2.0 * num / den if den > 0 else 0.0
 
 
+@fill()
 class DualState:
     """Greedy minimisation of Q* (Smola & Bartlett eq. 6) over a growing support S*. Q*'s minimum over S* is
     the exact GP's on the subset: -1/2 y_S^T (sigma^2 I + K_S)^-1 y_S, kept through an incremental Cholesky
@@ -82,11 +84,7 @@ class DualState:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
-    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    {toy_selection}
     >>> from sparsegp.selection import DualState
     >>> dual = DualState(np.asarray(kernel.diag(X)), y, noise, d_max=3)
     >>> dual.include(7, np.zeros(0))

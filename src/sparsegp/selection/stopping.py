@@ -11,10 +11,12 @@ import time
 
 import numpy as np
 
+from .._docstrings import fill
 from ..linalg import forward_row
 from ..validation import as_float_matrix, as_float_vector, check_positive
 
 
+@fill()
 class StoppingRule:
     """A rule that ends a greedy selection before its size: it sees the state after every inclusion and
     returns a reason to stop, or None. Rules that monitor a curve (the evidence, an error) also set
@@ -22,11 +24,7 @@ class StoppingRule:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
-    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    {toy_selection}
     >>> from sparsegp.selection import InfoGain, StoppingRule
     >>> class AtScore(StoppingRule):
     ...     def update(self, state, record):
@@ -69,6 +67,7 @@ class StoppingRule:
         raise NotImplementedError
 
 
+@fill()
 class RelativeGap(StoppingRule):
     """Smola & Bartlett's Algorithm 1: stop when the relative duality gap is below ``eps``. Needs the gap
     tracked (``track_gap=True``, on by default for :class:`~sparsegp.selection.SmolaBartlett`).
@@ -80,11 +79,7 @@ class RelativeGap(StoppingRule):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
-    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    {toy_selection}
     >>> from sparsegp.selection import InfoGain, RelativeGap
     >>> selection = InfoGain(200, track_gap=True, stop=[RelativeGap(0.05)]).select(kernel, noise, X, y)
     >>> bool(selection.curve("gap")[-1] < 0.05)
@@ -101,6 +96,7 @@ class RelativeGap(StoppingRule):
         return f"relative gap {gap:.4g} < {self.eps:g}" if gap < self.eps else None
 
 
+@fill()
 class QuadraticFormGap(StoppingRule):
     """Smola & Bartlett's error-bar criterion (sec. 4, Table 2). With a test point's kernel column k as the
     targets, the primal Q and the dual Q* bracket s = k^T (K + sigma^2 I)^-1 k, the term eq. 10 needs:
@@ -115,11 +111,7 @@ class QuadraticFormGap(StoppingRule):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
-    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    {toy_selection}
     >>> from sparsegp.selection import QuadraticFormGap, SmolaBartlett
     >>> k = np.asarray(kernel.K(X, np.array([[0.5]])))[:, 0]  # the test point's column, as targets
     >>> rule = QuadraticFormGap(0.02)
@@ -146,6 +138,15 @@ class QuadraticFormGap(StoppingRule):
         return f"quadratic-form gap {gap:.4g} < {self.eps:g}" if gap < self.eps else None
 
 
+# The one option of every monitor below, documented once (see _docstrings.fill).
+_PATIENCE = """
+Parameters
+----------
+patience : int
+    Inclusions without improvement before stopping.
+"""
+
+
 class _Monitor(StoppingRule):
     """Stop once the monitored value has not improved for ``patience`` inclusions; keep the best prefix."""
 
@@ -170,22 +171,16 @@ class _Monitor(StoppingRule):
         return None
 
 
+@fill(patience=_PATIENCE)
 class EvidenceMinimum(_Monitor):
     """Quiñonero-Candela & Rasmussen Fig. 2: stop at the minimum of the negative log evidence (DTC's), once
     it has not improved for ``patience`` inclusions, and keep the best prefix.
 
-    Parameters
-    ----------
-    patience : int
-        Inclusions without improvement before stopping.
+    {patience}
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
-    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    {toy_selection}
     >>> from sparsegp.selection import EvidenceMinimum, Evidence
     >>> rule = EvidenceMinimum(patience=5)
     >>> selection = Evidence(150, stop=[rule], random_state=0).select(kernel, noise, X, y)
@@ -199,22 +194,16 @@ class EvidenceMinimum(_Monitor):
         return -record["dtc_log_marginal"]
 
 
+@fill(patience=_PATIENCE)
 class RemainingError(_Monitor):
     """Seeger et al. sec. 2.2: stop once the mean squared error of the predictive mean on the points not (yet)
     in the active set has not improved for ``patience`` inclusions; keep the best prefix.
 
-    Parameters
-    ----------
-    patience : int
-        Inclusions without improvement before stopping.
+    {patience}
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
-    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    {toy_selection}
     >>> from sparsegp.selection import InfoGain, RemainingError
     >>> rule = RemainingError(patience=5)
     >>> selection = InfoGain(150, stop=[rule]).select(kernel, noise, X, y)
@@ -229,6 +218,7 @@ class RemainingError(_Monitor):
         return float(np.mean((state.y[R] - state.mu[R]) ** 2)) if R.any() else 0.0
 
 
+@fill()
 class HeldOutError(_Monitor):
     """Seeger et al. sec. 2.2: stop once the mean squared error of the predictive mean on a held-out set has
     not improved for ``patience`` inclusions; keep the best prefix. The held-out means are kept up to date
@@ -245,11 +235,7 @@ class HeldOutError(_Monitor):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
-    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    {toy_selection}
     >>> from sparsegp.selection import HeldOutError, InfoGain
     >>> X_val = np.linspace(-3, 3, 30)[:, None]; y_val = np.sin(2 * X_val[:, 0])
     >>> rule = HeldOutError(X_val, y_val, patience=5)
@@ -313,6 +299,7 @@ class HeldOutError(_Monitor):
         return float(np.mean((self.y_val - self.predictions(state)) ** 2))
 
 
+@fill()
 class TimeBudget(StoppingRule):
     """Stop after ``seconds`` of wall-clock selection time.
 
@@ -323,11 +310,7 @@ class TimeBudget(StoppingRule):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sparsegp.kernels import SquaredExponential
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-3, 3, size=(200, 1)); y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=200)
-    >>> kernel, noise = SquaredExponential(lengthscale=0.7), 0.01
+    {toy_selection}
     >>> from sparsegp.selection import InfoGain, TimeBudget
     >>> selection = InfoGain(200, stop=[TimeBudget(1e-6)]).select(kernel, noise, X, y)
     >>> len(selection.indices), selection.reason.startswith("time budget")
