@@ -345,11 +345,14 @@ SETTLED = 0.01  # "apparently converged": the last round moves the training NLL 
     "converge.",
 )
 def _ten_rounds(r):
-    out, ok = [], True
+    out, ok, paths = [], True, {}
     for m in ("HPEV-SGEV", "HPEV-SGGP"):
         shares = []
-        for rep in need(r, "table1/upper/per_repeat"):
-            path = np.asarray(need(rep, f"{m}/round_train_nll_per_case"), dtype=float)
+        paths[m] = [
+            np.asarray(need(rep, f"{m}/round_train_nll_per_case"), dtype=float)
+            for rep in need(r, "table1/upper/per_repeat")
+        ]
+        for path in paths[m]:
             total = abs(path[-1] - path[0])
             shares.append(abs(path[-1] - path[-2]) / total if total > 0 else 0.0)
         med = float(np.median(shares))
@@ -357,12 +360,30 @@ def _ten_rounds(r):
         out.append(
             f"{m}: the last of {len(path)} rounds moves the training NLL by {med:.2%} of all rounds' move (median)"
         )
+
+    def after_first_round() -> str:
+        parts = []
+        for m, ps in paths.items():
+            drop = np.median([p[0] - p[1] for p in ps])
+            band = np.median([np.ptp(p[2:]) for p in ps])
+            slope = np.median([np.polyfit(np.arange(len(p) - 2), p[2:], 1)[0] for p in ps])
+            last = np.median([abs(p[-1] - p[-2]) for p in ps])
+            parts.append(
+                f"{m}: the first round lowers it by {drop:.3f} nats per case, rounds 3 to {len(ps[0])} stay within a "
+                f"band of {band:.3f} with a trend of {slope:+.4f} per round, and the last round moves it by {last:.3f}"
+            )
+        return (
+            "The training NLL settles after the first round but does not come to rest: it moves up and down "
+            "from round to round instead of converging (medians over the repeats; " + "; ".join(parts) + "). "
+            "What makes the rounds fluctuate is not measured."
+        )
+
     return verdict(
         bool(ok),
         "; ".join(out),
         f"the last round's change of the training NLL at most {SETTLED:.0%} of the change over all rounds, median "
         "over repeats, for both methods (our reading of 'apparently converge')",
-        "The likelihood still moves in the last round; not measured further.",
+        after_first_round,
     )
 
 
