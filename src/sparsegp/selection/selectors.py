@@ -337,8 +337,9 @@ True
 
 
 def _write_parameters(cls, track_gap: bool) -> None:
-    blocks = {"parameters": _PARAMETERS, "track_gap": _TRACK_GAP if track_gap else "", "example": _EXAMPLE}
-    cls.__doc__ = substitute(cls.__doc__, blocks).replace("NAME", cls.__name__)
+    example = _EXAMPLE.replace("NAME", cls.__name__)
+    blocks = {"parameters": _PARAMETERS, "track_gap": _TRACK_GAP if track_gap else "", "example": example}
+    cls.__doc__ = substitute(cls.__doc__, blocks)
 
 
 for _cls in (Selector, Random, InfoGain, DifferentialEntropy, ConditionalVariance, Evidence, VFEGreedy):
