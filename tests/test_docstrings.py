@@ -66,6 +66,9 @@ def _examples(obj) -> list[doctest.DocTest]:
     return [t for t in tests if t.examples]
 
 
+# One worker runs every example: the examples fit small models on the same data, so they share the compiled
+# programs in memory instead of each tracing them again on the other worker.
+@pytest.mark.xdist_group("doctests")
 @pytest.mark.parametrize("qualified", sorted(PUBLIC))
 def test_docstring_examples_run(qualified):
     tests = _examples(PUBLIC[qualified])
