@@ -29,7 +29,9 @@ if not (shutil.which("nvidia-smi") or os.path.exists("/dev/nvidia0")):
 # package, so that the process that only hands out tests to the workers does not import JAX at all.
 os.environ.setdefault("JAX_ENABLE_X64", "1")
 
+import atexit  # noqa: E402
 import gc  # noqa: E402
+import sys  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
@@ -52,6 +54,25 @@ def pytest_collection_finish(session):
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session):
     _collect_and_freeze()
+
+
+# An xdist worker ends without freeing its memory piece by piece. JAX's exit handler (jax._src.api.clean_up)
+# empties every cache of traced and compiled programs one by one so that a process could start its backends
+# again, and the interpreter's finalisation then frees every remaining object: at the end of a worker that
+# holds a thousand programs the two took about 2 s, during which the run waits for the worker to exit. By then
+# the worker has sent its results (xdist's "workerfinished", at the session's end) and its compiled programs
+# are in the disk cache (written as they were compiled), so at exit it leaves at once. Only workers: the
+# process that reports the run's status (xdist's controller, or pytest without -n) exits as usual.
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    if hasattr(config, "workerinput"):
+        atexit.register(_leave)  # registered last, so the first exit handler to run
+
+
+def _leave():
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # a worker's own exit status is not read: its results went to the controller
 
 
 @pytest.fixture
