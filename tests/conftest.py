@@ -31,6 +31,7 @@ os.environ.setdefault("JAX_ENABLE_X64", "1")
 
 import atexit  # noqa: E402
 import gc  # noqa: E402
+import re  # noqa: E402
 import sys  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -45,6 +46,20 @@ import pytest  # noqa: E402
 def _collect_and_freeze():
     gc.collect()
     gc.freeze()
+
+
+# The fast tier (-m "not slow") does not import the modules whose every test is slow: their imports (Dask and
+# distributed, scikit-learn's estimator checks) took about 0.6 s of each worker's start. Such a module says so in
+# its own `pytestmark` line, which stays the one place that marks it.
+_SLOW_MODULE = re.compile(r"^pytestmark = .*\bpytest\.mark\.slow\b", re.MULTILINE)
+
+
+def pytest_ignore_collect(collection_path, config):
+    if config.getoption("markexpr", "") != "not slow" or collection_path.suffix != ".py":
+        return None
+    if not collection_path.name.startswith("test_"):
+        return None
+    return True if _SLOW_MODULE.search(collection_path.read_text(encoding="utf-8")) else None
 
 
 def pytest_collection_finish(session):
