@@ -25,6 +25,7 @@ def few_of_many(n=1000, D=32, seed=0):
     return X[:n], y[:n], X[n:], y[n:]
 
 
+@pytest.mark.slow  # two whole fits on 1,000 rows of 32 inputs: the fast tier's longest test, an end-to-end run
 def test_a_fit_on_many_inputs_of_which_few_matter_finds_them(monkeypatch):
     monkeypatch.setattr(growth, "START_M", 32)
     monkeypatch.setattr(pretrain, "PRETRAIN_ROWS", 300)
