@@ -49,17 +49,16 @@ def _collect_and_freeze():
 
 
 # The fast tier (-m "not slow") does not import the modules whose every test is slow: their imports (Dask and
-# distributed, scikit-learn's estimator checks) took about 0.6 s of each worker's start. Such a module says so in
-# its own `pytestmark` line, which stays the one place that marks it.
+# distributed, scikit-learn's estimator checks) delayed each worker's first test (BENCHMARKS.md, "The doctests'
+# cost offset"). Such a module says so in its own `pytestmark` line, which stays the one place that marks it.
 _SLOW_MODULE = re.compile(r"^pytestmark = .*\bpytest\.mark\.slow\b", re.MULTILINE)
 
 
 def pytest_ignore_collect(collection_path, config):
-    if config.getoption("markexpr", "") != "not slow" or collection_path.suffix != ".py":
-        return None
-    if not collection_path.name.startswith("test_"):
-        return None
-    return True if _SLOW_MODULE.search(collection_path.read_text(encoding="utf-8")) else None
+    fast_tier = config.getoption("markexpr", "") == "not slow"
+    if fast_tier and collection_path.name.startswith("test_") and collection_path.suffix == ".py":
+        return True if _SLOW_MODULE.search(collection_path.read_text(encoding="utf-8")) else None
+    return None
 
 
 def pytest_collection_finish(session):
@@ -73,11 +72,11 @@ def pytest_sessionfinish(session):
 
 # An xdist worker ends without freeing its memory piece by piece. JAX's exit handler (jax._src.api.clean_up)
 # empties every cache of traced and compiled programs one by one so that a process could start its backends
-# again, and the interpreter's finalisation then frees every remaining object: at the end of a worker that
-# holds a thousand programs the two took about 2 s, during which the run waits for the worker to exit. By then
-# the worker has sent its results (xdist's "workerfinished", at the session's end) and its compiled programs
-# are in the disk cache (written as they were compiled), so at exit it leaves at once. Only workers: the
-# process that reports the run's status (xdist's controller, or pytest without -n) exits as usual.
+# again, and the interpreter's finalisation then frees every remaining object; the run waits for both
+# (BENCHMARKS.md, "The doctests' cost offset"). By then the worker has sent its results (xdist's
+# "workerfinished", at the session's end) and its compiled programs are in the disk cache (written as they were
+# compiled), so at exit it leaves at once. Only workers: the process that reports the run's status (xdist's
+# controller, or pytest without -n) exits as usual.
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
     if hasattr(config, "workerinput"):

@@ -111,7 +111,7 @@ class DataWarning(UserWarning):
     >>> from sparsegp import DataWarning, ExactGPRegressor
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     model = ExactGPRegressor(duplicates="drop", random_state=0).fit(X, y)
+    ...     _ = ExactGPRegressor(duplicates="drop", random_state=0).fit(X, y)
     >>> any(issubclass(w.category, DataWarning) for w in caught)
     True
     """
