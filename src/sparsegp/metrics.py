@@ -27,6 +27,8 @@ __all__ = [
     "error_rate",
     "log_loss",
     "reject_curve",
+    "expected_calibration_error",
+    "brier_score",
 ]
 
 
@@ -423,3 +425,91 @@ def reject_curve(y_true, y_pred, confidence, fractions=None):
         keep = n - int(np.ceil(r * n))
         rates.append(float(np.mean(wrong[:keep])) if keep > 0 else 0.0)
     return fractions, np.asarray(rates)
+
+
+# The inputs and errors of the class-probability metrics, written once (see _docstrings.fill).
+_CLASS_PROBABILITIES = """
+Parameters
+----------
+codes : array of shape (n,)
+    The true classes as column indices of ``proba``.
+proba : array of shape (n, C)
+    Predicted class probabilities.
+"""
+_PROBABILITY_ERRORS = """
+Raises
+------
+InputError
+    If the shapes disagree or a probability lies outside [0, 1].
+"""
+
+
+def _class_probabilities(codes, proba):
+    codes = np.asarray(codes)
+    p = np.asarray(proba, dtype=np.float64)
+    if p.ndim != 2 or codes.ndim != 1 or p.shape[0] != codes.shape[0] or p.shape[0] == 0:
+        raise InputError(f"expected class codes (n,) and probabilities (n, C), got {codes.shape} and {p.shape}")
+    if codes.dtype.kind not in "iu" or np.any(codes < 0) or np.any(codes >= p.shape[1]):
+        raise InputError("class codes must be integers in 0 .. C-1 (the columns of the probabilities)")
+    if not np.all(np.isfinite(p)) or np.any(p < 0) or np.any(p > 1):
+        raise InputError("probabilities must be finite and lie in [0, 1]")
+    return codes, p
+
+
+@fill(class_probabilities=_CLASS_PROBABILITIES, probability_errors=_PROBABILITY_ERRORS)
+def expected_calibration_error(codes, proba, bins: int = 15) -> float:
+    """Expected calibration error of the top class: sum over equal-width bins of the top probability of
+    (rows in the bin / n) |accuracy in the bin - mean top probability in the bin| (Guo et al. 2017, eq. 3).
+
+    {class_probabilities}
+    bins : int
+        Equal-width bins over [0, 1].
+
+    Returns
+    -------
+    float
+        In [0, 1]; 0 for perfectly calibrated probabilities.
+
+    {probability_errors}
+
+    Examples
+    --------
+    >>> from sparsegp import metrics
+    >>> round(metrics.expected_calibration_error([1, 0, 1, 1], [[0.2, 0.8], [0.7, 0.3], [0.1, 0.9], [0.6, 0.4]]), 4)
+    0.3
+    """
+    codes, p = _class_probabilities(codes, proba)
+    top = p.max(axis=1)
+    right = (p.argmax(axis=1) == codes).astype(float)
+    which = np.minimum((top * bins).astype(int), bins - 1)
+    total = 0.0
+    for b in range(bins):
+        sel = which == b
+        if np.any(sel):
+            total += np.sum(sel) / codes.size * abs(np.mean(right[sel]) - np.mean(top[sel]))
+    return float(total)
+
+
+@fill(class_probabilities=_CLASS_PROBABILITIES, probability_errors=_PROBABILITY_ERRORS)
+def brier_score(codes, proba) -> float:
+    """Mean over rows of sum_c (p_c - [y = c])^2 (Brier 1950; for two classes, twice scikit-learn's
+    ``brier_score_loss``).
+
+    {class_probabilities}
+
+    Returns
+    -------
+    float
+
+    {probability_errors}
+
+    Examples
+    --------
+    >>> from sparsegp import metrics
+    >>> round(metrics.brier_score([1, 0], [[0.2, 0.8], [0.7, 0.3]]), 4)
+    0.13
+    """
+    codes, p = _class_probabilities(codes, proba)
+    onehot = np.zeros_like(p)
+    onehot[np.arange(codes.size), codes] = 1.0
+    return float(np.mean(np.sum((p - onehot) ** 2, axis=1)))

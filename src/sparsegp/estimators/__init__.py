@@ -4,12 +4,14 @@ from .classifier import IVMClassifier, OneVsRestIVMClassifier
 from .exact import ExactGPRegressor
 from .persistence import load_model, save_model
 from .sparse import SparseGPRegressor
+from .sparse_classifier import SparseGPClassifier
 
 __all__ = [
     "IVMClassifier",
     "OneVsRestIVMClassifier",
     "ExactGPRegressor",
     "SparseGPRegressor",
+    "SparseGPClassifier",
     "load_model",
     "save_model",
 ]

@@ -1,0 +1,221 @@
+"""The CLS protocol (../shared/PROTOCOLS.md): classifiers side by side in one invocation.
+
+    python benchmarks/classification_suite.py banana breast_cancer digits [--gpflow-m 64 128 256 512]
+        [--splits 5] [--max-iter 1000] [--skip-gpflow] [--out bench-output/cls.json]
+
+For each dataset and split: sparsegp's default ``SparseGPClassifier()``, the default ``IVMClassifier()`` (binary
+sets), scikit-learn's ``SVC(probability=True)`` and ``GaussianProcessClassifier`` (SE-ARD, where the training
+set has at most 2,000 rows), and GPflow SVGP at each m (``anchors_classification.py`` in ``.venv-anchors``,
+test records every 20 iterations). Inputs are standardised on the training rows for every library. Reported:
+accuracy, log loss (nats per test row), Brier score, expected calibration error (15 bins), m, fit seconds,
+and peak RSS of the process. GPflow's reference is its best m on the test set; its time to quality is its clock
+at the first record within 0.5 accuracy points and 0.01 nats of that m's final figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def splits(name: str, n_splits: int):
+    """[(X, y codes, X_test, y_test codes)] standardised on the training rows."""
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    from sparsegp import datasets
+
+    out = []
+    if name in ("breast_cancer", "digits"):
+        import sklearn.datasets
+
+        X, y = getattr(sklearn.datasets, f"load_{name}")(return_X_y=True)
+        sss = StratifiedShuffleSplit(n_splits=n_splits, test_size=0.3, random_state=0)
+        out = [(X[tr], y[tr], X[te], y[te]) for tr, te in sss.split(X, y)]
+    elif name == "banana":
+        X, y, Xt, yt = datasets.load("banana")
+        out = [(X, y, Xt, yt)]
+    elif name == "mnist":
+        X, y, Xt, yt = datasets.load("mnist")
+        out = [(X, y, Xt, yt)]
+    else:
+        raise SystemExit(f"unknown dataset {name}")
+    res = []
+    for X, y, Xt, yt in out:
+        classes = np.unique(y)
+        mu, sd = X.mean(0), X.std(0)
+        sd = np.where(sd > 0, sd, 1.0)
+        res.append(((X - mu) / sd, np.searchsorted(classes, y), (Xt - mu) / sd, np.searchsorted(classes, yt)))
+    return res
+
+
+def figures(proba, yt, fit_s, m, extra=None):
+    from sparsegp import metrics
+
+    p = np.clip(proba / proba.sum(axis=1, keepdims=True), 1e-300, 1.0)
+    out = {
+        "accuracy": float(np.mean(p.argmax(1) == yt)),
+        "log_loss": float(-np.mean(np.log(p[np.arange(yt.size), yt]))),
+        "brier": metrics.brier_score(yt, p),
+        "ece": metrics.expected_calibration_error(yt, p, bins=15),
+        "m": m,
+        "fit_s": fit_s,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+    out.update(extra or {})
+    return out
+
+
+def run_ours(X, y, Xt, yt):
+    from sparsegp import SparseGPClassifier
+
+    t = time.perf_counter()
+    clf = SparseGPClassifier(random_state=0).fit(X, y)
+    fit_s = time.perf_counter() - t
+    extra = {
+        "stop_reason": clf.stop_reason_,
+        "path": [(p["m"], round(p["bound"], 3), p["n_iter"], round(p["seconds"], 2)) for p in clf.inducing_path_],
+        "loo_log_loss": clf.loo_log_loss_,
+        "loo_ece": clf.loo_calibration_error_,
+    }
+    return figures(clf.predict_proba(Xt), yt, fit_s, int(clf.Z_.shape[0]), extra)
+
+
+def run_ivm(X, y, Xt, yt):
+    from sparsegp import IVMClassifier
+
+    t = time.perf_counter()
+    clf = IVMClassifier(random_state=0).fit(X, y)
+    return figures(clf.predict_proba(Xt), yt, time.perf_counter() - t, int(clf.active_.size))
+
+
+def run_svc(X, y, Xt, yt):
+    from sklearn.svm import SVC
+
+    t = time.perf_counter()
+    clf = SVC(probability=True, random_state=0).fit(X, y)
+    return figures(clf.predict_proba(Xt), yt, time.perf_counter() - t, int(clf.support_.size))
+
+
+def run_gpc(X, y, Xt, yt):
+    from sklearn.gaussian_process import GaussianProcessClassifier
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+    t = time.perf_counter()
+    kernel = ConstantKernel(1.0) * RBF(length_scale=np.ones(X.shape[1]))
+    clf = GaussianProcessClassifier(kernel=kernel, random_state=0).fit(X, y)
+    return figures(clf.predict_proba(Xt), yt, time.perf_counter() - t, X.shape[0])
+
+
+def run_gpflow(X, y, Xt, yt, m, max_iter, every=20):
+    py = os.environ.get("SPARSEGP_ANCHORS_PYTHON", os.path.join(ROOT, ".venv-anchors", "bin", "python"))
+    with tempfile.TemporaryDirectory() as tmp:
+        data, out = os.path.join(tmp, "d.npz"), os.path.join(tmp, "o.json")
+        pool = X[np.random.default_rng(0).permutation(X.shape[0])]
+        np.savez(data, X=X, y=y, X_test=Xt, y_test=yt, Z_pool=pool)
+        script = os.path.join(ROOT, "benchmarks", "anchors_classification.py")
+        cmd = [py, script, data, out, "--m", str(m), "--max-iter", str(max_iter), "--every", str(every)]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        with open(out) as f:
+            r = json.load(f)
+    proba = np.asarray(r.pop("proba"))
+    res = figures(proba, yt, r["fit_s"], r["m"], {"records": r["records"], "iterations": r["iterations"]})
+    res["peak_rss_mb"] = r["peak_rss_mb"]
+    return res
+
+
+def time_to_quality(records, accuracy, log_loss):
+    """The clock at the first record within 0.5 accuracy points and 0.01 nats of the given figures."""
+    for _, t, acc, ll in records:
+        if acc >= accuracy - 0.005 and ll <= log_loss + 0.01:
+            return t
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("datasets", nargs="+")
+    ap.add_argument("--gpflow-m", type=int, nargs="*", default=[64, 128, 256, 512])
+    ap.add_argument("--splits", type=int, default=5)
+    ap.add_argument("--max-iter", type=int, default=1000)
+    ap.add_argument("--skip-gpflow", action="store_true")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench-output", "classification.json"))
+    a = ap.parse_args()
+    results = {}
+    for name in a.datasets:
+        for s, (X, y, Xt, yt) in enumerate(splits(name, a.splits)):
+            key = f"{name}/{s}"
+            row = {"n": int(X.shape[0]), "n_test": int(Xt.shape[0]), "classes": int(y.max() + 1)}
+            row["sparsegp"] = run_ours(X, y, Xt, yt)
+            print(key, "sparsegp", {k: row["sparsegp"][k] for k in ("accuracy", "log_loss", "m", "fit_s")}, flush=True)
+            if row["classes"] == 2:
+                row["ivm"] = run_ivm(X, y, Xt, yt)
+            row["svc"] = run_svc(X, y, Xt, yt)
+            if X.shape[0] <= 2000:
+                row["gpc"] = run_gpc(X, y, Xt, yt)
+            if not a.skip_gpflow:
+                for m in a.gpflow_m:
+                    if m <= X.shape[0]:
+                        row[f"gpflow_m{m}"] = run_gpflow(X, y, Xt, yt, m, a.max_iter)
+                        r = row[f"gpflow_m{m}"]
+                        print(key, f"gpflow m={m}", r["accuracy"], r["log_loss"], r["fit_s"], flush=True)
+            for k, v in row.items():
+                if isinstance(v, dict) and k != "sparsegp":
+                    print(key, k, {q: round(v[q], 4) for q in ("accuracy", "log_loss", "brier", "ece", "fit_s")})
+            results[key] = row
+            os.makedirs(os.path.dirname(a.out), exist_ok=True)
+            with open(a.out, "w") as f:
+                json.dump(results, f, indent=1)
+    summarise(results)
+
+
+def summarise(results):
+    """Per dataset: the mean over splits of each method's figures, and GPflow's best m."""
+    by_set: dict = {}
+    for key, row in results.items():
+        by_set.setdefault(key.split("/")[0], []).append(row)
+    print("\n| dataset | method | accuracy | log loss | Brier | ECE | m | fit s |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name, rows in by_set.items():
+        methods = [k for k in rows[0] if isinstance(rows[0][k], dict)]
+        for meth in methods:
+            vals = [r[meth] for r in rows if meth in r]
+            mean = {q: float(np.mean([v[q] for v in vals])) for q in ("accuracy", "log_loss", "brier", "ece", "fit_s")}
+            ms = sorted({v["m"] for v in vals})
+            print(
+                f"| {name} | {meth} | {mean['accuracy']:.4f} | {mean['log_loss']:.4f} | {mean['brier']:.4f} | "
+                f"{mean['ece']:.4f} | {ms[0] if len(ms) == 1 else f'{ms[0]}-{ms[-1]}'} | {mean['fit_s']:.1f} |"
+            )
+        gp = [k for k in methods if k.startswith("gpflow")]
+        if gp:
+            acc = {k: float(np.mean([r[k]["accuracy"] for r in rows])) for k in gp}
+            ll = {k: float(np.mean([r[k]["log_loss"] for r in rows])) for k in gp}
+            ours = {q: float(np.mean([r["sparsegp"][q] for r in rows])) for q in ("accuracy", "log_loss", "fit_s")}
+            best_acc, best_ll = max(acc.values()), min(ll.values())
+            n_test = rows[0]["n_test"]
+            ok_acc = ours["accuracy"] >= best_acc - max(0.005, 1.0 / n_test) - 1e-12
+            ok_ll = ours["log_loss"] <= best_ll + 0.01 + 1e-12
+            print(
+                f"{name}: GPflow best accuracy {best_acc:.4f} ({max(acc, key=acc.get)}), best log loss {best_ll:.4f} "
+                f"({min(ll, key=ll.get)}); sparsegp {ours['accuracy']:.4f} / {ours['log_loss']:.4f}: "
+                f"accuracy {'within' if ok_acc else 'NOT within'} max(0.5 points, one test row), "
+                f"log loss {'within' if ok_ll else 'NOT within'} 0.01 nats"
+            )
+            if len(rows) == 1:
+                k = min(ll, key=ll.get)
+                r = rows[0][k]
+                ttq = time_to_quality(r["records"], r["accuracy"], r["log_loss"])
+                print(f"{name}: GPflow {k} time to its quality {ttq} s; sparsegp's whole fit {ours['fit_s']:.1f} s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

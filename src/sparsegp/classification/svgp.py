@@ -1,0 +1,231 @@
+"""The sparse variational GP classifier's bound and posterior as pure functions (Hensman, Matthews &
+Ghahramani 2015, "Scalable Variational Gaussian Process Classification").
+
+Whitened inducing variables: u = L_uu v with L_uu = chol(K_uu) and q(v) = N(m, S), S = L_S L_S^T (one m and
+L_S per latent function; the latent functions share the kernel and Z), and a constant mean b per latent
+function. Row i's latent marginal under q is (HMG 2015, eq. 16 in the whitened form)
+
+    f_i ~ N(mu_i, v_i),  a_i = L_uu^-1 k_u(x_i),  mu_i = a_i^T m + b,
+    v_i = k_ii - |a_i|^2 + |L_S^T a_i|^2,
+
+and the bound on log p(y) (HMG 2015, eq. 3; Titsias's bound without collapsing q) is
+
+    L = sum_i w_i E_q[log p(y_i | f_i)] - KL(q(v) || N(0, I)),
+    KL = 1/2 (tr S + m^T m - M - log |S|)     (per latent function).
+
+The sum over rows runs over chunks of rows with ``lax.scan`` under ``jax.checkpoint``, so memory is
+O(m^2 + chunk m) per latent function whatever n is, and the sum adds up across Dask partitions. Row weights
+w_i are 1, 0 for padding, or a count of rows that share one input and one label.
+
+Shapes: ``Z`` (M, D), ``q_mu`` (M, L), ``q_sqrt`` (L, M, M) lower-triangular, ``mean`` (L,), ``X`` (n, D),
+``y`` (n,) integer class codes.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..linalg import cholesky_fixed, solve_lower
+from ..stats import chunk_rows
+
+# Relative jitter on K_uu (times its mean diagonal) in the bound and in prediction: a learnt Z may bring two
+# inducing inputs close, and the whitened form stays accurate with a jitter far below the latent variance.
+JITTER = 1e-8
+
+
+class Posterior(NamedTuple):
+    """What prediction needs: the kernel, Z, L_uu^-1 and q(v) (``q_mu``, ``q_sqrt``) and the mean ``b``."""
+
+    kernel: Any
+    Z: jnp.ndarray
+    Luu_inv: jnp.ndarray
+    q_mu: jnp.ndarray
+    q_sqrt: jnp.ndarray
+    mean: jnp.ndarray
+
+
+def inducing_inverse(kernel, Z, jitter: float = JITTER):
+    """L_uu^-1 for L_uu = chol(K_uu + jitter mean(diag K_uu) I) (NaN where the factorisation fails)."""
+    L = cholesky_fixed(kernel.K(Z), jitter)
+    return solve_lower(L, jnp.eye(Z.shape[0], dtype=Z.dtype))
+
+
+def marginals(post: Posterior, X):
+    """Latent marginals (mu, v) of shape (n, L) at inputs X (the module docstring), and A = L_uu^-1 K_uf."""
+    A = post.Luu_inv @ post.kernel.K(post.Z, X)  # (M, n)
+    mu = A.T @ post.q_mu + post.mean
+    prior = post.kernel.diag(X) - jnp.sum(A * A, axis=0)
+    B = jnp.einsum("lji,jn->lin", jnp.tril(post.q_sqrt), A)  # L_S^T A per latent function
+    var = jnp.maximum(prior, 0.0)[:, None] + jnp.sum(B * B, axis=1).T
+    return mu, var, A
+
+
+def kl_whitened(q_mu, q_sqrt):
+    """KL(N(m, L_S L_S^T) || N(0, I)) summed over the latent functions (HMG 2015, sec. 3)."""
+    L = jnp.tril(q_sqrt)
+    diag = jnp.diagonal(L, axis1=1, axis2=2)
+    M = q_mu.shape[0]
+    return 0.5 * (jnp.sum(L * L) + jnp.sum(q_mu * q_mu) - M * q_mu.shape[1] - jnp.sum(jnp.log(diag * diag)))
+
+
+def posterior_of(params, jitter: float = JITTER) -> Posterior:
+    """The :class:`Posterior` of a parameter dict (kernel, Z, q_mu, q_sqrt, mean)."""
+    kernel, Z = params["kernel"], params["Z"]
+    return Posterior(kernel, Z, inducing_inverse(kernel, Z, jitter), params["q_mu"], params["q_sqrt"], params["mean"])
+
+
+def expected_log_density_sum(post: Posterior, likelihood, X, y, w, chunk: int):
+    """sum_i w_i E_q[log p(y_i | f_i)] over the rows, chunk by chunk (the module docstring)."""
+    Xs, ys, ws = chunk_rows(X, y, chunk, w)
+
+    @jax.checkpoint
+    def chunk_sum(Xc, yc, wc):
+        mu, var, _ = marginals(post, Xc)
+        return jnp.sum(wc * likelihood.expected_log_density(mu, var, yc))
+
+    def body(acc, rows):
+        return acc + chunk_sum(*rows), None
+
+    total, _ = jax.lax.scan(body, jnp.zeros((), X.dtype), (Xs, ys, ws))
+    return total
+
+
+class NegativeBound:
+    """-L (plus the kernel's negative log hyper-prior) as ``f(params, X, y, w)``: hashable and compared by value, so
+    :func:`sparsegp.training.minimize` compiles it once per shapes."""
+
+    def __init__(self, likelihood, chunk: int, jitter: float = JITTER):
+        self.likelihood, self.chunk, self.jitter = likelihood, int(chunk), float(jitter)
+
+    def _key(self):
+        return (self.likelihood, self.chunk, self.jitter)
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __call__(self, params, X, y, w):
+        post = posterior_of(params, self.jitter)
+        rows = expected_log_density_sum(post, self.likelihood, X, y, w, self.chunk)
+        return -(rows - kl_whitened(params["q_mu"], params["q_sqrt"]) + params["kernel"].log_prior())
+
+
+@partial(jax.jit, static_argnames=("likelihood", "chunk", "jitter"))
+def bound(params, X, y, w, likelihood, chunk: int, jitter: float = JITTER):
+    """L of the module docstring (without hyper-priors)."""
+    post = posterior_of(params, jitter)
+    return expected_log_density_sum(post, likelihood, X, y, w, chunk) - kl_whitened(params["q_mu"], params["q_sqrt"])
+
+
+@jax.jit
+def predict_marginals(post: Posterior, X):
+    """Latent means and variances (n, L) at test inputs X."""
+    mu, var, _ = marginals(post, X)
+    return mu, var
+
+
+def extend_q(post: Posterior, Z_new, jitter: float = JITTER):
+    """q(v') over inducing inputs Z_new (which contain the old Z) that gives the same q(f) as ``post``.
+
+    The predictive of f at Z_new under ``post`` is N(mu_u, Sigma_u); in Z_new's whitened coordinates that is
+    m' = L'^-1 (mu_u - b), S' = L'^-1 Sigma_u L'^-T. The old q extended by the prior's conditional keeps the
+    bound's value (its KL is unchanged), so a grown model starts where the smaller one ended.
+    """
+    Luu_new_inv = inducing_inverse(post.kernel, Z_new, jitter)
+    Kzn = post.kernel.K(post.Z, Z_new)
+    A = post.Luu_inv @ Kzn  # (M, M')
+    mu_u = A.T @ post.q_mu  # (M', L), without the constant mean
+    Knn = post.kernel.K(Z_new)
+    prior = Knn - A.T @ A
+    Ls = jnp.tril(post.q_sqrt)
+    B = jnp.einsum("lji,jk->lik", Ls, A)  # (L, M, M')
+    Sigma = prior[None] + jnp.einsum("lik,lij->lkj", B, B)
+    q_mu = Luu_new_inv @ mu_u
+    S = jnp.einsum("ij,ljk,mk->lim", Luu_new_inv, Sigma, Luu_new_inv)
+    S = 0.5 * (S + jnp.swapaxes(S, 1, 2))
+    eye = jnp.eye(S.shape[1], dtype=S.dtype)
+    scale = jnp.mean(jnp.diagonal(S, axis1=1, axis2=2), axis=1)[:, None, None]
+    q_sqrt = jnp.linalg.cholesky(S + 1e-10 * scale * eye)
+    return q_mu, q_sqrt
+
+
+def site_moments(likelihood, mu, var, y):
+    """The Gaussian site each row contributes at the bound's optimum: g_i = dE/dmu and lambda_i = -2 dE/dv
+    (E = E_q[log p(y_i | f_i)]), per row and latent function (n, L).
+
+    At a stationary point of L over q(v) = N(m, S), S^-1 = I + sum_i a_i Lambda_i a_i^T and
+    S^-1 m = sum_i a_i (g_i + Lambda_i (mu_i - b)): q is the prior times these Gaussian sites.
+    """
+
+    def total(mu_, var_):
+        return jnp.sum(likelihood.expected_log_density(mu_, var_, y))
+
+    g, dv = jax.grad(total, argnums=(0, 1))(mu, var)
+    return g, -2.0 * dv
+
+
+def loo_cavity(post: Posterior, likelihood, X, y):
+    """Each training row's leave-one-out latent marginal (mean, variance), both (n, L): its own site removed.
+
+    With q(v) the prior times Gaussian sites (:func:`site_moments`), row i's site acts on t_i = a_i^T v, whose
+    marginal under q is N(mu_i - b, s_i) with s_i = |L_S^T a_i|^2. Removing the site gives the cavity
+    tau = 1 / s_i - lambda_i, nu = (mu_i - b) / s_i - g_i - lambda_i (mu_i - b); f_i's cavity adds the
+    prior's residual k_ii - |a_i|^2: N(b + nu / tau, 1 / tau + k_ii - |a_i|^2). (Each latent function's site
+    is removed on its own: for several latent functions the sites' coupling is dropped.) At Z = X with a
+    Gaussian likelihood this is the exact GP's leave-one-out predictive (Rasmussen & Williams eqs. 5.10-5.12).
+    A row whose cavity precision is not positive (the optimiser has not reached the stationary point) keeps
+    its posterior marginal.
+    """
+    mu, var, A = marginals(post, X)
+    prior = jnp.maximum(post.kernel.diag(X) - jnp.sum(A * A, axis=0), 0.0)[:, None]
+    s = jnp.maximum(var - prior, 1e-300)
+    g, lam = site_moments(likelihood, mu, var, y)
+    t = mu - post.mean
+    tau = 1.0 / s - lam
+    nu = t / s - g - lam * t
+    ok = tau > 1e-12 / s
+    tau_safe = jnp.where(ok, tau, 1.0)
+    return jnp.where(ok, post.mean + nu / tau_safe, mu), jnp.where(ok, 1.0 / tau_safe + prior, var)
+
+
+@partial(jax.jit, static_argnames=("likelihood",))
+def loo_log_proba(post: Posterior, likelihood, X, y):
+    """Approximate leave-one-out log p(y = c | x_i, y_-i) (n, C): the predictive of :func:`loo_cavity`."""
+    return likelihood.predict_log_proba(*loo_cavity(post, likelihood, X, y))
+
+
+def whitened_prior(M: int, L: int) -> tuple[np.ndarray, np.ndarray]:
+    """q(v) = N(0, I) for L latent functions over M inducing inputs: (q_mu, q_sqrt)."""
+    return np.zeros((M, L)), np.broadcast_to(np.eye(M), (L, M, M)).copy()
+
+
+def lower_mask(M: int, L: int) -> np.ndarray:
+    """True on and below the diagonal of each q_sqrt: the entries the optimiser moves."""
+    return np.broadcast_to(np.tril(np.ones((M, M), dtype=bool)), (L, M, M)).copy()
+
+
+__all__ = [
+    "JITTER",
+    "Posterior",
+    "inducing_inverse",
+    "marginals",
+    "kl_whitened",
+    "posterior_of",
+    "expected_log_density_sum",
+    "NegativeBound",
+    "bound",
+    "predict_marginals",
+    "extend_q",
+    "site_moments",
+    "loo_cavity",
+    "loo_log_proba",
+    "whitened_prior",
+    "lower_mask",
+]

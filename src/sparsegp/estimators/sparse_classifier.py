@@ -1,0 +1,437 @@
+"""SparseGPClassifier: the sparse variational GP classifier behind scikit-learn's interface."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from .._docstrings import fill
+from ..classification import svgp
+from ..classification.likelihoods import Bernoulli, Likelihood, RobustMax, Softmax, likelihood_from_dict
+from ..errors import CalibrationWarning, InputError
+from ..fitting.classification import ClassifierConfig, InMemoryRows, collapse_rows, fit_classifier
+from ..metrics import expected_calibration_error
+from ..validation import as_float_matrix, check_int, check_positive, feature_names_of
+from . import persistence
+from .base import FeatureNamesMixin
+from .classifier import _TEST_INPUTS, _check_class_counts, _labels, _require_fitted
+
+LIKELIHOOD_NAMES = ("auto", "probit", "logit", "softmax", "robustmax")
+# The leave-one-out probabilities' expected calibration error above which the fit warns (CalibrationWarning).
+CALIBRATION_MARGIN = 0.05
+
+_JSON_PARAMS = (
+    "likelihood",
+    "inducing",
+    "max_inducing",
+    "tol",
+    "max_iter",
+    "optimize",
+    "learn_inducing",
+    "chunk_size",
+    "random_state",
+    "verbose",
+)
+
+
+def likelihood_for(name, n_classes: int) -> Likelihood:
+    """The likelihood an estimator's ``likelihood`` option names, for this many classes."""
+    if isinstance(name, Likelihood):
+        return name
+    if name not in LIKELIHOOD_NAMES:
+        raise InputError(f"likelihood must be one of {LIKELIHOOD_NAMES} or a Likelihood, got {name!r}")
+    if n_classes == 2:
+        if name in ("softmax", "robustmax"):
+            raise InputError(f"likelihood {name!r} is for more than two classes; use 'probit' or 'logit'")
+        return Bernoulli("probit" if name == "auto" else name)
+    if name in ("probit", "logit"):
+        raise InputError(f"likelihood {name!r} is binary, but y has {n_classes} classes; use 'softmax' or 'robustmax'")
+    return RobustMax() if name == "robustmax" else Softmax()
+
+
+@persistence.register
+class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
+    """Sparse variational GP classification over every training row (Hensman, Matthews & Ghahramani 2015).
+
+    Inducing inputs Z with a whitened Gaussian q(u); the bound sum_i E_q[log p(y_i | f_i)] - KL(q(u) || p(u))
+    over all rows (one-dimensional Gauss-Hermite quadrature for the binary likelihoods) is maximised by
+    L-BFGS-B over the kernel, Z, q and a constant mean together. By default the fit chooses m: it starts from
+    32 inducing inputs chosen by greedy conditional variance and doubles m while a doubling raises the bound
+    by at least ``tol`` nats per row (:mod:`sparsegp.fitting.classification`).
+
+    Parameters
+    ----------
+    kernel : Kernel or None
+        ``None``: SquaredExponential with one length-scale per input (ARD), learnt.
+    likelihood : {"auto", "probit", "logit", "softmax", "robustmax"} or Likelihood
+        "auto": probit for two classes, softmax for more (C latent functions sharing the kernel and Z).
+    inducing : "auto", int or array of shape (m, D)
+        "auto": m chosen by the growth; an int: that many inducing inputs by greedy conditional variance;
+        an array: those inputs.
+    max_inducing : int
+        The growth's largest m.
+    tol : float
+        Nats per training row: the growth stops once a doubling of m gains less.
+    max_iter : int
+        L-BFGS-B iterations per stage at most.
+    optimize : bool
+        Learn the kernel's hyper-parameters (q and the mean are always fitted).
+    learn_inducing : bool
+        Move the inducing inputs with the optimiser.
+    chunk_size : int or None
+        Rows per chunk of the bound's sum (None: about 8 MiB of cross-covariances).
+    random_state : int, Generator or None
+        Seeds the candidate rows of the greedy selection.
+    verbose : bool
+        Progress bars.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The class labels.
+    kernel_ : Kernel
+        The fitted kernel.
+    likelihood_ : Likelihood
+        The likelihood used.
+    Z_ : ndarray of shape (m, D)
+        The fitted inducing inputs.
+    q_mu_, q_sqrt_ : ndarray
+        The whitened q(v) = N(q_mu, q_sqrt q_sqrt^T), one column / factor per latent function.
+    mean_ : ndarray
+        The constant mean of each latent function.
+    bound_ : float
+        The bound on log p(y) at the fit.
+    inducing_path_ : list of dict
+        Each stage's m, bound, iterations and elapsed seconds.
+    stop_reason_ : str
+        Why the growth (or the fit) stopped.
+    loo_log_loss_ : float
+        Approximate leave-one-out log loss on the training rows (each row's site removed from q).
+    loo_calibration_error_ : float
+        The expected calibration error (15 equal-width bins of the top class's probability) of the same
+        leave-one-out probabilities.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp import SparseGPClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 2))
+    >>> y = (np.sin(X[:, 0]) + 0.3 * rng.standard_normal(200) > 0).astype(int)
+    >>> clf = SparseGPClassifier(random_state=0).fit(X, y)
+    >>> bool(clf.score(X, y) > 0.85), clf.predict_proba(X[:2]).shape
+    (True, (2, 2))
+    """
+
+    def __init__(
+        self,
+        kernel=None,
+        likelihood="auto",
+        *,
+        inducing="auto",
+        max_inducing: int = 1024,
+        tol: float = 1e-3,
+        max_iter: int = 1000,
+        optimize: bool = True,
+        learn_inducing: bool = True,
+        chunk_size=None,
+        random_state=None,
+        verbose: bool = False,
+    ):
+        self.kernel = kernel
+        self.likelihood = likelihood
+        self.inducing = inducing
+        self.max_inducing = max_inducing
+        self.tol = tol
+        self.max_iter = max_iter
+        self.optimize = optimize
+        self.learn_inducing = learn_inducing
+        self.chunk_size = chunk_size
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = False
+        return tags
+
+    def _config(self, n_classes: int, D: int) -> ClassifierConfig:
+        inducing = self.inducing
+        if isinstance(inducing, str):
+            if inducing != "auto":
+                raise InputError(f"inducing must be 'auto', an int or an (m, D) array, got {inducing!r}")
+        elif np.ndim(inducing) == 0:
+            inducing = check_int(inducing, "inducing", minimum=1)
+        else:
+            inducing = as_float_matrix(inducing, "inducing", n_features=D, owner=type(self).__name__)
+        tol = float(check_positive(self.tol, "tol"))
+        return ClassifierConfig(
+            owner=type(self).__name__,
+            kernel=self.kernel,
+            likelihood=likelihood_for(self.likelihood, n_classes),
+            inducing=inducing,
+            max_inducing=check_int(self.max_inducing, "max_inducing", minimum=1),
+            tol=tol,
+            max_iter=check_int(self.max_iter, "max_iter", minimum=1),
+            optimize=bool(self.optimize),
+            learn_inducing=bool(self.learn_inducing),
+            chunk_size=None if self.chunk_size is None else check_int(self.chunk_size, "chunk_size", minimum=1),
+            random_state=self.random_state,
+            verbose=bool(self.verbose),
+        )
+
+    def fit(self, X, y):
+        """Fit the kernel, the inducing inputs and q(u) to every training row.
+
+        Parameters
+        ----------
+        X : array or DataFrame of shape (n, D)
+            Training inputs.
+        y : array of shape (n,)
+            Class labels of any type (two or more classes).
+
+        Returns
+        -------
+        SparseGPClassifier
+            self, fitted.
+
+        Raises
+        ------
+        InputError
+            If X or y is malformed, y holds one class, a continuous target or NaN, or a class has one row.
+        """
+        t0 = time.perf_counter()
+        names = feature_names_of(X)
+        X = as_float_matrix(X, "X", min_rows=2, owner=type(self).__name__)
+        y = _labels(y, X.shape[0])
+        classes, codes = np.unique(y, return_inverse=True)
+        if classes.size < 2:
+            raise InputError(
+                f"{type(self).__name__} needs at least two classes, but y holds one ({classes.tolist()}); "
+                "classification needs examples of each class"
+            )
+        _check_class_counts(y, classes, type(self).__name__)
+        config = self._config(classes.size, X.shape[1])
+        rows = collapse_rows(X, codes.astype(np.int64), classes.size)
+        fit = fit_classifier(config, rows, InMemoryRows(rows))
+        self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
+        self._set_feature_names(names)
+        self.likelihood_ = config.likelihood
+        self._set_params(fit.params)
+        self.bound_ = float(fit.bound)
+        self.inducing_path_ = fit.inducing_path
+        self.stop_reason_ = fit.stop_reason
+        self.n_iter_ = int(fit.n_iter)
+        self._set_loo(fit.loo_log_proba, rows.y[fit.loo_rows])
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    def _set_params(self, params):
+        self.kernel_ = params["kernel"]
+        self.Z_ = np.asarray(params["Z"], dtype=np.float64)
+        self.q_mu_ = np.asarray(params["q_mu"], dtype=np.float64)
+        self.q_sqrt_ = np.tril(np.asarray(params["q_sqrt"], dtype=np.float64))
+        self.mean_ = np.asarray(params["mean"], dtype=np.float64)
+        self._posterior = svgp.Posterior(
+            self.kernel_,
+            jnp.asarray(self.Z_),
+            svgp.inducing_inverse(self.kernel_, jnp.asarray(self.Z_)),
+            jnp.asarray(self.q_mu_),
+            jnp.asarray(self.q_sqrt_),
+            jnp.asarray(self.mean_),
+        )
+
+    def _set_loo(self, log_proba, codes, warn: bool = True):
+        p = np.exp(log_proba)
+        self.loo_log_loss_ = float(-np.mean(log_proba[np.arange(codes.size), codes]))
+        self.loo_calibration_error_ = float(expected_calibration_error(codes, p))
+        confidence, accuracy = float(np.mean(p.max(axis=1))), float(np.mean(p.argmax(axis=1) == codes))
+        if warn and self.loo_calibration_error_ > CALIBRATION_MARGIN:
+            side = "over-confident" if confidence > accuracy else "under-confident"
+            warnings.warn(
+                f"{type(self).__name__}: the leave-one-out probabilities of {codes.size} training rows are {side}: "
+                f"expected calibration error {self.loo_calibration_error_:.3f} (warned above {CALIBRATION_MARGIN:g}; "
+                f"mean confidence {confidence:.3f}, accuracy {accuracy:.3f}). Check the kernel (a learnt length-scale "
+                "far below the inputs' spacing memorises the rows) or raise max_inducing",
+                CalibrationWarning,
+                stacklevel=3,
+            )
+
+    # ---- predict -----------------------------------------------------------------------
+    def _check_fitted(self):
+        _require_fitted(self, "q_mu_")
+
+    @fill(test_inputs=_TEST_INPUTS)
+    def predict_latent(self, X, batch_size: int = 4096):
+        """The latent functions' predictive means and variances at X (the constant mean included).
+
+        {test_inputs}
+        batch_size : int
+            Test inputs per batch.
+
+        Returns
+        -------
+        mean, var : ndarray of shape (n, L)
+            L = 1 for two classes (the positive class's latent function), else one column per class.
+        """
+        self._check_fitted()
+        X = self._test_matrix(X)
+        out = [
+            svgp.predict_marginals(self._posterior, jnp.asarray(X[i : i + batch_size]))
+            for i in range(0, X.shape[0], batch_size)
+        ]
+        if not out:
+            L = self.q_mu_.shape[1]
+            return np.zeros((0, L)), np.zeros((0, L))
+        return np.concatenate([np.asarray(o[0]) for o in out]), np.concatenate([np.asarray(o[1]) for o in out])
+
+    @fill(test_inputs=_TEST_INPUTS)
+    def predict_log_proba(self, X):
+        """log p(y = c | x) = log int p(y = c | f) q(f | x) df, columns in the order of ``classes_``.
+
+        {test_inputs}
+
+        Returns
+        -------
+        ndarray of shape (n, C)
+        """
+        mean, var = self.predict_latent(X)
+        return np.asarray(self.likelihood_.predict_log_proba(jnp.asarray(mean), jnp.asarray(var)))
+
+    @fill(test_inputs=_TEST_INPUTS)
+    def predict_proba(self, X):
+        """Class probabilities p(y = c | x), columns in the order of ``classes_``; rows sum to one.
+
+        {test_inputs}
+
+        Returns
+        -------
+        ndarray of shape (n, C)
+        """
+        p = np.exp(self.predict_log_proba(X))
+        return p / p.sum(axis=1, keepdims=True)
+
+    @fill(test_inputs=_TEST_INPUTS)
+    def decision_function(self, X):
+        """Binary: log p(classes_[1] | x) - log p(classes_[0] | x), positive for ``classes_[1]``; more classes: the
+        log probabilities (n, C).
+
+        {test_inputs}
+
+        Returns
+        -------
+        ndarray of shape (n,) or (n, C)
+        """
+        lp = self.predict_log_proba(X)
+        return lp[:, 1] - lp[:, 0] if self.classes_.size == 2 else lp
+
+    @fill(test_inputs=_TEST_INPUTS)
+    def predict(self, X):
+        """The most probable class at each test input.
+
+        {test_inputs}
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Labels from ``classes_``.
+        """
+        return self.classes_[np.argmax(self.predict_log_proba(X), axis=1)]
+
+    @fill(test_inputs=_TEST_INPUTS)
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on (X, y); labels the fit never saw are an error rather than silent mistakes.
+
+        {test_inputs}
+        y : array of shape (n,)
+            Their labels, each one of ``classes_``.
+        sample_weight : array of shape (n,) or None
+            Weights of the rows.
+
+        Returns
+        -------
+        float
+        """
+        self._check_fitted()
+        labels = _labels(y, len(y) if hasattr(y, "__len__") else 0)
+        unseen = np.setdiff1d(np.unique(labels), self.classes_)
+        if unseen.size:
+            raise InputError(
+                f"y holds label(s) {unseen.tolist()[:10]} that the fit never saw; the classes are {self.classes_.tolist()}"
+            )
+        return super().score(X, labels, sample_weight=sample_weight)
+
+    # ---- persistence -------------------------------------------------------------------
+    def _get_state(self):
+        params = {k: v for k, v in self.get_params(deep=False).items() if k in _JSON_PARAMS}
+        if not isinstance(params.get("random_state"), (int, type(None))):
+            params["random_state"] = None
+        if isinstance(params.get("likelihood"), Likelihood):
+            params["likelihood"] = "auto"
+        if not isinstance(params.get("inducing"), (str, int)):
+            params["inducing"] = "auto"  # the fitted Z_ is stored; the given array is not needed to predict
+        meta = {
+            "params": params,
+            "kernel": self.kernel_.to_dict(),
+            "likelihood": self.likelihood_.to_dict(),
+            "classes": self.classes_.tolist(),
+            "n_features_in": int(self.n_features_in_),
+            "feature_names": self._feature_names_state(),
+            "bound": float(self.bound_),
+            "stop_reason": self.stop_reason_,
+            "inducing_path": self.inducing_path_,
+            "loo_log_loss": float(self.loo_log_loss_),
+            "loo_calibration_error": float(self.loo_calibration_error_),
+        }
+        arrays = {"Z": self.Z_, "q_mu": self.q_mu_, "q_sqrt": self.q_sqrt_, "mean": self.mean_}
+        return meta, arrays
+
+    @classmethod
+    def _from_state(cls, meta, arrays):
+        req, arr = persistence.require, persistence.require_array
+        model = persistence.construct(cls, meta, _JSON_PARAMS)
+        try:
+            model.likelihood_ = likelihood_from_dict(req(meta, "likelihood", dict))
+        except (InputError, TypeError) as exc:
+            raise persistence.ModelFileError(f"metadata field 'likelihood' is invalid: {exc}") from None
+        model.n_features_in_ = req(meta, "n_features_in", int)
+        if model.n_features_in_ < 1:
+            raise persistence.ModelFileError("metadata field 'n_features_in' must be >= 1")
+        model._restore_feature_names(meta)
+        classes = req(meta, "classes", list)
+        if len(classes) < 2 or not (
+            all(isinstance(c, str) for c in classes)
+            or all(isinstance(c, int) and not isinstance(c, bool) for c in classes)
+        ):
+            raise persistence.ModelFileError(
+                "metadata field 'classes' must hold two or more labels, all int or all str"
+            )
+        model.classes_ = np.array(classes)
+        L = model.likelihood_.latent_count(len(classes))
+        try:
+            model.kernel_.check_input_dim(model.n_features_in_)
+        except InputError as exc:
+            raise persistence.ModelFileError(str(exc)) from None
+        Z = arr(arrays, "Z", ndim=2, shape=(None, model.n_features_in_))
+        M = Z.shape[0]
+        q_mu = arr(arrays, "q_mu", ndim=2, shape=(M, L))
+        q_sqrt = arr(arrays, "q_sqrt", ndim=3, shape=(L, M, M))
+        mean = arr(arrays, "mean", ndim=1, shape=(L,))
+        if M < 1 or not all(np.all(np.isfinite(a)) for a in (Z, q_mu, q_sqrt, mean)):
+            raise persistence.ModelFileError("arrays 'Z', 'q_mu', 'q_sqrt' and 'mean' must be non-empty and finite")
+        if np.any(np.triu(q_sqrt, 1) != 0):
+            raise persistence.ModelFileError("array 'q_sqrt' must be lower-triangular (the factor of q's covariance)")
+        model.bound_ = req(meta, "bound", float)
+        model.stop_reason_ = req(meta, "stop_reason", str)
+        model.inducing_path_ = req(meta, "inducing_path", list)
+        model.loo_log_loss_ = req(meta, "loo_log_loss", float)
+        model.loo_calibration_error_ = req(meta, "loo_calibration_error", float)
+        model._set_params({"kernel": model.kernel_, "Z": Z, "q_mu": q_mu, "q_sqrt": q_sqrt, "mean": mean})
+        model.n_iter_ = 0
+        model.fit_time_ = 0.0
+        return model

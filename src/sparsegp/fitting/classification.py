@@ -1,0 +1,289 @@
+"""The sparse variational GP classifier's fit as one pipeline: ``fit_classifier(config, rows) -> ClassifierFit``.
+
+1. **Start.** Inputs divided by their RMS spread s (the fit follows the units of X exactly). The default
+   kernel is the regressors' SE-ARD start (length-scales at sqrt(D) times each column's spread, variance 1);
+   the constant mean b is the likelihood's value at the class frequencies; q(v) is the prior N(0, I).
+2. **Inducing inputs.** The first ``m0`` by greedy conditional variance over a random candidate set of rows
+   (the pivots of a partial pivoted Cholesky of K: each the row with the most prior variance left unexplained,
+   :func:`~sparsegp.selection.extend.extend_conditional_variance`).
+3. **One stage.** L-BFGS-B over the kernel, Z, q(v) and b together, on the bound over every row (the chunked sum
+   of :mod:`sparsegp.classification.svgp`); a stage ends once the bound gains less than LOOSE * tol nats per
+   row per iteration (averaged over ten iterations), or at ``max_iter``.
+4. **Growth** (``inducing="auto"``). m doubles: the new inducing inputs are the next pivots of the same
+   greedy selection under the fitted kernel, q is carried over exactly (:func:`~sparsegp.classification.svgp.extend_q`:
+   the bound starts where the smaller model ended), and the stage reruns. The growth stops once a doubling
+   gains less than ``tol`` nats per row (``stop_reason``), when m would exceed ``max_inducing`` or the number
+   of distinct training inputs.
+5. **The check.** An approximate leave-one-out predictive probability for the training rows (each row's
+   Gaussian site removed from q: :func:`~sparsegp.classification.svgp.loo_log_proba`), summarised as log loss
+   and expected calibration error.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..classification import svgp
+from ..classification.likelihoods import Bernoulli, Likelihood
+from ..errors import InputError
+from ..kernels import Kernel, SquaredExponential
+from ..selection.extend import extend_conditional_variance
+from ..stats import chunk_size_for
+from ..training import minimize
+from .hyper import CONSTANT_SPREAD, input_scale
+
+FIRST_INDUCING = 32  # m at the growth's first stage
+CANDIDATES = 4096  # rows the greedy selection of inducing inputs looks at (at least 4 m)
+LOOSE = 0.1  # a stage's progress rule: LOOSE * tol nats per row per iteration
+LOO_ROWS = 5000  # training rows the leave-one-out check scores (a fixed random sample beyond that)
+
+
+@dataclass(frozen=True)
+class ClassifierConfig:
+    """What the classifier's fit reads (the parameters of :class:`~sparsegp.SparseGPClassifier`, checked)."""
+
+    owner: str
+    kernel: Any
+    likelihood: Likelihood
+    inducing: Any  # "auto", an int m, or an (m, D) array
+    max_inducing: int
+    tol: float
+    max_iter: int
+    optimize: bool
+    learn_inducing: bool
+    chunk_size: Any
+    random_state: Any
+    verbose: bool
+    callback: Any = None
+
+
+class ClassRows(NamedTuple):
+    """Training rows with integer class codes: one weighted row per distinct (input, label) pair."""
+
+    X: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+    n: int  # rows before collapsing
+    n_classes: int
+
+
+def collapse_rows(X: np.ndarray, codes: np.ndarray, n_classes: int) -> ClassRows:
+    """Rows that repeat an input and its label become one row of weight c: their bound terms are equal, so the
+    sum over rows is unchanged (exactly)."""
+    keys = np.column_stack([X, codes.astype(np.float64)])
+    uniq, first, counts = np.unique(keys, axis=0, return_index=True, return_counts=True)
+    if uniq.shape[0] == X.shape[0]:
+        return ClassRows(X, codes, np.ones(X.shape[0]), X.shape[0], n_classes)
+    order = np.sort(first)
+    counts_by_first = dict(zip(first, counts))
+    return ClassRows(
+        X[order], codes[order], np.array([counts_by_first[i] for i in order], float), X.shape[0], n_classes
+    )
+
+
+class ClassifierFit(NamedTuple):
+    """Everything the fit learnt, inputs in the user's units: ``params`` (kernel, Z, q_mu, q_sqrt, mean), the
+    bound, the growth's record, the stop reason, iterations and the leave-one-out figures."""
+
+    params: dict
+    bound: float
+    inducing_path: list
+    stop_reason: str
+    n_iter: int
+    loo_log_proba: np.ndarray
+    loo_rows: np.ndarray
+
+
+def initial_kernel(config: ClassifierConfig, X: np.ndarray) -> Kernel:
+    """The default SE-ARD start on inputs already divided by their RMS spread, or the user's kernel."""
+    D = X.shape[1]
+    if config.kernel is None:
+        spread = np.std(X, axis=0)
+        ell = np.where(spread > CONSTANT_SPREAD, spread, 1.0) * np.sqrt(D)
+        return SquaredExponential(lengthscale=ell, variance=1.0)
+    if not isinstance(config.kernel, Kernel):
+        raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(config.kernel).__name__}")
+    config.kernel.check_input_dim(D)
+    return config.kernel
+
+
+def initial_mean(likelihood: Likelihood, rows: ClassRows) -> np.ndarray:
+    """b at the class frequencies: Phi^-1(p) or logit(p) for a Bernoulli likelihood, log p for softmax, 0 else."""
+    freq = np.bincount(rows.y, weights=rows.w, minlength=rows.n_classes) / np.sum(rows.w)
+    freq = np.clip(freq, 1e-6, 1 - 1e-6)
+    if isinstance(likelihood, Bernoulli):
+        from scipy.special import logit, ndtri
+
+        return np.array([ndtri(freq[1]) if likelihood.link == "probit" else logit(freq[1])])
+    if likelihood.name == "softmax":
+        return np.log(freq) - np.mean(np.log(freq))
+    return np.zeros(rows.n_classes)
+
+
+def _candidates(n: int, m: int, rng) -> np.ndarray:
+    size = min(n, max(CANDIDATES, 4 * m))
+    return np.arange(n) if size == n else np.sort(rng.choice(n, size=size, replace=False))
+
+
+def _select(kernel, Z, X, k, rng):
+    """k more inducing inputs (rows of X) by greedy conditional variance given Z."""
+    cand = _candidates(X.shape[0], Z.shape[0] + k, rng)
+    idx = extend_conditional_variance(kernel, Z, X[cand], k)
+    return X[cand[idx]]
+
+
+def _stage(config, problem, params, mask, bounds, rows: ClassRows, desc: str):
+    objective, args, value_and_grad = problem
+    lower, upper = bounds
+    return minimize(
+        objective, params, args=args, mask=mask, lower=lower, upper=upper, max_iter=config.max_iter,
+        verbose=config.verbose, desc=desc, value_and_grad=value_and_grad, callback=config.callback,
+        progress=LOOSE * config.tol * rows.n,
+    )  # fmt: skip
+
+
+def _mask_and_bounds(config, params):
+    kernel = params["kernel"]
+    M, L = params["q_mu"].shape
+    mask = {
+        "kernel": kernel.trainable_mask() if config.optimize else _all(kernel, False),
+        "Z": np.full(params["Z"].shape, bool(config.learn_inducing)),
+        "q_mu": np.ones((M, L), bool),
+        "q_sqrt": svgp.lower_mask(M, L),
+        "mean": np.ones(L, bool),
+    }
+    k_lo, k_hi = kernel.raw_bounds()
+    inf = {k: np.full(np.shape(v), np.inf) for k, v in params.items() if k != "kernel"}
+    lower = dict({k: -v for k, v in inf.items()}, kernel=k_lo)
+    return mask, (lower, dict(inf, kernel=k_hi))
+
+
+def _all(kernel, value: bool):
+    import jax
+
+    return jax.tree_util.tree_map(lambda a: np.full(np.shape(a), value), kernel)
+
+
+def _start(config: ClassifierConfig, rows: ClassRows, Xs: np.ndarray, s: float, rng) -> dict[str, Any]:
+    """Steps 1-2: the kernel, the first inducing inputs, q(v) = N(0, I) and b (inputs divided by ``s``)."""
+    kernel = (
+        initial_kernel(config, Xs) if config.kernel is None else initial_kernel(config, rows.X).for_scaled_inputs(s)
+    )
+    none = np.zeros((0, Xs.shape[1]))
+    if isinstance(config.inducing, str):
+        Z = _select(kernel, none, Xs, min(FIRST_INDUCING, Xs.shape[0], config.max_inducing), rng)
+    elif np.ndim(config.inducing) == 0:
+        Z = _select(kernel, none, Xs, min(int(config.inducing), Xs.shape[0]), rng)
+    else:
+        Z = np.asarray(config.inducing, float) / s
+    q_mu, q_sqrt = svgp.whitened_prior(Z.shape[0], config.likelihood.latent_count(rows.n_classes))
+    return {
+        "kernel": kernel,
+        "Z": jnp.asarray(Z),
+        "q_mu": jnp.asarray(q_mu),
+        "q_sqrt": jnp.asarray(q_sqrt),
+        "mean": jnp.asarray(initial_mean(config.likelihood, rows)),
+    }
+
+
+def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list, n: int, rng):
+    """Step 4: the parameters with m doubled and q carried over, or (None, why the growth stops)."""
+    M = params["Z"].shape[0]
+    gain = (path[-1]["bound"] - path[-2]["bound"]) / n if len(path) > 1 else np.inf
+    if gain < config.tol:
+        return (
+            None,
+            f"growth: doubling m to {M} raised the bound by {gain:.4g} nats per row, less than tol = {config.tol:g}",
+        )
+    new_M = min(2 * M, config.max_inducing, Xs.shape[0])
+    if new_M <= M:
+        cap = "max_inducing" if M >= config.max_inducing else "the number of distinct training inputs"
+        return None, f"growth: m = {M} is {cap}; the last doubling raised the bound by {gain:.4g} nats per row"
+    extra = _select(params["kernel"], np.asarray(params["Z"]), Xs, new_M - M, rng)
+    if extra.shape[0] == 0:
+        return None, f"growth: no training input adds prior variance beyond the {M} inducing inputs"
+    Z_new = jnp.concatenate([params["Z"], jnp.asarray(extra)])
+    q_mu, q_sqrt = svgp.extend_q(svgp.posterior_of(params), Z_new)
+    return dict(params, Z=Z_new, q_mu=q_mu, q_sqrt=q_sqrt), ""
+
+
+def fit_classifier(config: ClassifierConfig, rows: ClassRows, backend) -> ClassifierFit:
+    """Steps 1-5 of the module docstring. ``backend.problem(likelihood, chunk, s)`` gives what
+    :func:`sparsegp.training.minimize` evaluates (objective, args, value_and_grad) on the inputs divided by s."""
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(config.random_state)
+    s = input_scale(rows.X)
+    Xs = rows.X / s
+    params = _start(config, rows, Xs, s, rng)
+    L = config.likelihood.latent_count(rows.n_classes)
+    path: list[dict] = []
+    n_iter, reason = 0, ""
+    while True:
+        M = int(params["Z"].shape[0])
+        chunk = chunk_size_for(rows.X.shape[0], M * L, config.chunk_size)
+        mask, bounds = _mask_and_bounds(config, params)
+        problem = backend.problem(config.likelihood, chunk, s)
+        params, report = _stage(config, problem, params, mask, bounds, rows, f"{config.owner}: m = {M}")
+        n_iter += report.n_iter
+        path.append(
+            {
+                "m": M,
+                "bound": -float(report.objective),
+                "n_iter": int(report.n_iter),
+                "seconds": time.perf_counter() - t0,
+            }
+        )
+        if not isinstance(config.inducing, str):
+            reason = f"m = {M} inducing inputs, as given"
+            break
+        grown, reason = _doubled(config, params, Xs, path, rows.n, rng)
+        if grown is None:
+            break
+        params = grown
+    loo_rows = _loo_sample(rows)
+    post = svgp.posterior_of(params)
+    batches = np.array_split(loo_rows, max(1, -(-loo_rows.size // 1024)))
+    loo = np.concatenate(
+        [
+            np.asarray(svgp.loo_log_proba(post, config.likelihood, jnp.asarray(Xs[b]), jnp.asarray(rows.y[b])))
+            for b in batches
+        ]
+    )
+    params = dict(params, kernel=params["kernel"].for_scaled_inputs(1.0 / s), Z=np.asarray(params["Z"]) * s)
+    params = {k: (v if k == "kernel" else np.asarray(v)) for k, v in params.items()}
+    return ClassifierFit(params, path[-1]["bound"], path, reason, n_iter, loo, loo_rows)
+
+
+def _loo_sample(rows: ClassRows) -> np.ndarray:
+    n = rows.X.shape[0]
+    if n <= LOO_ROWS:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(0).choice(n, size=LOO_ROWS, replace=False))
+
+
+class InMemoryRows:
+    """The training rows in memory: the bound is one compiled program over row chunks (``args`` to minimize)."""
+
+    def __init__(self, rows: ClassRows):
+        self.rows = rows
+
+    def problem(self, likelihood, chunk: int, s: float):
+        r = self.rows
+        args = (jnp.asarray(r.X / s), jnp.asarray(r.y.astype(np.int32)), jnp.asarray(r.w))
+        return svgp.NegativeBound(likelihood, chunk), args, None
+
+
+__all__ = [
+    "ClassifierConfig",
+    "ClassRows",
+    "ClassifierFit",
+    "collapse_rows",
+    "fit_classifier",
+    "InMemoryRows",
+    "FIRST_INDUCING",
+]
