@@ -198,7 +198,7 @@ def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list,
     if gain < config.tol:
         return (
             None,
-            f"growth: doubling m to {M} raised the bound by {gain:.4g} nats per row, less than tol = {config.tol:g}",
+            f"growth: growing m to {M} raised the bound by {gain:.4g} nats per row, less than tol = {config.tol:g}",
         )
     new_M = min(2 * M, config.max_inducing, Xs.shape[0])
     if new_M <= M:

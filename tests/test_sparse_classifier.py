@@ -1,0 +1,163 @@
+"""SparseGPClassifier: the estimator's interface, labels, growth, persistence and checks."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from sparsegp import CalibrationWarning, InputError, ModelFileError, SparseGPClassifier, load_model
+from sparsegp.classification import svgp
+from sparsegp.classification.likelihoods import Bernoulli
+from sparsegp.fitting.classification import collapse_rows
+from sparsegp.kernels import SquaredExponential
+
+
+def binary(n=150, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-3, 3, size=(n, 2))
+    y = np.where(np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.3 * rng.standard_normal(n) > 0, "yes", "no")
+    return X, y
+
+
+def three_classes(n=150, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.digitize(np.arctan2(X[:, 1], X[:, 0]), [-1.0, 1.0])
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def fitted_binary():
+    X, y = binary()
+    return X, y, SparseGPClassifier(inducing=16, random_state=0).fit(X, y)
+
+
+def test_binary_fit_predicts_well_and_reports(fitted_binary):
+    X, y, clf = fitted_binary
+    Xt, yt = binary(400, seed=1)
+    assert clf.score(Xt, yt) > 0.8
+    p = clf.predict_proba(Xt)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
+    assert list(clf.classes_) == ["no", "yes"]
+    np.testing.assert_array_equal(clf.predict(Xt), clf.classes_[(clf.decision_function(Xt) > 0).astype(int)])
+    mean, var = clf.predict_latent(Xt)
+    assert mean.shape == var.shape == (400, 1) and np.all(var > 0)
+    # probit predictive: Phi(mu / sqrt(1 + v))
+    from scipy.special import ndtr
+
+    np.testing.assert_allclose(p[:, 1], ndtr(mean[:, 0] / np.sqrt(1 + var[:, 0])), rtol=1e-10)
+    assert clf.Z_.shape == (16, 2) and clf.stop_reason_.startswith("m = 16")
+    assert 0 < clf.loo_log_loss_ < np.log(2) and 0 <= clf.loo_calibration_error_ < 0.2
+
+
+def test_multiclass_probabilities_sum_to_one():
+    X, y = three_classes()
+    for lik in ("softmax", "robustmax"):
+        clf = SparseGPClassifier(likelihood=lik, inducing=12, random_state=0, max_iter=200).fit(X, y)
+        Xt, yt = three_classes(300, seed=2)
+        p = clf.predict_proba(Xt)
+        assert p.shape == (300, 3)
+        np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
+        assert clf.score(Xt, yt) > 0.85, lik
+        assert clf.predict_latent(Xt)[0].shape == (300, 3)
+
+
+def test_growth_records_its_path_and_why_it_stopped():
+    X, y = binary(300)
+    clf = SparseGPClassifier(random_state=0, max_inducing=64).fit(X, y)
+    ms = [p["m"] for p in clf.inducing_path_]
+    assert ms[0] == 32 and all(a < b <= 2 * a for a, b in zip(ms, ms[1:]))  # fewer where no row adds variance
+    bounds = [p["bound"] for p in clf.inducing_path_]
+    assert all(b >= a - 1e-6 for a, b in zip(bounds, bounds[1:]))  # q carried over: a doubling never loses
+    assert clf.stop_reason_.startswith("growth:")
+    assert clf.Z_.shape[0] == ms[-1] <= 64
+
+
+@pytest.mark.parametrize(
+    "y, message",
+    [
+        (np.zeros(20), "at least two classes"),
+        (np.r_[np.zeros(19), np.nan], "NaN"),
+        (np.linspace(0, 1, 20), "continuous"),
+        (np.r_[np.zeros(19), 1.0], "at least 2"),
+    ],
+)
+def test_bad_labels_get_clear_errors(y, message):
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    with pytest.raises(InputError, match=message):
+        SparseGPClassifier().fit(X, y)
+
+
+def test_unseen_labels_and_bad_options(fitted_binary):
+    X, y, clf = fitted_binary
+    with pytest.raises(InputError, match="never saw"):
+        clf.score(X[:3], ["yes", "maybe", "no"])
+    with pytest.raises(InputError, match="likelihood"):
+        SparseGPClassifier(likelihood="softmax").fit(X, y)
+    with pytest.raises(InputError, match="inducing"):
+        SparseGPClassifier(inducing="many").fit(X, y)
+    with pytest.raises(InputError, match="X"):
+        clf.predict(np.ones((2, 3)))
+
+
+def test_model_file_round_trips_and_rejects_damage(fitted_binary, tmp_path):
+    X, y, clf = fitted_binary
+    path = clf.save(tmp_path / "clf.npz")
+    same = load_model(path)
+    np.testing.assert_array_equal(same.predict_proba(X), clf.predict_proba(X))
+    assert same.stop_reason_ == clf.stop_reason_ and same.loo_log_loss_ == clf.loo_log_loss_
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    bad = dict(arrays, q_sqrt=arrays["q_sqrt"] + np.triu(np.ones_like(arrays["q_sqrt"]), 1))
+    np.savez(tmp_path / "bad.npz", **bad)
+    with pytest.raises(ModelFileError, match="lower-triangular"):
+        load_model(tmp_path / "bad.npz")
+    meta = json.loads(str(arrays["__metadata__"]))
+    meta["likelihood"] = {"name": "cauchy"}
+    np.savez(tmp_path / "bad2.npz", **dict(arrays, __metadata__=np.array(json.dumps(meta))))
+    with pytest.raises(ModelFileError, match="likelihood"):
+        load_model(tmp_path / "bad2.npz")
+
+
+def test_repeated_rows_collapse_exactly():
+    X, y = binary(60)
+    codes = (y == "yes").astype(np.int64)
+    Xd, cd = np.vstack([X, X[:20]]), np.concatenate([codes, codes[:20]])
+    rows = collapse_rows(Xd, cd, 2)
+    assert rows.X.shape[0] == 60 and rows.n == 80 and rows.w.sum() == 80
+    rng = np.random.default_rng(0)
+    params = {
+        "kernel": SquaredExponential([1.0, 1.0]),
+        "Z": X[:8],
+        "q_mu": rng.normal(size=(8, 1)),
+        "q_sqrt": np.eye(8)[None] * 0.7,
+        "mean": np.zeros(1),
+    }
+    lik = Bernoulli("probit")
+    full = float(svgp.bound(params, Xd, cd, np.ones(80), lik, 32))
+    collapsed = float(svgp.bound(params, rows.X, rows.y, rows.w, lik, 32))
+    assert collapsed == pytest.approx(full, abs=1e-10)
+
+
+def test_the_fit_follows_the_units_of_x():
+    X, y = binary(120)
+    a = SparseGPClassifier(inducing=10, random_state=0).fit(X, y)
+    b = SparseGPClassifier(inducing=10, random_state=0).fit(X * 1000.0, y)
+    np.testing.assert_allclose(b.predict_proba(X * 1000.0), a.predict_proba(X), atol=1e-5)
+
+
+def test_calibration_warning_when_the_probabilities_are_overconfident():
+    """Labels that are pure noise, a kernel held at a short length-scale: the fit memorises the rows and its
+    leave-one-out probabilities are far more confident than right."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(120, 1))
+    y = rng.integers(0, 2, 120)
+    from sparsegp.kernels import SquaredExponential
+
+    kernel = SquaredExponential(0.002, 30.0, fixed=("lengthscale", "variance"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = SparseGPClassifier(kernel, inducing=40, random_state=0, max_iter=200).fit(X, y)
+    assert clf.loo_calibration_error_ > 0.05
+    assert any(issubclass(w.category, CalibrationWarning) and "over-confident" in str(w.message) for w in caught)
