@@ -250,3 +250,23 @@ def test_the_command_line_fits_the_estimators_model(model_name, n, tmp_path, cap
     assert loaded.noise_ == direct.noise_
     Xs = r.uniform(-2, 2, size=(5, 2))
     np.testing.assert_array_equal(loaded.predict(Xs), direct.predict(Xs))
+
+
+def test_classification_fit_and_predict_on_csv(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, size=(120, 2))
+    label = (np.sin(X[:, 0]) + 0.5 * X[:, 1] > 0).astype(int)
+    data = tmp_path / "cls.csv"
+    np.savetxt(data, np.column_stack([X, label]), delimiter=",", header="a,b,label", comments="", fmt="%.10g")
+    model = tmp_path / "cls.npz"
+    args = ["fit", "--data", str(data), "--target", "label", "--task", "classification", "--inducing", "12"]
+    assert main([*args, "--max-iter", "100", "--quiet", "--out", str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "LOO_log_loss" in out and "svgp" in out
+    preds = tmp_path / "p.csv"
+    assert main(["predict", "--model", str(model), "--data", str(data), "--target", "label", "--out", str(preds)]) == 0
+    table = np.loadtxt(preds, delimiter=",", skiprows=1)
+    assert table.shape == (120, 3)
+    np.testing.assert_allclose(table[:, 1] + table[:, 2], 1.0, atol=1e-12)
+    assert np.mean(table[:, 0] == label) > 0.9
+    assert "accuracy" in capsys.readouterr().out

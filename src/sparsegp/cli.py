@@ -212,6 +212,49 @@ def cmd_datasets(args):
     return 0
 
 
+def _labels_from_table(y):
+    """Class labels read from a table as floats: whole numbers become integers (a model file stores int or str)."""
+    y = np.asarray(y)
+    if y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
+        return y.astype(np.int64)
+    return y
+
+
+def _fit_classifier(args, X, y, X_test, y_test, source):
+    from . import metrics
+    from .estimators import SparseGPClassifier
+
+    model = SparseGPClassifier(
+        kernel=None if args.kernel == "se-ard" else _kernel(args.kernel, X),
+        inducing=args.inducing,
+        max_inducing=args.max_inducing or 1024,
+        tol=args.tol or 1e-3,
+        max_iter=args.max_iter,
+        random_state=args.seed,
+        verbose=not args.quiet,
+    )
+    t0 = time.perf_counter()
+    model.fit(X, _labels_from_table(y))
+    row = {"data": source, "model": "svgp", "n_train": len(X), "classes": len(model.classes_), "m": model.Z_.shape[0]}
+    row["m_stop"] = model.stop_reason_.split(":")[0]
+    row["fit_s"] = f"{time.perf_counter() - t0:.2f}"
+    if X_test is not None and y_test is not None:
+        p = model.predict_proba(X_test)
+        codes = np.searchsorted(model.classes_, _labels_from_table(y_test))
+        row["n_test"] = len(X_test)
+        row["accuracy"] = f"{np.mean(p.argmax(axis=1) == codes):.4f}"
+        row["log_loss"] = f"{-np.mean(np.log(np.maximum(p[np.arange(codes.size), codes], 1e-300))):.4f}"
+        row["Brier"] = f"{metrics.brier_score(codes, p):.4f}"
+        row["ECE"] = f"{metrics.expected_calibration_error(codes, p):.4f}"
+    row["bound"] = f"{model.bound_:.2f}"
+    row["LOO_log_loss"] = f"{model.loo_log_loss_:.4f}"
+    row["LOO_ECE"] = f"{model.loo_calibration_error_:.4f}"
+    if args.out:
+        row["saved"] = model.save(args.out)
+    print(_table([row]))
+    return 0
+
+
 def cmd_fit(args):
     from . import metrics
 
@@ -239,6 +282,10 @@ def cmd_fit(args):
         source = os.path.basename(args.data.rstrip("/"))
     if args.out:
         _check_writable(args.out, "--out")
+    if args.task == "classification":
+        if args.dask:
+            raise SparseGPError("--task classification runs in memory; --dask fits the sparse regressors")
+        return _fit_classifier(args, X, y, X_test, y_test, source)
     if args.dask and not args.data:
         raise SparseGPError("--dask reads --data as a dask dataframe: give --data and --target")
     client = cluster = None
@@ -293,6 +340,8 @@ def cmd_predict(args):
     X, y, _ = read_table(args.data, args.target, getattr(model, "feature_names_in_", None), delimiter=args.delimiter)
     if args.out not in (None, "-"):
         _check_writable(args.out, "--out")
+    if hasattr(model, "classes_"):
+        return _predict_classes(args, model, X, y)
     mean, std = model.predict(X, return_std=True, include_noise=not args.latent)
     out = sys.stdout if args.out in (None, "-") else open(args.out, "w", newline="")
     try:
@@ -305,6 +354,28 @@ def cmd_predict(args):
             out.close()
     if y is not None and args.out not in (None, "-"):
         print(_table([{"n": len(X), "MSE": f"{metrics.mse(y, mean):.4f}", "SMSE": f"{metrics.smse(y, mean):.4f}"}]))
+    return 0
+
+
+def _predict_classes(args, model, X, y):
+    """A classifier's predictions: the label, then one probability column per class."""
+    p = model.predict_proba(X)
+    out = sys.stdout if args.out in (None, "-") else open(args.out, "w", newline="")
+    try:
+        w = csv.writer(out)
+        w.writerow(["label"] + [f"p_{c}" for c in model.classes_])
+        for label, row in zip(model.classes_[p.argmax(axis=1)], p):
+            w.writerow([label] + [repr(float(v)) for v in row])
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    if y is not None and args.out not in (None, "-"):
+        labels = _labels_from_table(y)
+        codes = np.searchsorted(model.classes_, labels)
+        if np.any(model.classes_[np.minimum(codes, len(model.classes_) - 1)] != labels):
+            raise SparseGPError(f"--target holds labels the model never saw; its classes are {model.classes_.tolist()}")
+        ll = -np.mean(np.log(np.maximum(p[np.arange(codes.size), codes], 1e-300)))
+        print(_table([{"n": len(X), "accuracy": f"{np.mean(p.argmax(axis=1) == codes):.4f}", "log_loss": f"{ll:.4f}"}]))
     return 0
 
 
@@ -345,6 +416,14 @@ def _fit_parser(sub):
         "within 2 sd, about 0.954 when they are honest, and the mean log density per row).",
     )
     _data_options(f)
+    f.add_argument(
+        "--task",
+        default="regression",
+        choices=("regression", "classification"),
+        help="classification fits SparseGPClassifier (the sparse variational GP classifier; --inducing, "
+        "--max-inducing, --tol, --max-iter and --seed apply) and reports accuracy, log loss, Brier score and "
+        "the expected calibration error on the test split, and the leave-one-out figures on the training rows",
+    )
     _model_options(f)
     f.add_argument(
         "--subset",
