@@ -380,3 +380,43 @@ def test_save_load_round_trip_and_corrupt_files(tmp_path):
     np.savez(tmp_path / "bad2.npz", **arrays)
     with pytest.raises(ModelFileError, match="'beta'"):
         load_model(tmp_path / "bad2.npz")
+
+
+def test_site_evidence_against_dense_and_its_gradient():
+    import jax
+    import jax.numpy as jnp
+    from jax.flatten_util import ravel_pytree
+    from scipy.stats import multivariate_normal
+
+    from sparsegp.classification.kernel_learning import NegativeSiteEvidence
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(15, 2))
+    m, v = rng.normal(size=15), rng.uniform(0.2, 2.0, size=15)
+    kernel = SquaredExponential(lengthscale=[0.7, 1.3], variance=2.0)
+    f = NegativeSiteEvidence()
+    value = float(f({"kernel": kernel}, jnp.asarray(X), jnp.asarray(m), jnp.asarray(v)))
+    dense = -multivariate_normal(np.zeros(15), np.asarray(kernel.K(X)) + np.diag(v)).logpdf(m)
+    assert value == pytest.approx(dense, rel=1e-10)
+    flat, unravel = ravel_pytree({"kernel": kernel})
+    g = np.asarray(jax.grad(lambda x: f(unravel(x), jnp.asarray(X), jnp.asarray(m), jnp.asarray(v)))(flat))
+    for i in range(flat.size):
+        e = np.zeros(flat.size)
+        e[i] = 1e-6
+        fd = (float(f(unravel(flat + e), X, m, v)) - float(f(unravel(flat - e), X, m, v))) / 2e-6
+        assert g[i] == pytest.approx(fd, rel=1e-6, abs=1e-8)
+
+
+def test_the_default_ivm_learns_its_kernel_and_a_given_kernel_is_kept():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = np.where(np.sin(2 * X[:, 0]) + X[:, 1] > 0, 1, -1)
+    learnt = IVMClassifier(size=40, random_state=0).fit(X, y)
+    assert len(learnt.kernel_history_) == 4 and all(h["active"] == 40 for h in learnt.kernel_history_)
+    start = IVMClassifier(size=40, random_state=0, learn_kernel=False)._kernel(X)
+    assert learnt.kernel_ != start
+    given = SquaredExponential(lengthscale=1.0)
+    fixed = IVMClassifier(given, size=40, random_state=0).fit(X, y)
+    assert fixed.kernel_history_ == [] and fixed.kernel_.parameters()["k0.lengthscale"] == 1.0
+    with pytest.raises(InputError, match="learn_kernel"):
+        IVMClassifier(learn_kernel="yes").fit(X, y)

@@ -12,6 +12,7 @@ from sklearn.exceptions import DataConversionWarning
 from .._docstrings import fill
 from ..classification.adf import predict_latent, site_means
 from ..classification.ivm import ivm_select
+from ..classification.kernel_learning import learn_kernel
 from ..classification.probit import predictive_probability, probit_bias
 from ..errors import InputError, NotFittedError
 from ..fitting.hyper import input_scale
@@ -75,6 +76,7 @@ X : array of shape (n, D)
 
 _JSON_PARAMS = (
     "size",
+    "learn_kernel",
     "bias",
     "bias_variance",
     "criterion",
@@ -102,9 +104,15 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
     Parameters
     ----------
     kernel : Kernel or None
-        ``None``: SquaredExponential with one length-scale sqrt(D) s and variance 1, s the inputs'
-        RMS spread (the paper's ``C exp(-(gamma / (2 D)) ||x - x'||^2)`` at C = gamma = 1 on
-        inputs divided by s, so the default does not depend on the units of X).
+        ``None``: SquaredExponential, learnt (``learn_kernel``): one length-scale per input starting at sqrt(D)
+        times the column's spread, variance 1, and the bias variance v_b. A given kernel is kept as given
+        (the paper's fixed kernel) unless ``learn_kernel=True``.
+    learn_kernel : "auto" or bool
+        Learn the kernel's hyper-parameters by the approximate marginal likelihood of the active set's Gaussian
+        sites, interleaved with the selection (:mod:`sparsegp.classification.kernel_learning`): "auto" learns
+        the default kernel and keeps a given one; False keeps the kernel (with ``kernel=None``: one length-scale
+        sqrt(D) s and variance 1, s the inputs' RMS spread, the paper's ``C exp(-(gamma / (2 D)) ||x - x'||^2)``
+        at C = gamma = 1 on inputs divided by s).
     size : int
         The active-set size d (the most; a stopping rule can end earlier).
     bias : "auto" or float
@@ -144,7 +152,9 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
     bias_ : float
         The probit bias b used.
     kernel_ : Kernel
-        The kernel with v_b added.
+        The kernel with v_b added (learnt, where ``learn_kernel`` says so).
+    kernel_history_ : list of dict
+        Each learning round's active-set size and negative site evidence (empty where the kernel is not learnt).
     active_ : ndarray of int
         Training rows of the active set I, in order of inclusion.
     X_active_ : ndarray of shape (d, D)
@@ -184,6 +194,7 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         kernel=None,
         size: int = 200,
         *,
+        learn_kernel="auto",
         bias="auto",
         bias_variance: float = 0.1,
         criterion: str = "entropy",
@@ -200,6 +211,7 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
     ):
         self.kernel = kernel
         self.size = size
+        self.learn_kernel = learn_kernel
         self.bias = bias
         self.bias_variance = bias_variance
         self.criterion = criterion
@@ -224,10 +236,21 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         self.site_mean_ = site_means(self.L_, self.sqrt_site_precision_, self.beta_)
 
     # ---- fit ---------------------------------------------------------------------------
+    def _learns(self) -> bool:
+        if self.learn_kernel == "auto":
+            return self.kernel is None
+        if not isinstance(self.learn_kernel, (bool, np.bool_)):
+            raise InputError(f"learn_kernel must be 'auto', True or False, got {self.learn_kernel!r}")
+        return bool(self.learn_kernel)
+
     def _kernel(self, X: np.ndarray) -> Kernel:
         D = X.shape[1]
-        if self.kernel is None:  # the kernel is not learned: its length-scale must follow the inputs' units
-            base: Kernel = SquaredExponential(lengthscale=np.sqrt(D) * input_scale(X), variance=1.0)
+        if self.kernel is None and self._learns():  # a start for the learnt SE-ARD kernel, in the units of X
+            spread = np.std(X, axis=0)
+            spread = np.where(spread > 1e-8 * input_scale(X), spread, input_scale(X))
+            base: Kernel = SquaredExponential(lengthscale=np.sqrt(D) * spread, variance=1.0)
+        elif self.kernel is None:  # the kernel is not learned: its length-scale must follow the inputs' units
+            base = SquaredExponential(lengthscale=np.sqrt(D) * input_scale(X), variance=1.0)
         elif not isinstance(self.kernel, Kernel):
             raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(self.kernel).__name__}")
         else:
@@ -288,25 +311,33 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
             if not np.isfinite(b):
                 raise InputError(f"bias must be finite, got {self.bias!r}")
             self.bias_ = b
-        self.kernel_ = self._kernel(X)
-        sel = ivm_select(
-            self.kernel_,
-            X,
-            ypm,
-            self.bias_,
-            size=min(size, X.shape[0]),
-            criterion=self.criterion,
-            n_random=self.n_random,
-            n_full=self.n_full,
-            index_size=self.index_size,
-            tau=self.tau,
-            stop=self.stop,
-            monitor_size=self.monitor_size,
-            check_every=self.check_every,
-            patience=self.patience,
-            random_state=self.random_state,
-            verbose=self.verbose,
-        )
+        kernel = self._kernel(X)
+
+        def select(k):
+            return ivm_select(
+                k,
+                X,
+                ypm,
+                self.bias_,
+                size=min(size, X.shape[0]),
+                criterion=self.criterion,
+                n_random=self.n_random,
+                n_full=self.n_full,
+                index_size=self.index_size,
+                tau=self.tau,
+                stop=self.stop,
+                monitor_size=self.monitor_size,
+                check_every=self.check_every,
+                patience=self.patience,
+                random_state=self.random_state,
+                verbose=self.verbose,
+            )
+
+        self.kernel_history_ = []
+        if self._learns():
+            kernel, self.kernel_history_ = learn_kernel(kernel, X, select, scale=input_scale(X))
+        self.kernel_ = kernel
+        sel = select(kernel)
         pred = sel.state.predictor(sel.d)
         self.active_ = pred["active"]
         self.X_active_ = X[self.active_]
@@ -473,6 +504,7 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         model.sqrt_site_precision_ = sp
         model._set_sites()
         model.selection_history_ = []
+        model.kernel_history_ = []
         model.fit_time_ = 0.0
         return model
 
