@@ -13,12 +13,13 @@ from .._docstrings import fill
 from ..classification import svgp
 from ..classification.likelihoods import Bernoulli, Likelihood, RobustMax, Softmax, likelihood_from_dict
 from ..errors import CalibrationWarning, InputError
+from ..backends.dask_sums import is_dask_collection
 from ..fitting.classification import ClassifierConfig, InMemoryRows, collapse_rows, fit_classifier
 from ..metrics import expected_calibration_error
 from ..validation import as_float_matrix, check_int, check_positive, feature_names_of
 from . import persistence
 from .base import FeatureNamesMixin
-from .classifier import _TEST_INPUTS, _check_class_counts, _labels, _require_fitted
+from .classifier import _TEST_INPUTS, _labels, _require_fitted
 
 LIKELIHOOD_NAMES = ("auto", "probit", "logit", "softmax", "robustmax")
 # The leave-one-out probabilities' expected calibration error above which the fit warns (CalibrationWarning),
@@ -221,18 +222,16 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         """
         t0 = time.perf_counter()
         names = feature_names_of(X)
-        X = as_float_matrix(X, "X", min_rows=2, owner=type(self).__name__)
-        y = _labels(y, X.shape[0])
-        classes, codes = np.unique(y, return_inverse=True)
-        if classes.size < 2:
-            raise InputError(
-                f"{type(self).__name__} needs at least two classes, but y holds one ({classes.tolist()}); "
-                "classification needs examples of each class"
-            )
-        _check_class_counts(y, classes, type(self).__name__)
+        if is_dask_collection(X) or is_dask_collection(y):
+            classes, data = self._dask_rows(X, y)
+        else:
+            X = as_float_matrix(X, "X", min_rows=2, owner=type(self).__name__)
+            y = _labels(y, X.shape[0])
+            classes, codes = np.unique(y, return_inverse=True)
+            self._check_classes(classes, np.bincount(codes))
+            data = InMemoryRows(collapse_rows(X, codes.astype(np.int64), classes.size))
         config = self._config(classes.size, X.shape[1])
-        rows = collapse_rows(X, codes.astype(np.int64), classes.size)
-        fit = fit_classifier(config, rows, InMemoryRows(rows))
+        fit = fit_classifier(config, data)
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
         self._set_feature_names(names)
@@ -242,9 +241,35 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         self.inducing_path_ = fit.inducing_path
         self.stop_reason_ = fit.stop_reason
         self.n_iter_ = int(fit.n_iter)
-        self._set_loo(fit.loo_log_proba, rows.y[fit.loo_rows])
+        self._set_loo(fit.loo_log_proba, fit.loo_codes)
         self.fit_time_ = time.perf_counter() - t0
         return self
+
+    def _check_classes(self, classes, counts):
+        if classes.size < 2:
+            raise InputError(
+                f"{type(self).__name__} needs at least two classes, but y holds one ({classes.tolist()}); "
+                "classification needs examples of each class"
+            )
+        if np.any(counts < 2):
+            c = classes[int(np.argmin(counts))]
+            c = c.item() if isinstance(c, np.generic) else c
+            raise InputError(
+                f"{type(self).__name__}: class {c!r} has {int(counts.min())} example(s); every class needs at least 2"
+            )
+
+    def _dask_rows(self, X, y):
+        """Dask arrays: the classes and the partitions' rows (:mod:`sparsegp.backends.dask_classes`)."""
+        from ..backends.dask_classes import DaskClassRows, dask_labels
+
+        if not (is_dask_collection(X) and is_dask_collection(y)):
+            raise InputError("X and y must both be dask arrays, or neither")
+        if X.ndim != 2 or X.shape[0] != y.shape[0]:
+            raise InputError(f"X must be 2-D with one row per label, got shapes {X.shape} and {y.shape}")
+        classes, codes = dask_labels(y)
+        data = DaskClassRows(X, codes, classes.size)
+        self._check_classes(classes, data.class_weights)
+        return classes, data
 
     def _set_params(self, params):
         self.kernel_ = params["kernel"]

@@ -35,7 +35,7 @@ from ..kernels import Kernel, SquaredExponential
 from ..selection.extend import extend_conditional_variance
 from ..stats import chunk_size_for
 from ..training import minimize
-from .hyper import CONSTANT_SPREAD, input_scale
+from .hyper import CONSTANT_SPREAD, scale_from_variances
 
 FIRST_INDUCING = 32  # m at the growth's first stage
 CANDIDATES = 4096  # rows the greedy selection of inducing inputs looks at (at least 4 m)
@@ -88,7 +88,8 @@ def collapse_rows(X: np.ndarray, codes: np.ndarray, n_classes: int) -> ClassRows
 
 class ClassifierFit(NamedTuple):
     """Everything the fit learnt, inputs in the user's units: ``params`` (kernel, Z, q_mu, q_sqrt, mean), the
-    bound, the growth's record, the stop reason, iterations and the leave-one-out figures."""
+    bound, the growth's record, the stop reason, iterations, and the leave-one-out log probabilities (rows, C)
+    of the rows the check scored with those rows' class codes."""
 
     params: dict
     bound: float
@@ -96,33 +97,33 @@ class ClassifierFit(NamedTuple):
     stop_reason: str
     n_iter: int
     loo_log_proba: np.ndarray
-    loo_rows: np.ndarray
+    loo_codes: np.ndarray
 
 
-def initial_kernel(config: ClassifierConfig, X: np.ndarray) -> Kernel:
-    """The default SE-ARD start on inputs already divided by their RMS spread, or the user's kernel."""
-    D = X.shape[1]
+def initial_kernel(config: ClassifierConfig, column_std: np.ndarray, s: float) -> Kernel:
+    """The default SE-ARD start for inputs divided by ``s`` (length-scales sqrt(D) times each column's spread),
+    or the user's kernel rewritten for them."""
+    D = column_std.size
     if config.kernel is None:
-        spread = np.std(X, axis=0)
+        spread = column_std / s
         ell = np.where(spread > CONSTANT_SPREAD, spread, 1.0) * np.sqrt(D)
         return SquaredExponential(lengthscale=ell, variance=1.0)
     if not isinstance(config.kernel, Kernel):
         raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(config.kernel).__name__}")
     config.kernel.check_input_dim(D)
-    return config.kernel
+    return config.kernel.for_scaled_inputs(s)
 
 
-def initial_mean(likelihood: Likelihood, rows: ClassRows) -> np.ndarray:
+def initial_mean(likelihood: Likelihood, class_weights: np.ndarray) -> np.ndarray:
     """b at the class frequencies: Phi^-1(p) or logit(p) for a Bernoulli likelihood, log p for softmax, 0 else."""
-    freq = np.bincount(rows.y, weights=rows.w, minlength=rows.n_classes) / np.sum(rows.w)
-    freq = np.clip(freq, 1e-6, 1 - 1e-6)
+    freq = np.clip(class_weights / np.sum(class_weights), 1e-6, 1 - 1e-6)
     if isinstance(likelihood, Bernoulli):
         from scipy.special import logit, ndtri
 
         return np.array([ndtri(freq[1]) if likelihood.link == "probit" else logit(freq[1])])
     if likelihood.name == "softmax":
         return np.log(freq) - np.mean(np.log(freq))
-    return np.zeros(rows.n_classes)
+    return np.zeros(class_weights.size)
 
 
 def _candidates(n: int, m: int, rng) -> np.ndarray:
@@ -137,13 +138,13 @@ def _select(kernel, Z, X, k, rng):
     return X[cand[idx]]
 
 
-def _stage(config, problem, params, mask, bounds, rows: ClassRows, desc: str):
+def _stage(config, problem, params, mask, bounds, n: int, desc: str):
     objective, args, value_and_grad = problem
     lower, upper = bounds
     return minimize(
         objective, params, args=args, mask=mask, lower=lower, upper=upper, max_iter=config.max_iter,
         verbose=config.verbose, desc=desc, value_and_grad=value_and_grad, callback=config.callback,
-        progress=LOOSE * config.tol * rows.n,
+        progress=LOOSE * config.tol * n,
     )  # fmt: skip
 
 
@@ -169,38 +170,37 @@ def _all(kernel, value: bool):
     return jax.tree_util.tree_map(lambda a: np.full(np.shape(a), value), kernel)
 
 
-def _start(config: ClassifierConfig, rows: ClassRows, Xs: np.ndarray, s: float, rng) -> dict[str, Any]:
-    """Steps 1-2: the kernel, the first inducing inputs, q(v) = N(0, I) and b (inputs divided by ``s``)."""
-    kernel = (
-        initial_kernel(config, Xs) if config.kernel is None else initial_kernel(config, rows.X).for_scaled_inputs(s)
-    )
+def _start(config: ClassifierConfig, data, Xs: np.ndarray, s: float, rng) -> dict[str, Any]:
+    """Steps 1-2: the kernel, the first inducing inputs, q(v) = N(0, I) and b (inputs divided by ``s``; ``Xs``
+    the rows in memory the selection looks at)."""
+    kernel = initial_kernel(config, data.column_std, s)
     none = np.zeros((0, Xs.shape[1]))
     if isinstance(config.inducing, str):
-        Z = _select(kernel, none, Xs, min(FIRST_INDUCING, Xs.shape[0], config.max_inducing), rng)
+        Z = _select(kernel, none, Xs, min(FIRST_INDUCING, data.n_distinct, config.max_inducing), rng)
     elif np.ndim(config.inducing) == 0:
-        Z = _select(kernel, none, Xs, min(int(config.inducing), Xs.shape[0]), rng)
+        Z = _select(kernel, none, Xs, min(int(config.inducing), data.n_distinct), rng)
     else:
         Z = np.asarray(config.inducing, float) / s
-    q_mu, q_sqrt = svgp.whitened_prior(Z.shape[0], config.likelihood.latent_count(rows.n_classes))
+    q_mu, q_sqrt = svgp.whitened_prior(Z.shape[0], config.likelihood.latent_count(data.n_classes))
     return {
         "kernel": kernel,
         "Z": jnp.asarray(Z),
         "q_mu": jnp.asarray(q_mu),
         "q_sqrt": jnp.asarray(q_sqrt),
-        "mean": jnp.asarray(initial_mean(config.likelihood, rows)),
+        "mean": jnp.asarray(initial_mean(config.likelihood, data.class_weights)),
     }
 
 
-def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list, n: int, rng):
+def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list, data, rng):
     """Step 4: the parameters with m doubled and q carried over, or (None, why the growth stops)."""
     M = params["Z"].shape[0]
-    gain = (path[-1]["bound"] - path[-2]["bound"]) / n if len(path) > 1 else np.inf
+    gain = (path[-1]["bound"] - path[-2]["bound"]) / data.n if len(path) > 1 else np.inf
     if gain < config.tol:
         return (
             None,
             f"growth: growing m to {M} raised the bound by {gain:.4g} nats per row, less than tol = {config.tol:g}",
         )
-    new_M = min(2 * M, config.max_inducing, Xs.shape[0])
+    new_M = min(2 * M, config.max_inducing, data.n_distinct)
     if new_M <= M:
         cap = "max_inducing" if M >= config.max_inducing else "the number of distinct training inputs"
         return None, f"growth: m = {M} is {cap}; the last doubling raised the bound by {gain:.4g} nats per row"
@@ -212,23 +212,26 @@ def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list,
     return dict(params, Z=Z_new, q_mu=q_mu, q_sqrt=q_sqrt), ""
 
 
-def fit_classifier(config: ClassifierConfig, rows: ClassRows, backend) -> ClassifierFit:
-    """Steps 1-5 of the module docstring. ``backend.problem(likelihood, chunk, s)`` gives what
-    :func:`sparsegp.training.minimize` evaluates (objective, args, value_and_grad) on the inputs divided by s."""
+def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
+    """Steps 1-5 of the module docstring on ``data`` (:class:`InMemoryRows`, or the Dask partitions of
+    :class:`sparsegp.backends.dask_classes.DaskClassRows`): its counts and columns' spread, the rows it holds in
+    memory (``pool``: all of them in memory, a random sample on Dask) for the selection and the check, and
+    ``problem(likelihood, chunk, s)``, what :func:`sparsegp.training.minimize` evaluates."""
     t0 = time.perf_counter()
     rng = np.random.default_rng(config.random_state)
-    s = input_scale(rows.X)
-    Xs = rows.X / s
-    params = _start(config, rows, Xs, s, rng)
-    L = config.likelihood.latent_count(rows.n_classes)
+    s = scale_from_variances(data.column_std**2)
+    X_pool, y_pool = data.pool
+    Xs = X_pool / s
+    params = _start(config, data, Xs, s, rng)
+    L = config.likelihood.latent_count(data.n_classes)
     path: list[dict] = []
     n_iter, reason = 0, ""
     while True:
         M = int(params["Z"].shape[0])
-        chunk = chunk_size_for(rows.X.shape[0], M * L, config.chunk_size)
+        chunk = data.chunk(M * L, config.chunk_size)
         mask, bounds = _mask_and_bounds(config, params)
-        problem = backend.problem(config.likelihood, chunk, s)
-        params, report = _stage(config, problem, params, mask, bounds, rows, f"{config.owner}: m = {M}")
+        problem = data.problem(config.likelihood, chunk, s)
+        params, report = _stage(config, problem, params, mask, bounds, data.n, f"{config.owner}: m = {M}")
         n_iter += report.n_iter
         path.append(
             {
@@ -241,36 +244,44 @@ def fit_classifier(config: ClassifierConfig, rows: ClassRows, backend) -> Classi
         if not isinstance(config.inducing, str):
             reason = f"m = {M} inducing inputs, as given"
             break
-        grown, reason = _doubled(config, params, Xs, path, rows.n, rng)
+        grown, reason = _doubled(config, params, Xs, path, data, rng)
         if grown is None:
             break
         params = grown
-    loo_rows = _loo_sample(rows)
+    loo_rows = _loo_sample(Xs.shape[0])
     post = svgp.posterior_of(params)
     batches = np.array_split(loo_rows, max(1, -(-loo_rows.size // 1024)))
     loo = np.concatenate(
         [
-            np.asarray(svgp.loo_log_proba(post, config.likelihood, jnp.asarray(Xs[b]), jnp.asarray(rows.y[b])))
+            np.asarray(svgp.loo_log_proba(post, config.likelihood, jnp.asarray(Xs[b]), jnp.asarray(y_pool[b])))
             for b in batches
         ]
     )
     params = dict(params, kernel=params["kernel"].for_scaled_inputs(1.0 / s), Z=np.asarray(params["Z"]) * s)
     params = {k: (v if k == "kernel" else np.asarray(v)) for k, v in params.items()}
-    return ClassifierFit(params, path[-1]["bound"], path, reason, n_iter, loo, loo_rows)
+    return ClassifierFit(params, path[-1]["bound"], path, reason, n_iter, loo, y_pool[loo_rows])
 
 
-def _loo_sample(rows: ClassRows) -> np.ndarray:
-    n = rows.X.shape[0]
+def _loo_sample(n: int) -> np.ndarray:
     if n <= LOO_ROWS:
         return np.arange(n)
     return np.sort(np.random.default_rng(0).choice(n, size=LOO_ROWS, replace=False))
 
 
 class InMemoryRows:
-    """The training rows in memory: the bound is one compiled program over row chunks (``args`` to minimize)."""
+    """The training rows in memory (one weighted row per distinct input and label): the bound is one compiled
+    program over row chunks, its arrays passed to minimize as ``args``."""
 
     def __init__(self, rows: ClassRows):
         self.rows = rows
+        self.n, self.n_classes, self.n_distinct = rows.n, rows.n_classes, rows.X.shape[0]
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.column_std = np.std(rows.X, axis=0)
+        self.class_weights = np.bincount(rows.y, weights=rows.w, minlength=rows.n_classes)
+        self.pool = (rows.X, rows.y)
+
+    def chunk(self, width: int, chunk_size) -> int:
+        return chunk_size_for(self.rows.X.shape[0], width, chunk_size)
 
     def problem(self, likelihood, chunk: int, s: float):
         r = self.rows

@@ -1,0 +1,128 @@
+"""The classifier's training rows on the partitions of Dask arrays: the bound's row sum computed where they live.
+
+The bound sum_i E_q[log p(y_i | f_i)] - KL is a sum over rows plus a term of the parameters alone, so its value
+and gradient are sums over partitions: per evaluation the driver sends the parameters (O(m^2 L + m D) numbers),
+each partition returns the value and gradient of its rows' sum (the same compiled program as in memory, over its
+own row chunks), and the driver adds them and the KL term. A random sample of rows (at most POOL_ROWS) comes to the
+driver for the greedy selection of inducing inputs and the leave-one-out check.
+
+Dask is an optional dependency (``pip install sparsegp[dask]``); this module imports it lazily.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..classification import svgp
+from ..errors import DistributedError, InputError
+from ..stats import chunk_size_for
+from .dask_sums import _client
+
+POOL_ROWS = 8192  # rows brought to the driver for the selection and the check
+
+
+@partial(jax.jit, static_argnames=("likelihood", "chunk"))
+def _rows_value_and_grad(params, X, y, w, likelihood, chunk: int):
+    def rows(p):
+        return svgp.expected_log_density_sum(svgp.posterior_of(p), likelihood, X, y, w, chunk)
+
+    return jax.value_and_grad(rows)(params)
+
+
+def _part_value_and_grad(part, params, likelihood, chunk: int, s: float):
+    """One partition's (rows, value, gradient) of its rows' sum, inputs divided by ``s``."""
+    X, y = part
+    value, grad = _rows_value_and_grad(
+        params, jnp.asarray(X / s), jnp.asarray(y), jnp.ones(X.shape[0]), likelihood, chunk
+    )
+    return X.shape[0], float(value), jax.tree_util.tree_map(np.asarray, grad)
+
+
+def _kl_value_and_grad(params):
+    def kl(p):
+        return svgp.kl_whitened(p["q_mu"], p["q_sqrt"]) - p["kernel"].log_prior()
+
+    return jax.value_and_grad(kl)(params)
+
+
+def _check_block(X, y):
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
+    if not np.all(np.isfinite(X)):
+        raise InputError("X contains NaN or infinity (found in a partition of the dask arrays)")
+    return X, y.astype(np.int32)
+
+
+def dask_labels(y):
+    """(classes, integer codes as a dask array) of a dask array of labels, checked as in memory."""
+    import dask.array as da
+
+    y = da.asarray(y)
+    if y.ndim != 1:
+        raise InputError(f"y has shape {y.shape}; expected a 1-D array of class labels")
+    classes = np.asarray(da.unique(y).compute())
+    if classes.dtype.kind == "f":
+        if not np.all(np.isfinite(classes)):
+            raise InputError("y holds NaN or inf; class labels must be finite")
+        if np.any(classes != np.round(classes)):
+            raise InputError(
+                "Unknown label type: y holds non-integer floats (continuous targets); it needs class labels"
+            )
+    return classes, y.map_blocks(partial(np.searchsorted, classes), dtype=np.int64)
+
+
+class DaskClassRows:
+    """Dask arrays X (n, D) and integer class codes (n,) on the current ``dask.distributed`` client."""
+
+    def __init__(self, X, codes, n_classes: int, *, rng=None):
+        import dask
+        import dask.array as da
+
+        self.client = _client()
+        X, codes = da.asarray(X).astype(np.float64), da.asarray(codes)
+        if X.chunks[0] != codes.chunks[0]:
+            codes = codes.rechunk({0: X.chunks[0]})
+        self.n, self.n_classes = int(X.shape[0]), int(n_classes)
+        self.n_distinct = self.n
+        var, counts = dask.compute(X.var(axis=0), da.bincount(codes, minlength=n_classes))
+        if not np.all(np.isfinite(var)):
+            raise InputError("X contains NaN or infinity")
+        self.column_std = np.sqrt(np.asarray(var))
+        self.class_weights = np.asarray(counts, dtype=np.float64)
+        blocks = list(zip(X.to_delayed().ravel(), codes.to_delayed().ravel()))
+        self.parts = self.client.compute([dask.delayed(_check_block)(x, y) for x, y in blocks])
+        self.rows_per_part = list(X.chunks[0])
+        rng = np.random.default_rng(0) if rng is None else rng
+        idx = np.arange(self.n) if self.n <= POOL_ROWS else np.sort(rng.choice(self.n, size=POOL_ROWS, replace=False))
+        X_pool, y_pool = dask.compute(X[idx], codes[idx])
+        self.pool = (np.asarray(X_pool), np.asarray(y_pool).astype(np.int64))
+
+    def chunk(self, width: int, chunk_size) -> int:
+        return chunk_size_for(max(self.rows_per_part), width, chunk_size)
+
+    def problem(self, likelihood, chunk: int, s: float):
+        """(None, (), value_and_grad): -bound and its gradient, the rows' part summed over the partitions."""
+
+        def value_and_grad(params):
+            host = jax.tree_util.tree_map(np.asarray, params)
+            sent = self.client.scatter([host], broadcast=True)[0]  # one future (a dict would scatter per key)
+            futures = self.client.map(
+                _part_value_and_grad, self.parts, params=sent, likelihood=likelihood, chunk=chunk, s=s, pure=False
+            )
+            results = self.client.gather(futures)
+            if sum(r[0] for r in results) != self.n:
+                raise DistributedError("a partition's rows were lost during the evaluation; fit again")
+            value = sum(r[1] for r in results)
+            grad = results[0][2]
+            for r in results[1:]:
+                grad = jax.tree_util.tree_map(np.add, grad, r[2])
+            kl, kl_grad = _kl_value_and_grad(params)
+            return -value + float(kl), jax.tree_util.tree_map(lambda a, b: np.asarray(b) - a, grad, kl_grad)
+
+        return None, (), value_and_grad
+
+
+__all__ = ["DaskClassRows", "dask_labels", "POOL_ROWS"]
