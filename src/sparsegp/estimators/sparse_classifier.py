@@ -10,10 +10,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._docstrings import fill
+from ..backends.dask_sums import is_dask_collection
 from ..classification import svgp
 from ..classification.likelihoods import Bernoulli, Likelihood, RobustMax, Softmax, likelihood_from_dict
 from ..errors import CalibrationWarning, InputError
-from ..backends.dask_sums import is_dask_collection
 from ..fitting.classification import ClassifierConfig, InMemoryRows, collapse_rows, fit_classifier
 from ..metrics import expected_calibration_error
 from ..validation import as_float_matrix, check_int, check_positive, feature_names_of
