@@ -3,7 +3,7 @@
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sparsegp import ExactGPRegressor, IVMClassifier, OneVsRestIVMClassifier, SparseGPRegressor
+from sparsegp import ExactGPRegressor, IVMClassifier, OneVsRestIVMClassifier, SparseGPClassifier, SparseGPRegressor
 
 pytestmark = pytest.mark.slow
 
@@ -15,6 +15,7 @@ ESTIMATORS = [
     SparseGPRegressor(inducing=20, max_iter=30, random_state=0),
     IVMClassifier(size=30, random_state=0),
     OneVsRestIVMClassifier(IVMClassifier(size=30, random_state=0)),
+    SparseGPClassifier(inducing=10, max_iter=40, random_state=0),
 ]
 
 

@@ -51,6 +51,7 @@ def test_binary_fit_predicts_well_and_reports(fitted_binary):
     assert 0 < clf.loo_log_loss_ < np.log(2) and 0 <= clf.loo_calibration_error_ < 0.2
 
 
+@pytest.mark.slow  # whole fits of several seconds
 def test_multiclass_probabilities_sum_to_one():
     X, y = three_classes()
     for lik in ("softmax", "robustmax"):
@@ -63,6 +64,7 @@ def test_multiclass_probabilities_sum_to_one():
         assert clf.predict_latent(Xt)[0].shape == (300, 3)
 
 
+@pytest.mark.slow  # whole fits of several seconds
 def test_growth_records_its_path_and_why_it_stopped():
     X, y = binary(300)
     clf = SparseGPClassifier(random_state=0, max_inducing=64).fit(X, y)
@@ -140,6 +142,7 @@ def test_repeated_rows_collapse_exactly():
     assert collapsed == pytest.approx(full, abs=1e-10)
 
 
+@pytest.mark.slow  # whole fits of several seconds
 def test_the_fit_follows_the_units_of_x():
     X, y = binary(120)
     a = SparseGPClassifier(inducing=10, random_state=0).fit(X, y)
@@ -147,6 +150,7 @@ def test_the_fit_follows_the_units_of_x():
     np.testing.assert_allclose(b.predict_proba(X * 1000.0), a.predict_proba(X), atol=1e-5)
 
 
+@pytest.mark.slow  # whole fits of several seconds
 def test_calibration_warning_when_the_probabilities_are_overconfident():
     """Labels that are pure noise, a kernel held at a short length-scale: the fit memorises the rows and its
     leave-one-out probabilities are far more confident than right."""

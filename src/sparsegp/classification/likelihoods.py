@@ -161,27 +161,28 @@ class RobustMax(Likelihood):
     def latent_count(self, n_classes: int) -> int:
         return n_classes
 
-    def _prob_largest(self, mu, var):
-        """P(f_c is the largest) for each row and class: (n, C), by Gauss-Hermite over f_c."""
+    @staticmethod
+    def _prob_largest(mu, var, c):
+        """P(f_c is the largest) for each row's class c (n,): int N(x; mu_c, v_c) prod_{j != c} Phi((x - mu_j) /
+        sd_j) dx by Gauss-Hermite quadrature over x (C K normal CDFs per row)."""
         t, w = gauss_hermite()
         sd = jnp.sqrt(var)
-        x = mu[:, :, None] + sd[:, :, None] * jnp.asarray(t)  # (n, C, K): the value of f_c
-        # log P(f_j < x) for every j, summed over j != c
-        z = (x[:, None, :, :] - mu[:, :, None, None]) / sd[:, :, None, None]  # (n, j, c, K)
-        logcdf = log_ndtr(z)
-        C = mu.shape[1]
-        own = jnp.eye(C, dtype=bool)[None, :, :, None]
-        total = jnp.sum(jnp.where(own, 0.0, logcdf), axis=1)  # (n, c, K)
+        mu_c = jnp.take_along_axis(mu, c[:, None], axis=1)  # (n, 1)
+        sd_c = jnp.take_along_axis(sd, c[:, None], axis=1)
+        x = mu_c + sd_c * jnp.asarray(t)  # (n, K)
+        logcdf = log_ndtr((x[:, None, :] - mu[:, :, None]) / sd[:, :, None])  # (n, C, K)
+        own = jnp.arange(mu.shape[1])[None, :, None] == c[:, None, None]
+        total = jnp.sum(jnp.where(own, 0.0, logcdf), axis=1)  # (n, K)
         return jnp.clip(jnp.sum(jnp.exp(total) * jnp.asarray(w), axis=-1), 0.0, 1.0)
 
     def expected_log_density(self, mu, var, y):
         C = mu.shape[1]
-        p = jnp.take_along_axis(self._prob_largest(mu, var), y.astype(jnp.int32)[:, None], axis=1)[:, 0]
+        p = self._prob_largest(mu, var, y.astype(jnp.int32))
         return p * np.log(1.0 - self.eps) + (1.0 - p) * np.log(self.eps / (C - 1))
 
     def predict_log_proba(self, mu, var):
-        C = mu.shape[1]
-        p = self._prob_largest(mu, var)
+        n, C = mu.shape
+        p = jnp.stack([self._prob_largest(mu, var, jnp.full(n, c, jnp.int32)) for c in range(C)], axis=1)
         p = p / jnp.sum(p, axis=1, keepdims=True)
         return jnp.log(p * (1.0 - self.eps) + (1.0 - p) * self.eps / (C - 1))
 
