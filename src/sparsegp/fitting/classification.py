@@ -12,8 +12,9 @@
 4. **Growth** (``inducing="auto"``). m doubles: the new inducing inputs are the next pivots of the same
    greedy selection under the fitted kernel, q is carried over exactly (:func:`~sparsegp.classification.svgp.extend_q`:
    the bound starts where the smaller model ended), and the stage reruns. The growth stops once a doubling
-   gains less than ``tol`` nats per row (``stop_reason``), when m would exceed ``max_inducing`` or the number
-   of distinct training inputs.
+   gains less than ``tol`` nats per row, or once the gains' decline (the last gain times its ratio to the one
+   before) says the next doubling would (``stop_reason``), or when m would exceed ``max_inducing`` or the
+   number of distinct training inputs.
 5. **The check.** An approximate leave-one-out predictive probability for the training rows (each row's
    Gaussian site removed from q: :func:`~sparsegp.classification.svgp.loo_log_proba`), summarised as log loss
    and expected calibration error.
@@ -35,12 +36,13 @@ from ..kernels import Kernel, SquaredExponential
 from ..selection.extend import extend_conditional_variance
 from ..stats import chunk_size_for
 from ..training import minimize
-from .hyper import CONSTANT_SPREAD, scale_from_variances
+from .hyper import scale_from_variances
 
 FIRST_INDUCING = 32  # m at the growth's first stage
 CANDIDATES = 4096  # rows the greedy selection of inducing inputs looks at (at least 4 m)
 LOOSE = 0.1  # a stage's progress rule: LOOSE * tol nats per row per iteration
-LOO_ROWS = 5000  # training rows the leave-one-out check scores (a fixed random sample beyond that)
+LOO_ROWS = 5000
+NARROW_FLOOR = 0.1  # training rows the leave-one-out check scores (a fixed random sample beyond that)
 
 
 @dataclass(frozen=True)
@@ -101,12 +103,13 @@ class ClassifierFit(NamedTuple):
 
 
 def initial_kernel(config: ClassifierConfig, column_std: np.ndarray, s: float) -> Kernel:
-    """The default SE-ARD start for inputs divided by ``s`` (length-scales sqrt(D) times each column's spread),
-    or the user's kernel rewritten for them."""
+    """The default SE-ARD start for inputs divided by ``s`` (length-scales sqrt(D) times each column's spread, at
+    least NARROW_FLOOR of the inputs' RMS spread), or the user's kernel rewritten for them."""
     D = column_std.size
     if config.kernel is None:
-        spread = column_std / s
-        ell = np.where(spread > CONSTANT_SPREAD, spread, 1.0) * np.sqrt(D)
+        # a column far narrower than the rest (a pixel that is rarely on) starts at NARROW_FLOOR of the inputs'
+        # spread: at its own spread a single row where it is on would lie many length-scales from every other
+        ell = np.maximum(column_std / s, NARROW_FLOOR) * np.sqrt(D)
         return SquaredExponential(lengthscale=ell, variance=1.0)
     if not isinstance(config.kernel, Kernel):
         raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(config.kernel).__name__}")
@@ -199,6 +202,13 @@ def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list,
         return (
             None,
             f"growth: growing m to {M} raised the bound by {gain:.4g} nats per row, less than tol = {config.tol:g}",
+        )
+    previous = (path[-2]["bound"] - path[-3]["bound"]) / data.n if len(path) > 2 else np.inf
+    if 0 < gain < previous and gain * gain / previous < config.tol:
+        return None, (
+            f"growth: growing m to {M} raised the bound by {gain:.4g} nats per row, the growth before by "
+            f"{previous:.4g}; at that rate of decline the next doubling would add {gain * gain / previous:.2g}, "
+            f"less than tol = {config.tol:g}"
         )
     new_M = min(2 * M, config.max_inducing, data.n_distinct)
     if new_M <= M:

@@ -1,0 +1,60 @@
+"""MNIST, 784 inputs, 10 classes, the official split: the default ``SparseGPClassifier()`` alone.
+
+    python benchmarks/classification_mnist.py [--n-train N] [--out bench-output/mnist.json] [key=value ...]
+
+Pixels as fractions of 255. Prints the test error, log loss, Brier score, ECE, m, the growth's path and the fit
+time; extra ``key=value`` arguments are passed to the estimator (stated settings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import time
+
+import numpy as np
+
+from sparsegp import SparseGPClassifier, datasets, metrics
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n-train", type=int, default=None)
+    ap.add_argument("--out", default="bench-output/mnist.json")
+    ap.add_argument("settings", nargs="*")
+    a = ap.parse_args()
+    settings = {k: json.loads(v) for k, v in (s.split("=", 1) for s in a.settings)}
+    X, y, Xt, yt = datasets.load("mnist")
+    X, Xt = X / 255.0, Xt / 255.0
+    if a.n_train:
+        X, y = X[: a.n_train], y[: a.n_train]
+    t = time.perf_counter()
+    clf = SparseGPClassifier(random_state=0, verbose=True, **settings).fit(X, y)
+    fit_s = time.perf_counter() - t
+    p = clf.predict_proba(Xt)
+    codes = np.searchsorted(clf.classes_, yt)
+    out = {
+        "n_train": int(X.shape[0]),
+        "settings": settings,
+        "error": float(np.mean(p.argmax(1) != codes)),
+        "log_loss": float(-np.mean(np.log(np.maximum(p[np.arange(codes.size), codes], 1e-300)))),
+        "brier": metrics.brier_score(codes, p),
+        "ece": metrics.expected_calibration_error(codes, p),
+        "m": int(clf.Z_.shape[0]),
+        "fit_s": fit_s,
+        "path": clf.inducing_path_,
+        "stop_reason": clf.stop_reason_,
+        "loo_log_loss": clf.loo_log_loss_,
+        "loo_ece": clf.loo_calibration_error_,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+    print(json.dumps(out, indent=1))
+    os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
+    with open(a.out, "w") as f:
+        json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
