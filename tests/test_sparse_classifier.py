@@ -165,3 +165,19 @@ def test_calibration_warning_when_the_probabilities_are_overconfident():
         clf = SparseGPClassifier(kernel, inducing=40, random_state=0, max_iter=200).fit(X, y)
     assert clf.loo_calibration_error_ > 0.05
     assert any(issubclass(w.category, CalibrationWarning) and "over-confident" in str(w.message) for w in caught)
+
+
+@pytest.mark.slow  # an IVM selection, then a fit
+def test_an_ivm_active_set_as_the_inducing_inputs():
+    from sparsegp import IVMClassifier
+
+    X, y = binary(150)
+    clf = SparseGPClassifier(inducing=IVMClassifier(SquaredExponential([1.0, 1.0]), size=20, random_state=0))
+    clf.fit(X, y)
+    ivm = IVMClassifier(SquaredExponential([1.0, 1.0]), size=20, random_state=0).fit(X, y)
+    assert clf.Z_.shape == (20, 2) and clf.stop_reason_.startswith("m = 20")
+    # the fit moves Z from the IVM's active rows; with learn_inducing=False it keeps them
+    fixed = SparseGPClassifier(
+        inducing=IVMClassifier(SquaredExponential([1.0, 1.0]), size=20, random_state=0), learn_inducing=False
+    ).fit(X, y)
+    np.testing.assert_allclose(np.sort(fixed.Z_, axis=0), np.sort(X[ivm.active_], axis=0), atol=1e-12)

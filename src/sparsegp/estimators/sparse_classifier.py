@@ -7,7 +7,7 @@ import warnings
 
 import jax.numpy as jnp
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .._docstrings import fill
 from ..backends.dask_sums import is_dask_collection
@@ -19,7 +19,7 @@ from ..metrics import expected_calibration_error
 from ..validation import as_float_matrix, check_int, check_positive, feature_names_of
 from . import persistence
 from .base import FeatureNamesMixin
-from .classifier import _TEST_INPUTS, _labels, _require_fitted
+from .classifier import _TEST_INPUTS, IVMClassifier, OneVsRestIVMClassifier, _labels, _require_fitted
 
 LIKELIHOOD_NAMES = ("auto", "probit", "logit", "softmax", "robustmax")
 # The leave-one-out probabilities' expected calibration error above which the fit warns (CalibrationWarning),
@@ -87,9 +87,11 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         "auto": probit for two classes, robust-max for more (C latent functions sharing the kernel and Z; on
         scikit-learn's digits its probabilities were better calibrated than softmax's: BENCHMARKS.md,
         "Classification").
-    inducing : "auto", int or array of shape (m, D)
+    inducing : "auto", int, array of shape (m, D), or IVMClassifier
         "auto": m chosen by the growth; an int: that many inducing inputs by greedy conditional variance;
-        an array: those inputs.
+        an array: those inputs; an (unfitted) IVMClassifier or OneVsRestIVMClassifier: its active set on the
+        training rows (Lawrence, Seeger & Herbrich 2003's differential-entropy selection; for more than two
+        classes the union of one-vs-rest sets).
     max_inducing : int
         The growth's largest m.
     tol : float
@@ -177,8 +179,10 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         tags.non_deterministic = False
         return tags
 
-    def _config(self, n_classes: int, D: int) -> ClassifierConfig:
+    def _config(self, n_classes: int, D: int, X=None, y=None) -> ClassifierConfig:
         inducing = self.inducing
+        if isinstance(inducing, (IVMClassifier, OneVsRestIVMClassifier)):
+            inducing = self._ivm_inducing(inducing, X, y)
         if isinstance(inducing, str):
             if inducing != "auto":
                 raise InputError(f"inducing must be 'auto', an int or an (m, D) array, got {inducing!r}")
@@ -232,7 +236,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
             classes, codes = np.unique(y, return_inverse=True)
             self._check_classes(classes, np.bincount(codes))
             data = InMemoryRows(collapse_rows(X, codes.astype(np.int64), classes.size))
-        config = self._config(classes.size, X.shape[1])
+        config = self._config(classes.size, X.shape[1], X, y)
         fit = fit_classifier(config, data)
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
@@ -246,6 +250,19 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         self._set_loo(fit.loo_log_proba, fit.loo_codes)
         self.fit_time_ = time.perf_counter() - t0
         return self
+
+    @staticmethod
+    def _ivm_inducing(template, X, y) -> np.ndarray:
+        """The active set of an IVM (for more than two classes, the union of one-vs-rest IVMs' sets) on the
+        training rows, as the inducing inputs."""
+        if X is None or is_dask_collection(X):
+            raise InputError("inducing=<an IVM> selects among training rows in memory; pass an int or an array")
+        if np.unique(y).size > 2 and isinstance(template, IVMClassifier):
+            template = OneVsRestIVMClassifier(template)
+        fitted = clone(template).fit(X, y)
+        ivms = fitted.estimators_ if isinstance(fitted, OneVsRestIVMClassifier) else [fitted]
+        rows = np.unique(np.concatenate([ivm.active_ for ivm in ivms]))
+        return X[rows]
 
     def _check_classes(self, classes, counts):
         if classes.size < 2:
@@ -418,7 +435,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
             params["random_state"] = None
         if isinstance(params.get("likelihood"), Likelihood):
             params["likelihood"] = "auto"
-        if not isinstance(params.get("inducing"), (str, int)):
+        if not isinstance(params.get("inducing"), (str, int)) or isinstance(params.get("inducing"), bool):
             params["inducing"] = "auto"  # the fitted Z_ is stored; the given array is not needed to predict
         meta = {
             "params": params,
