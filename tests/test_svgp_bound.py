@@ -71,15 +71,15 @@ def test_bound_against_dense_monte_carlo(link):
     lik = Bernoulli(link)
     value = float(svgp.bound(params, jnp.asarray(X), jnp.asarray(y), jnp.ones(X.shape[0]), lik, 16))
     mu, cov, Luu = dense_marginals(params, X)
-    # each f_i from its marginal of the dense q(f), 400,000 draws (the bound needs the marginals only)
-    draws = mu[0][:, None] + np.sqrt(np.diag(cov[0]))[:, None] * rng.standard_normal((X.shape[0], 400_000))
+    # each f_i from its marginal of the dense q(f), 200,000 draws (the bound needs the marginals only)
+    draws = mu[0][:, None] + np.sqrt(np.diag(cov[0]))[:, None] * rng.standard_normal((X.shape[0], 200_000))
     sign = (2 * y - 1)[:, None]
     logp = log_ndtr(sign * draws) if link == "probit" else np.log(expit(sign * draws))
     total = logp.sum(axis=0)
     mc = total.mean() - dense_kl(params, Luu)
     se = total.std() / np.sqrt(total.size)
     assert abs(value - mc) < 5 * se, (value, mc, se)
-    assert se < 0.02  # the check can fail: 5 standard errors are at most a tenth of a nat here
+    assert se < 0.03  # the check can fail: 5 standard errors are at most 0.15 nats here
 
 
 def test_quadrature_against_adaptive_integration():

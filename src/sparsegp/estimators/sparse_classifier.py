@@ -142,9 +142,9 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-3, 3, size=(200, 2))
     >>> y = (np.sin(X[:, 0]) + 0.3 * rng.standard_normal(200) > 0).astype(int)
-    >>> clf = SparseGPClassifier(random_state=0).fit(X, y)
-    >>> bool(clf.score(X, y) > 0.85), clf.predict_proba(X[:2]).shape
-    (True, (2, 2))
+    >>> clf = SparseGPClassifier(inducing=16, random_state=0).fit(X, y)
+    >>> bool(clf.score(X, y) > 0.85), clf.predict_proba(X[:2]).shape, clf.Z_.shape
+    (True, (2, 2), (16, 2))
     """
 
     def __init__(
