@@ -458,8 +458,9 @@ def _class_probabilities(codes, proba):
 
 @fill(class_probabilities=_CLASS_PROBABILITIES, probability_errors=_PROBABILITY_ERRORS)
 def expected_calibration_error(codes, proba, bins: int = 15) -> float:
-    """Expected calibration error of the top class: sum over equal-width bins of the top probability of
-    (rows in the bin / n) |accuracy in the bin - mean top probability in the bin| (Guo et al. 2017, eq. 3).
+    """Expected calibration error of the top class: over equal-width bins of the top probability, the sum of
+    (rows in the bin / n) times the absolute difference between the bin's accuracy and its mean top probability
+    (Guo et al. 2017, eq. 3).
 
     {class_probabilities}
     bins : int
