@@ -205,8 +205,8 @@ def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list,
             None,
             f"growth: growing m to {M} raised the bound by {gain:.4g} nats per row, less than tol = {config.tol:g}",
         )
-    previous = (path[-2]["bound"] - path[-3]["bound"]) / data.n if len(path) > 2 else np.inf
-    if 0 < gain < previous and gain * gain / previous < config.tol:
+    previous = (path[-2]["bound"] - path[-3]["bound"]) / data.n if len(path) > 2 else None
+    if previous is not None and 0 < gain < previous and gain * gain / previous < config.tol:
         return None, (
             f"growth: growing m to {M} raised the bound by {gain:.4g} nats per row, the growth before by "
             f"{previous:.4g}; at that rate of decline the next doubling would add {gain * gain / previous:.2g}, "
