@@ -181,3 +181,36 @@ def test_an_ivm_active_set_as_the_inducing_inputs():
         inducing=IVMClassifier(SquaredExponential([1.0, 1.0]), size=20, random_state=0), learn_inducing=False
     ).fit(X, y)
     np.testing.assert_allclose(np.sort(fixed.Z_, axis=0), np.sort(X[ivm.active_], axis=0), atol=1e-12)
+
+
+def test_the_growth_rules():
+    """Continue after one doubling that paid; stop on a small gain; stop where the gains' decline says the next
+    doubling would add less than tol."""
+    from types import SimpleNamespace
+
+    from sparsegp.classification.likelihoods import Bernoulli
+    from sparsegp.fitting.classification import ClassifierConfig, _doubled
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    config = ClassifierConfig("test", None, Bernoulli(), "auto", 1024, 1e-3, 10, True, True, None, 0, False)
+    data = SimpleNamespace(n=200, n_distinct=200)
+    params = {
+        "kernel": SquaredExponential([1.0, 1.0]),
+        "Z": X[:4],
+        "q_mu": np.zeros((4, 1)),
+        "q_sqrt": np.eye(4)[None],
+        "mean": np.zeros(1),
+    }
+
+    def path(*bounds):
+        return [{"bound": b} for b in bounds]
+
+    grown, reason = _doubled(config, params, X, path(-100.0, -99.0), data, rng)  # 0.005 per row
+    assert grown is not None and grown["Z"].shape == (8, 2) and reason == ""
+    assert _doubled(config, params, X, path(-100.0, -99.9), data, rng)[0] is None  # 0.0005 per row
+    # gains 0.01 then 0.002 per row: the next one at that decline is 0.0004, below tol
+    grown, reason = _doubled(config, params, X, path(-100.0, -98.0, -97.6), data, rng)
+    assert grown is None and "decline" in reason
+    # gains 0.01 then 0.008: the next one promises 0.0064, so the growth goes on
+    assert _doubled(config, params, X, path(-100.0, -98.0, -96.4), data, rng)[0] is not None
