@@ -160,3 +160,14 @@ def check_feature_names(fitted: np.ndarray | None, X, owner: str) -> None:
     if not detail:
         detail.append("Feature names must be in the same order as they were in fit.\n")
     raise InputError(f"The feature names should match those that were passed during fit ({owner}).\n" + "".join(detail))
+
+
+def check_label_values(labels: np.ndarray) -> None:
+    """Class labels (or their distinct values) as a classifier needs them: floats only where finite and whole."""
+    if labels.dtype.kind == "f":
+        if not np.all(np.isfinite(labels)):
+            raise InputError("y holds NaN or inf; class labels must be finite")
+        if np.any(labels != np.round(labels)):
+            raise InputError(
+                "Unknown label type: y holds non-integer floats (continuous targets); a classifier needs class labels"
+            )

@@ -20,6 +20,7 @@ import numpy as np
 from ..classification import svgp
 from ..errors import DistributedError, InputError
 from ..stats import chunk_size_for
+from ..validation import check_label_values
 from .dask_sums import _client
 
 POOL_ROWS = 8192  # rows brought to the driver for the selection and the check
@@ -64,13 +65,7 @@ def dask_labels(y):
     if y.ndim != 1:
         raise InputError(f"y has shape {y.shape}; expected a 1-D array of class labels")
     classes = np.asarray(da.unique(y).compute())
-    if classes.dtype.kind == "f":
-        if not np.all(np.isfinite(classes)):
-            raise InputError("y holds NaN or inf; class labels must be finite")
-        if np.any(classes != np.round(classes)):
-            raise InputError(
-                "Unknown label type: y holds non-integer floats (continuous targets); it needs class labels"
-            )
+    check_label_values(classes)
     return classes, y.map_blocks(partial(np.searchsorted, classes), dtype=np.int64)
 
 

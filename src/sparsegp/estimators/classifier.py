@@ -18,7 +18,7 @@ from ..errors import InputError, NotFittedError
 from ..fitting.hyper import input_scale
 from ..kernels import Constant, Kernel, SquaredExponential
 from ..kernels.gram import gram
-from ..validation import as_float_matrix, check_int, feature_names_of
+from ..validation import as_float_matrix, check_int, check_label_values, feature_names_of
 from . import persistence
 from .base import FeatureNamesMixin
 
@@ -38,13 +38,7 @@ def _labels(y, n: int) -> np.ndarray:
         raise InputError(f"y has shape {y.shape}; expected a 1-D array of class labels")
     if y.shape[0] != n:
         raise InputError(f"X has {n} rows but y has {y.shape[0]} labels")
-    if y.dtype.kind == "f":
-        if not np.all(np.isfinite(y)):
-            raise InputError("y holds NaN or inf; class labels must be finite")
-        if np.any(y != np.round(y)):
-            raise InputError(
-                "Unknown label type: y holds non-integer floats (continuous targets); IVMClassifier needs class labels"
-            )
+    check_label_values(y)
     if y.dtype.kind not in "biufUSO":
         raise InputError(f"y has dtype {y.dtype}; expected class labels (integers or strings)")
     return y
