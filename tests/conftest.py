@@ -105,3 +105,20 @@ def _toy_regression(n=40, D=2, seed=0, noise=0.1):
 def toy_regression():
     """``toy_regression(n=40, D=2, seed=0, noise=0.1) -> (X, y)``: y = sin(2 x1) + x2 / 2 + noise."""
     return _toy_regression
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A LocalCluster of two worker processes and its client, for one test module (the Dask tests)."""
+    import warnings
+
+    distributed = pytest.importorskip("distributed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit="2GiB"
+        )
+        client = distributed.Client(cluster, timeout=60)
+    yield client
+    client.close(timeout=30)
+    cluster.close(timeout=30)

@@ -27,19 +27,6 @@ APPROXIMATIONS = ["vfe", "dtc", "sor", "fitc"]
 pytestmark = [pytest.mark.xdist_group("dask"), pytest.mark.slow]
 
 
-@pytest.fixture(scope="module")
-def client():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit="2GiB"
-        )
-        client = distributed.Client(cluster, timeout=60)
-    yield client
-    client.close(timeout=30)
-    cluster.close(timeout=30)
-
-
 def problem(n=230, D=3, seed=0):
     r = np.random.default_rng(seed)
     X = r.normal(size=(n, D))

@@ -1,7 +1,5 @@
 """SparseGPClassifier on Dask partitions (a LocalCluster of two worker processes) equals the in-memory fit."""
 
-import warnings
-
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -17,19 +15,6 @@ from sparsegp.kernels import SquaredExponential  # noqa: E402
 from sparsegp.training import flat_value_and_grad  # noqa: E402
 
 pytestmark = [pytest.mark.xdist_group("dask"), pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def client():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit="2GiB"
-        )
-        client = distributed.Client(cluster, timeout=60)
-    yield client
-    client.close(timeout=30)
-    cluster.close(timeout=30)
 
 
 def problem(n=240, seed=0, classes=2):
