@@ -147,7 +147,10 @@ def test_the_fit_follows_the_units_of_x():
     X, y = binary(120)
     a = SparseGPClassifier(inducing=10, random_state=0).fit(X, y)
     b = SparseGPClassifier(inducing=10, random_state=0).fit(X * 1000.0, y)
-    np.testing.assert_allclose(b.predict_proba(X * 1000.0), a.predict_proba(X), atol=1e-5)
+    # the same fit to within the optimiser's tolerance: these labels leave the kernel's variance nearly free, and
+    # rounding in X / s moves where along that direction each fit stops (0.03 of 22)
+    assert b.bound_ == pytest.approx(a.bound_, rel=1e-4)
+    np.testing.assert_allclose(b.predict_proba(X * 1000.0), a.predict_proba(X), atol=2e-3)
 
 
 @pytest.mark.slow  # whole fits of several seconds

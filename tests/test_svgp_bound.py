@@ -222,3 +222,59 @@ def test_chunking_and_weights_do_not_change_the_sum():
     doubled = float(svgp.bound(params, jnp.asarray(Xd), jnp.asarray(yd), jnp.ones(60), lik, 16))
     weighted = float(svgp.bound(params, jnp.asarray(X), jnp.asarray(y), jnp.asarray(w), lik, 16))
     assert weighted == pytest.approx(doubled, abs=1e-10)
+
+
+def test_one_natural_step_with_a_gaussian_likelihood_is_the_optimal_q():
+    X, params, rng = problem(n=50, M=10)
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(50)
+    noise = 0.05
+    data = (jnp.asarray(X), jnp.asarray(y), jnp.ones(50))
+    P, h, e = svgp.site_sums(svgp.posterior_of(params), Gaussian(noise), *data, 16)
+    assert float(e) == pytest.approx(float(svgp.bound(params, *data, Gaussian(noise), 16) +
+                                           svgp.kl_whitened(params["q_mu"], params["q_sqrt"])), abs=1e-9)
+    q_mu, q_sqrt = svgp.natural_update(params["q_mu"], params["q_sqrt"], P, h, 1.0)
+    opt = optimal_gaussian_q(params, X, y, noise)
+    np.testing.assert_allclose(np.asarray(q_mu), np.asarray(opt["q_mu"]), atol=1e-9)
+    np.testing.assert_allclose(np.asarray(q_sqrt), np.asarray(opt["q_sqrt"]), atol=1e-9)
+    value = float(svgp.bound(dict(params, q_mu=q_mu, q_sqrt=q_sqrt), *data, Gaussian(noise), 16))
+    assert value == pytest.approx(collapsed_bound(params, X, y, noise), abs=1e-8)
+
+
+@pytest.mark.parametrize("lik", [Bernoulli("probit"), RobustMax()], ids=["probit", "robustmax"])
+def test_site_sums_against_a_dense_computation(lik):
+    """P and h summed chunk by chunk over weighted rows equal the dense sums of the rows' sites."""
+    L = lik.latent_count(3) if lik.name == "robustmax" else 1
+    X, params, rng = problem(n=45, M=9, L=L)
+    y = rng.integers(0, 3 if L > 1 else 2, size=45)
+    w = rng.integers(1, 4, size=45).astype(float)
+    post = svgp.posterior_of(params)
+    P, h, e = svgp.site_sums(post, lik, jnp.asarray(X), jnp.asarray(y), jnp.asarray(w), 8)
+    mu, var, A = svgp.marginals(post, jnp.asarray(X))
+    g, lam = svgp.site_moments(lik, mu, var, jnp.asarray(y))
+    A, g, lam, mu = (np.asarray(a) for a in (A, g, lam, mu))
+    lam = np.maximum(lam, 0.0)
+    for ell in range(L):
+        dense_P = (A * (w * lam[:, ell])) @ A.T
+        dense_h = A @ (w * (g[:, ell] + lam[:, ell] * (mu[:, ell] - float(params["mean"][ell]))))
+        np.testing.assert_allclose(np.asarray(P[ell]), dense_P, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(np.asarray(h[:, ell]), dense_h, rtol=1e-10, atol=1e-12)
+    dense_e = np.sum(w * np.asarray(lik.expected_log_density(jnp.asarray(mu), jnp.asarray(np.asarray(var)), jnp.asarray(y))))
+    assert float(e) == pytest.approx(dense_e, rel=1e-12)
+
+
+def test_natural_steps_reach_the_stationary_point_of_the_bound():
+    """Repeated natural steps (probit) end where the bound's gradient in q vanishes, and each step raises it."""
+    X, params, rng = problem(n=80, M=10)
+    y = (np.sin(2 * X[:, 0]) > 0).astype(np.int32)
+    lik = Bernoulli("probit")
+    data = (jnp.asarray(X), jnp.asarray(y), jnp.ones(80))
+    values = []
+    for _ in range(12):
+        P, h, e = svgp.site_sums(svgp.posterior_of(params), lik, *data, 32)
+        values.append(float(e - svgp.kl_whitened(params["q_mu"], params["q_sqrt"])))
+        q_mu, q_sqrt = svgp.natural_update(params["q_mu"], params["q_sqrt"], P, h, 1.0)
+        params = dict(params, q_mu=q_mu, q_sqrt=q_sqrt)
+    assert np.all(np.diff(values) > -1e-9)
+    grad = jax.grad(lambda p: svgp.bound(p, *data, lik, 32))(params)
+    assert float(jnp.max(jnp.abs(grad["q_mu"]))) < 1e-6
+    assert float(jnp.max(jnp.abs(jnp.tril(grad["q_sqrt"][0])))) < 1e-6

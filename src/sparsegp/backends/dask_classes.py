@@ -43,6 +43,15 @@ def _part_value_and_grad(part, params, likelihood, chunk: int, s: float):
     return X.shape[0], float(value), jax.tree_util.tree_map(np.asarray, grad)
 
 
+def _part_site_sums(part, params, likelihood, chunk: int, s: float):
+    """One partition's (rows, P, h, e) of :func:`sparsegp.classification.svgp.site_sums`."""
+    X, y = part
+    P, h, e = svgp.site_sums(
+        svgp.posterior_of(params), likelihood, jnp.asarray(X / s), jnp.asarray(y), jnp.ones(X.shape[0]), chunk
+    )
+    return X.shape[0], np.asarray(P), np.asarray(h), float(e)
+
+
 def _kl_value_and_grad(params):
     def kl(p):
         return svgp.kl_whitened(p["q_mu"], p["q_sqrt"]) - p["kernel"].log_prior()
@@ -98,18 +107,25 @@ class DaskClassRows:
     def chunk(self, width: int, chunk_size) -> int:
         return chunk_size_for(max(self.rows_per_part), width, chunk_size)
 
+    def _map(self, function, params, **kwargs):
+        """``function(part, params, **kwargs)`` on every partition, its results gathered (rows first in each)."""
+        host = jax.tree_util.tree_map(np.asarray, params)
+        sent = self.client.scatter([host], broadcast=True)[0]  # one future (a dict would scatter per key)
+        results = self.client.gather(self.client.map(function, self.parts, params=sent, pure=False, **kwargs))
+        if sum(r[0] for r in results) != self.n:
+            raise DistributedError("a partition's rows were lost during the evaluation; fit again")
+        return results
+
+    def site_sums(self, params, likelihood, chunk: int, s: float):
+        """(P, h, e) of :func:`sparsegp.classification.svgp.site_sums`, summed over the partitions."""
+        results = self._map(_part_site_sums, params, likelihood=likelihood, chunk=chunk, s=s)
+        return tuple(sum(r[k] for r in results) for k in (1, 2, 3))
+
     def problem(self, likelihood, chunk: int, s: float):
         """(None, (), value_and_grad): -bound and its gradient, the rows' part summed over the partitions."""
 
         def value_and_grad(params):
-            host = jax.tree_util.tree_map(np.asarray, params)
-            sent = self.client.scatter([host], broadcast=True)[0]  # one future (a dict would scatter per key)
-            futures = self.client.map(
-                _part_value_and_grad, self.parts, params=sent, likelihood=likelihood, chunk=chunk, s=s, pure=False
-            )
-            results = self.client.gather(futures)
-            if sum(r[0] for r in results) != self.n:
-                raise DistributedError("a partition's rows were lost during the evaluation; fit again")
+            results = self._map(_part_value_and_grad, params, likelihood=likelihood, chunk=chunk, s=s)
             value = sum(r[1] for r in results)
             grad = results[0][2]
             for r in results[1:]:

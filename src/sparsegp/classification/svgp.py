@@ -171,6 +171,66 @@ def site_moments(likelihood, mu, var, y):
     return g, -2.0 * dv
 
 
+def _rows_and_sites(likelihood, mu, var, y, w):
+    """sum_i w_i E_q[log p(y_i | f_i)] and its gradient in (mu, var) as the sites (w g, w lambda) of
+    :func:`site_moments`."""
+
+    def total(mu_, var_):
+        return jnp.sum(w * likelihood.expected_log_density(mu_, var_, y))
+
+    e, (g, dv) = jax.value_and_grad(total, argnums=(0, 1))(mu, var)
+    return e, g, -2.0 * dv
+
+
+@partial(jax.jit, static_argnames=("likelihood", "chunk"))
+def site_sums(post: Posterior, likelihood, X, y, w, chunk: int):
+    """The rows' Gaussian sites summed in whitened coordinates, and the rows' part of the bound.
+
+    Returns (P, h, e): P (L, M, M) = sum_i w_i lambda_il a_i a_i^T, h (M, L) = sum_i a_i (w_i g_il +
+    w_i lambda_il (mu_il - b_l)) and e = sum_i w_i E_q[log p(y_i | f_i)] (sites of :func:`site_moments`;
+    a negative lambda, where the expected log density is locally convex in the mean, counts as 0 so that
+    I + P stays positive definite). A sum over rows: chunks and partitions add.
+    """
+    Xs, ys, ws = chunk_rows(X, y, chunk, w)
+    M, L = post.q_mu.shape
+
+    def body(acc, rows):
+        P, h, e = acc
+        Xc, yc, wc = rows
+        mu, var, A = marginals(post, Xc)
+        ec, g, lam = _rows_and_sites(likelihood, mu, var, yc, wc)
+        lam = jnp.maximum(lam, 0.0)
+        P = P + jnp.einsum("in,nl,jn->lij", A, lam, A)
+        h = h + A @ (g + lam * (mu - post.mean))
+        return (P, h, e + ec), None
+
+    zero = (jnp.zeros((L, M, M), X.dtype), jnp.zeros((M, L), X.dtype), jnp.zeros((), X.dtype))
+    (P, h, e), _ = jax.lax.scan(body, zero, (Xs, ys, ws))
+    return P, h, e
+
+
+@jax.jit
+def natural_update(q_mu, q_sqrt, P, h, rho):
+    """One natural-gradient step of size ``rho`` for q(v) (Hensman, Fusi & Lawrence 2013, sec. 3; Salimbeni,
+    Eleftheriadis & Hensman 2018, eq. 5): in natural parameters (S^-1, S^-1 m), the step moves q towards the
+    prior times the rows' current sites, (I + P, h) of :func:`site_sums`. With a Gaussian likelihood, rho = 1
+    lands on the optimal q in one step."""
+    M = q_mu.shape[0]
+    eye = jnp.eye(M, dtype=q_mu.dtype)
+    Ls = jnp.tril(q_sqrt)
+    Linv = jax.vmap(lambda a: solve_lower(a, eye))(Ls)  # (L, M, M)
+    prec_old = jnp.einsum("lki,lkj->lij", Linv, Linv)
+    h_old = jnp.einsum("lij,jl->il", prec_old, q_mu)
+    prec = (1.0 - rho) * prec_old + rho * (eye[None] + P)
+    prec = 0.5 * (prec + jnp.swapaxes(prec, 1, 2))
+    lam_new = (1.0 - rho) * h_old + rho * h
+    Lp = jnp.linalg.cholesky(prec)
+    Lp_inv = jax.vmap(lambda a: solve_lower(a, eye))(Lp)
+    cov = jnp.einsum("lki,lkj->lij", Lp_inv, Lp_inv)  # S = P^-1
+    q_mu_new = jnp.einsum("lij,jl->il", cov, lam_new)
+    return q_mu_new, jnp.linalg.cholesky(cov)
+
+
 def loo_cavity(post: Posterior, likelihood, X, y):
     """Each training row's leave-one-out latent marginal (mean, variance), both (n, L): its own site removed.
 
@@ -224,6 +284,8 @@ __all__ = [
     "predict_marginals",
     "extend_q",
     "site_moments",
+    "site_sums",
+    "natural_update",
     "loo_cavity",
     "loo_log_proba",
     "whitened_prior",

@@ -6,14 +6,18 @@
 2. **Inducing inputs.** The first ``m0`` by greedy conditional variance over a random candidate set of rows
    (the pivots of a partial pivoted Cholesky of K: each the row with the most prior variance left unexplained,
    :func:`~sparsegp.selection.extend.extend_conditional_variance`).
-3. **One stage.** L-BFGS-B over the kernel, Z, q(v) and b together, on the bound over every row (the chunked sum
-   of :mod:`sparsegp.classification.svgp`); a stage ends once the bound gains less than LOOSE * tol nats per
-   row per iteration (averaged over ten iterations), or at ``max_iter``.
+3. **One stage.** q(v) first by natural-gradient steps with the kernel, Z and b held
+   (:func:`~sparsegp.classification.svgp.natural_update`; a step that would lower the bound is halved), until a
+   step gains less than LOOSE * tol nats per row; then L-BFGS-B over the kernel, Z, q(v) and b together, on the
+   bound over every row (the chunked sum of :mod:`sparsegp.classification.svgp`), until the bound gains less
+   than LOOSE * tol nats per row per iteration (averaged over ten iterations), or ``max_iter``. L-BFGS on q
+   alone is slow where the likelihood is flat (robust-max: rows far on the wrong side); the natural steps use
+   each row's curvature (MNIST: BENCHMARKS.md).
 4. **Growth** (``inducing="auto"``). m doubles: the new inducing inputs are the next pivots of the same
    greedy selection under the fitted kernel, q is carried over exactly (:func:`~sparsegp.classification.svgp.extend_q`:
-   the bound starts where the smaller model ended), and the stage reruns, q alone first (the kernel and Z held):
-   L-BFGS on everything at once started slowly after a doubling and its progress rule ended the stage before the
-   new inducing inputs had paid (MNIST: 11 iterations, 0.00085 nats per row; BENCHMARKS.md). The growth stops
+   the bound starts where the smaller model ended), and the stage reruns, q first: L-BFGS on everything at once
+   started slowly after a doubling and its progress rule ended the stage before the new inducing inputs had
+   paid (MNIST: 11 iterations, 0.00085 nats per row; BENCHMARKS.md). The growth stops
    once a doubling gains less than ``tol`` nats per row, or once the gains' decline (the last gain times its ratio to the one
    before) says the next doubling would (``stop_reason``), or when m would exceed ``max_inducing`` or the
    number of distinct training inputs.
@@ -44,6 +48,8 @@ FIRST_INDUCING = 32  # m at the growth's first stage
 CANDIDATES = 4096  # rows the greedy selection of inducing inputs looks at (at least 4 m)
 LOOSE = 0.1  # a stage's progress rule: LOOSE * tol nats per row per iteration
 LOO_ROWS = 5000
+NATURAL_STEPS = 100  # at most this many natural-gradient steps for q per stage
+SMALLEST_STEP = 1.0 / 64  # the natural steps end when a step this short no longer raises the bound
 NARROW_FLOOR = 0.1  # training rows the leave-one-out check scores (a fixed random sample beyond that)
 
 
@@ -224,29 +230,61 @@ def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list,
     return dict(params, Z=Z_new, q_mu=q_mu, q_sqrt=q_sqrt), ""
 
 
+def natural_q(config: ClassifierConfig, data, params: dict, chunk: int, s: float, desc: str):
+    """q(v) by natural-gradient steps (step 3), the kernel, Z and b held: (params, steps taken).
+
+    Each pass over the rows gives the bound at the current q and the rows' sites for the next step; a step
+    that lowers the bound is retried at half the size from the last accepted q, and a step that succeeds
+    doubles the size again (up to 1)."""
+    from ..progress import progress_bar
+
+    def at(p):
+        P, h, e = data.site_sums(p, config.likelihood, chunk, s)
+        return P, h, float(e) - float(svgp.kl_whitened(p["q_mu"], p["q_sqrt"]))
+
+    P, h, value = at(params)
+    rho, steps = 1.0, 0
+    with progress_bar(total=NATURAL_STEPS, desc=desc, verbose=config.verbose) as bar:
+        while steps < NATURAL_STEPS:
+            q_mu, q_sqrt = svgp.natural_update(params["q_mu"], params["q_sqrt"], P, h, rho)
+            trial = dict(params, q_mu=q_mu, q_sqrt=q_sqrt)
+            P_t, h_t, v_t = at(trial)
+            steps += 1
+            bar.update(1)
+            if not np.isfinite(v_t) or v_t <= value:
+                rho *= 0.5
+                if rho < SMALLEST_STEP:
+                    break
+                continue
+            gain, rho = v_t - value, min(1.0, 2.0 * rho)
+            params, P, h, value = trial, P_t, h_t, v_t
+            bar.set_postfix(bound=f"{value:.6g}")
+            if gain < LOOSE * config.tol * data.n:
+                break
+    return params, steps
+
+
 def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
     """Steps 1-5 of the module docstring on ``data`` (:class:`InMemoryRows`, or the Dask partitions of
     :class:`sparsegp.backends.dask_classes.DaskClassRows`): its counts and columns' spread, the rows it holds in
-    memory (``pool``: all of them in memory, a random sample on Dask) for the selection and the check, and
-    ``problem(likelihood, chunk, s)``, what :func:`sparsegp.training.minimize` evaluates."""
+    memory (``pool``: all of them in memory, a random sample on Dask) for the selection and the check,
+    ``problem(likelihood, chunk, s)``, what :func:`sparsegp.training.minimize` evaluates, and
+    ``site_sums(params, likelihood, chunk, s)``, the rows' sites for the natural steps."""
     t0 = time.perf_counter()
     rng = np.random.default_rng(config.random_state)
     s = scale_from_variances(data.column_std**2)
     X_pool, y_pool = data.pool
     Xs = X_pool / s
     params = _start(config, data, Xs, s, rng)
-    L = config.likelihood.latent_count(data.n_classes)
     path: list[dict] = []
     n_iter, reason = 0, ""
     while True:
         M = int(params["Z"].shape[0])
-        chunk = data.chunk(M * L, config.chunk_size)
+        chunk = data.chunk(M * config.likelihood.latent_count(data.n_classes), config.chunk_size)
         mask, bounds = _mask_and_bounds(config, params)
         problem = data.problem(config.likelihood, chunk, s)
-        if path:  # grown: q first, the kernel and Z held (see step 4)
-            held = dict(mask, kernel=_all(params["kernel"], False), Z=np.zeros(params["Z"].shape, bool))
-            params, report = _stage(config, problem, params, held, bounds, data.n, f"{config.owner}: m = {M}, q")
-            n_iter += report.n_iter
+        params, steps = natural_q(config, data, params, chunk, s, f"{config.owner}: m = {M}, q")
+        n_iter += steps
         params, report = _stage(config, problem, params, mask, bounds, data.n, f"{config.owner}: m = {M}")
         n_iter += report.n_iter
         path.append(
@@ -254,6 +292,7 @@ def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
                 "m": M,
                 "bound": -float(report.objective),
                 "n_iter": int(report.n_iter),
+                "natural_steps": int(steps),
                 "seconds": time.perf_counter() - t0,
             }
         )
@@ -299,10 +338,17 @@ class InMemoryRows:
     def chunk(self, width: int, chunk_size) -> int:
         return chunk_size_for(self.rows.X.shape[0], width, chunk_size)
 
+    def _args(self, s: float):
+        if getattr(self, "_scaled", (None,))[0] != s:
+            r = self.rows
+            self._scaled = (s, (jnp.asarray(r.X / s), jnp.asarray(r.y.astype(np.int32)), jnp.asarray(r.w)))
+        return self._scaled[1]
+
     def problem(self, likelihood, chunk: int, s: float):
-        r = self.rows
-        args = (jnp.asarray(r.X / s), jnp.asarray(r.y.astype(np.int32)), jnp.asarray(r.w))
-        return svgp.NegativeBound(likelihood, chunk), args, None
+        return svgp.NegativeBound(likelihood, chunk), self._args(s), None
+
+    def site_sums(self, params, likelihood, chunk: int, s: float):
+        return svgp.site_sums(svgp.posterior_of(params), likelihood, *self._args(s), chunk)
 
 
 __all__ = [
