@@ -230,8 +230,10 @@ def test_one_natural_step_with_a_gaussian_likelihood_is_the_optimal_q():
     noise = 0.05
     data = (jnp.asarray(X), jnp.asarray(y), jnp.ones(50))
     P, h, e = svgp.site_sums(svgp.posterior_of(params), Gaussian(noise), *data, 16)
-    assert float(e) == pytest.approx(float(svgp.bound(params, *data, Gaussian(noise), 16) +
-                                           svgp.kl_whitened(params["q_mu"], params["q_sqrt"])), abs=1e-9)
+    assert float(e) == pytest.approx(
+        float(svgp.bound(params, *data, Gaussian(noise), 16) + svgp.kl_whitened(params["q_mu"], params["q_sqrt"])),
+        abs=1e-9,
+    )
     q_mu, q_sqrt = svgp.natural_update(params["q_mu"], params["q_sqrt"], P, h, 1.0)
     opt = optimal_gaussian_q(params, X, y, noise)
     np.testing.assert_allclose(np.asarray(q_mu), np.asarray(opt["q_mu"]), atol=1e-9)
@@ -258,7 +260,9 @@ def test_site_sums_against_a_dense_computation(lik):
         dense_h = A @ (w * (g[:, ell] + lam[:, ell] * (mu[:, ell] - float(params["mean"][ell]))))
         np.testing.assert_allclose(np.asarray(P[ell]), dense_P, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(np.asarray(h[:, ell]), dense_h, rtol=1e-10, atol=1e-12)
-    dense_e = np.sum(w * np.asarray(lik.expected_log_density(jnp.asarray(mu), jnp.asarray(np.asarray(var)), jnp.asarray(y))))
+    dense_e = np.sum(
+        w * np.asarray(lik.expected_log_density(jnp.asarray(mu), jnp.asarray(np.asarray(var)), jnp.asarray(y)))
+    )
     assert float(e) == pytest.approx(dense_e, rel=1e-12)
 
 
