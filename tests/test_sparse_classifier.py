@@ -218,17 +218,3 @@ def test_the_growth_rules():
     # gains 0.01 then 0.008: the next one promises 0.0064, so the growth goes on
     assert _doubled(config, params, X, path(-100.0, -98.0, -96.4), data, rng)[0] is not None
 
-
-@pytest.mark.slow  # two whole fits
-def test_a_sample_first_stage_reaches_the_same_fit(monkeypatch):
-    """Beyond START_ROWS rows the first stage runs on a sample first; the fit on every row then ends where the
-    fit without the sample stage ends (the same bound to the stage's progress tolerance)."""
-    import sparsegp.fitting.classification as pipeline
-
-    X, y = binary(600)
-    direct = SparseGPClassifier(inducing=12, random_state=0).fit(X, y)
-    monkeypatch.setattr(pipeline, "START_ROWS", 150)
-    sampled = SparseGPClassifier(inducing=12, random_state=0).fit(X, y)
-    assert sampled.bound_ == pytest.approx(direct.bound_, abs=600 * 1e-3)
-    Xt, yt = binary(400, seed=1)
-    np.testing.assert_allclose(sampled.predict_proba(Xt), direct.predict_proba(Xt), atol=0.03)

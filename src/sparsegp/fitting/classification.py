@@ -45,7 +45,6 @@ from ..training import minimize
 from .hyper import scale_from_variances
 
 FIRST_INDUCING = 32  # m at the growth's first stage
-START_ROWS = 4096  # beyond this many rows, the first stage runs on this many of them first
 CANDIDATES = 4096  # rows the greedy selection of inducing inputs looks at (at least 4 m)
 LOOSE = 0.1  # a stage's progress rule: LOOSE * tol nats per row per iteration
 LOO_ROWS = 5000
@@ -265,24 +264,6 @@ def natural_q(config: ClassifierConfig, data, params: dict, chunk: int, s: float
     return params, steps
 
 
-def _subset_start(config: ClassifierConfig, data, params: dict, s: float, rng):
-    """The first stage on START_ROWS random rows of the pool first (step 1): (params, iterations).
-
-    The kernel's start is far from its fit, and on every row each of the many iterations that close the gap
-    costs n / START_ROWS times more; on a sample the kernel, Z and b reach the neighbourhood of their fit, and
-    the stage on every row continues from there with q solved afresh."""
-    X_pool, y_pool = data.pool
-    idx = np.sort(rng.choice(X_pool.shape[0], size=START_ROWS, replace=False))
-    sub = InMemoryRows(ClassRows(X_pool[idx], y_pool[idx], np.ones(START_ROWS), START_ROWS, data.n_classes))
-    M = int(params["Z"].shape[0])
-    chunk = sub.chunk(M * config.likelihood.latent_count(data.n_classes), config.chunk_size)
-    desc = f"{config.owner}: m = {M} on {START_ROWS} rows"
-    params, steps = natural_q(config, sub, params, chunk, s, desc + ", q")
-    mask, bounds = _mask_and_bounds(config, params)
-    params, report = _stage(config, sub.problem(config.likelihood, chunk, s), params, mask, bounds, sub.n, desc)
-    return params, steps + report.n_iter
-
-
 def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
     """Steps 1-5 of the module docstring on ``data`` (:class:`InMemoryRows`, or the Dask partitions of
     :class:`sparsegp.backends.dask_classes.DaskClassRows`): its counts and columns' spread, the rows it holds in
@@ -297,8 +278,6 @@ def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
     params = _start(config, data, Xs, s, rng)
     path: list[dict] = []
     n_iter, reason = 0, ""
-    if data.n > START_ROWS and config.optimize:
-        params, n_iter = _subset_start(config, data, params, s, rng)
     while True:
         M = int(params["Z"].shape[0])
         chunk = data.chunk(M * config.likelihood.latent_count(data.n_classes), config.chunk_size)
