@@ -217,4 +217,3 @@ def test_the_growth_rules():
     assert grown is None and "decline" in reason
     # gains 0.01 then 0.008: the next one promises 0.0064, so the growth goes on
     assert _doubled(config, params, X, path(-100.0, -98.0, -96.4), data, rng)[0] is not None
-

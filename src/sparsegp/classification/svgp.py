@@ -188,8 +188,9 @@ def site_sums(post: Posterior, likelihood, X, y, w, chunk: int):
 
     Returns (P, h, e): P (L, M, M) = sum_i w_i lambda_il a_i a_i^T, h (M, L) = sum_i a_i (w_i g_il +
     w_i lambda_il (mu_il - b_l)) and e = sum_i w_i E_q[log p(y_i | f_i)] (sites of :func:`site_moments`;
-    a negative lambda, where the expected log density is locally convex in the mean, counts as 0 so that
-    I + P stays positive definite). A sum over rows: chunks and partitions add.
+    where the expected log density is locally convex in the mean (robust-max far from a row's class), lambda
+    counts by its size, so that I + P stays positive definite and still scales the step, as in saddle-free
+    Newton steps). A sum over rows: chunks and partitions add.
     """
     Xs, ys, ws = chunk_rows(X, y, chunk, w)
     M, L = post.q_mu.shape
@@ -199,7 +200,7 @@ def site_sums(post: Posterior, likelihood, X, y, w, chunk: int):
         Xc, yc, wc = rows
         mu, var, A = marginals(post, Xc)
         ec, g, lam = _rows_and_sites(likelihood, mu, var, yc, wc)
-        lam = jnp.maximum(lam, 0.0)
+        lam = jnp.abs(lam)
         P = P + jnp.einsum("in,nl,jn->lij", A, lam, A)
         h = h + A @ (g + lam * (mu - post.mean))
         return (P, h, e + ec), None
