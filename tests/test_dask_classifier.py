@@ -48,6 +48,9 @@ def test_bound_and_gradient_equal_in_memory(client, lik, classes):
     flat_dask = np.concatenate([np.ravel(np.asarray(v)) for v in __import__("jax").tree_util.tree_leaves(g_dask)])
     assert f_dask == pytest.approx(float(f_mem), rel=1e-10)
     np.testing.assert_allclose(flat_dask, np.asarray(g_mem), rtol=1e-8, atol=1e-10)
+    # the rows' sites for the natural steps: summed over partitions as in memory
+    for on_dask, in_memory in zip(dask_rows.site_sums(params, lik, 32, 1.7), memory.site_sums(params, lik, 32, 1.7)):
+        np.testing.assert_allclose(np.asarray(on_dask), np.asarray(in_memory), rtol=1e-10, atol=1e-12)
 
 
 def test_fit_on_dask_equals_fit_in_memory(client):
