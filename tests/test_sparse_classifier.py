@@ -158,14 +158,14 @@ def test_calibration_warning_when_the_probabilities_are_overconfident():
     """Labels that are pure noise, a kernel held at a short length-scale: the fit memorises the rows and its
     leave-one-out probabilities are far more confident than right."""
     rng = np.random.default_rng(0)
-    X = rng.uniform(size=(120, 1))
-    y = rng.integers(0, 2, 120)
+    X = rng.uniform(size=(240, 1))
+    y = rng.integers(0, 2, 240)
     from sparsegp.kernels import SquaredExponential
 
     kernel = SquaredExponential(0.002, 30.0, fixed=("lengthscale", "variance"))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        clf = SparseGPClassifier(kernel, inducing=40, random_state=0, max_iter=200).fit(X, y)
+        clf = SparseGPClassifier(kernel, inducing=80, random_state=0, max_iter=200).fit(X, y)
     assert clf.loo_calibration_error_ > 0.05
     assert any(issubclass(w.category, CalibrationWarning) and "over-confident" in str(w.message) for w in caught)
 

@@ -3,9 +3,11 @@
 1. **Start.** Inputs divided by their RMS spread s (the fit follows the units of X exactly). The default
    kernel is the regressors' SE-ARD start (length-scales at sqrt(D) times each column's spread, variance 1);
    the constant mean b is the likelihood's value at the class frequencies; q(v) is the prior N(0, I).
-2. **Inducing inputs.** The first ``m0`` by greedy conditional variance over a random candidate set of rows
-   (the pivots of a partial pivoted Cholesky of K: each the row with the most prior variance left unexplained,
-   :func:`~sparsegp.selection.extend.extend_conditional_variance`).
+2. **Inducing inputs.** The first ``m0`` are cluster centres of a random candidate set of rows, by k-means in the
+   kernel's geometry (:func:`~sparsegp.selection.centres.extend_centres`). The greedy conditional-variance
+   pivots that start the regressors pick, among 784 MNIST pixels, the rows least like any chosen so far: at one
+   kernel, 128 of them gave a lower bound and a higher test error than random rows, and k-means centres the
+   highest bound (BENCHMARKS.md); and the growth from 32 to 128 pivots left the test error where it was.
 3. **One stage.** q(v) first by natural-gradient steps with the kernel, Z and b held
    (:func:`~sparsegp.classification.svgp.natural_update`; a step that would lower the bound is halved), until a
    step gains less than LOOSE * tol nats per row; then L-BFGS-B over the kernel, Z, q(v) and b together, on the
@@ -13,8 +15,8 @@
    than LOOSE * tol nats per row per iteration (averaged over ten iterations), or ``max_iter``. L-BFGS on q
    alone is slow where the likelihood is flat (robust-max: rows far on the wrong side); the natural steps use
    each row's curvature (MNIST: BENCHMARKS.md).
-4. **Growth** (``inducing="auto"``). m doubles: the new inducing inputs are the next pivots of the same
-   greedy selection under the fitted kernel, q is carried over exactly (:func:`~sparsegp.classification.svgp.extend_q`:
+4. **Growth** (``inducing="auto"``). m doubles: the new inducing inputs are centres of the candidates with the
+   fitted ones held (under the fitted kernel), q is carried over exactly (:func:`~sparsegp.classification.svgp.extend_q`:
    the bound starts where the smaller model ended), and the stage reruns, q first: L-BFGS on everything at once
    started slowly after a doubling and its progress rule ended the stage before the new inducing inputs had
    paid (MNIST: 11 iterations, 0.00085 nats per row; BENCHMARKS.md). The growth stops
@@ -39,7 +41,7 @@ from ..classification import svgp
 from ..classification.likelihoods import Bernoulli, Likelihood
 from ..errors import InputError
 from ..kernels import Kernel, SquaredExponential
-from ..selection.extend import extend_conditional_variance
+from ..selection.centres import extend_centres
 from ..stats import chunk_size_for
 from ..training import minimize
 from .hyper import scale_from_variances
@@ -143,10 +145,9 @@ def _candidates(n: int, m: int, rng) -> np.ndarray:
 
 
 def _select(kernel, Z, X, k, rng):
-    """k more inducing inputs (rows of X) by greedy conditional variance given Z."""
+    """k more inducing inputs: cluster centres of candidate rows of X, Z held (step 2)."""
     cand = _candidates(X.shape[0], Z.shape[0] + k, rng)
-    idx = extend_conditional_variance(kernel, Z, X[cand], k)
-    return X[cand[idx]]
+    return extend_centres(kernel, Z, X[cand], k, rng)
 
 
 def _stage(config, problem, params, mask, bounds, n: int, desc: str):
@@ -224,7 +225,7 @@ def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list,
         return None, f"growth: m = {M} is {cap}; the last doubling raised the bound by {gain:.4g} nats per row"
     extra = _select(params["kernel"], np.asarray(params["Z"]), Xs, new_M - M, rng)
     if extra.shape[0] == 0:
-        return None, f"growth: no training input adds prior variance beyond the {M} inducing inputs"
+        return None, f"growth: every candidate row sits on one of the {M} inducing inputs"
     Z_new = jnp.concatenate([params["Z"], jnp.asarray(extra)])
     q_mu, q_sqrt = svgp.extend_q(svgp.posterior_of(params), Z_new)
     return dict(params, Z=Z_new, q_mu=q_mu, q_sqrt=q_sqrt), ""
