@@ -110,7 +110,9 @@ class DaskClassRows:
     def _map(self, function, params, **kwargs):
         """``function(part, params, **kwargs)`` on every partition, its results gathered (rows first in each)."""
         host = jax.tree_util.tree_map(np.asarray, params)
-        sent = self.client.scatter([host], broadcast=True)[0]  # one future (a dict would scatter per key)
+        # one future (a dict would scatter per key), under a fresh key: scattered by content, the same parameters
+        # sent twice in a row share a key, and the first call's release can drop it under the second's tasks
+        sent = self.client.scatter([host], broadcast=True, hash=False)[0]
         results = self.client.gather(self.client.map(function, self.parts, params=sent, pure=False, **kwargs))
         if sum(r[0] for r in results) != self.n:
             raise DistributedError("a partition's rows were lost during the evaluation; fit again")

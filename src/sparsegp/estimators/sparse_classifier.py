@@ -75,8 +75,9 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
 
     Inducing inputs Z with a whitened Gaussian q(u); the bound sum_i E_q[log p(y_i | f_i)] - KL(q(u) || p(u))
     over all rows (one-dimensional Gauss-Hermite quadrature for the binary likelihoods) is maximised by
-    L-BFGS-B over the kernel, Z, q and a constant mean together. By default the fit chooses m: it starts from
-    32 inducing inputs chosen by greedy conditional variance and doubles m while a doubling raises the bound
+    L-BFGS-B over the kernel, Z, q and a constant mean together, after natural-gradient steps for q alone. By
+    default the fit chooses m: it starts from 32 inducing inputs at k-means centres of the rows (in the
+    kernel's geometry) and doubles m while a doubling raises the bound
     by at least ``tol`` nats per row (:mod:`sparsegp.fitting.classification`).
 
     Parameters
@@ -88,7 +89,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         scikit-learn's digits its probabilities were better calibrated than softmax's: BENCHMARKS.md,
         "Classification").
     inducing : "auto", int, array of shape (m, D), or IVMClassifier
-        "auto": m chosen by the growth; an int: that many inducing inputs by greedy conditional variance;
+        "auto": m chosen by the growth; an int: that many inducing inputs at k-means centres;
         an array: those inputs; an (unfitted) IVMClassifier or OneVsRestIVMClassifier: its active set on the
         training rows (Lawrence, Seeger & Herbrich 2003's differential-entropy selection; for more than two
         classes the union of one-vs-rest sets).
