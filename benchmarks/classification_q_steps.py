@@ -2,8 +2,7 @@
 
     python benchmarks/classification_q_steps.py [--n 10000] [--m 64] [--max-iter 300]
 
-The classifier's start (SE-ARD at its default length-scales, Z by greedy conditional variance, q = the prior,
-b = 0); then (a) natural steps of size 1, each kept only where it raises the bound (halved otherwise), 30
+The classifier's start (SE-ARD at its default length-scales, Z by its start rule, q = the prior, b = 0); then (a) natural steps of size 1, each kept only where it raises the bound (halved otherwise), 30
 passes over the rows; (b) L-BFGS-B over q_mu, q_sqrt and b (the former q-first stage). Prints the bound
 after each natural step and every 20 L-BFGS iterations, with the seconds since each began.
 """
