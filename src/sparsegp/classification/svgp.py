@@ -156,6 +156,16 @@ def extend_q(post: Posterior, Z_new, jitter: float = JITTER):
     return q_mu, q_sqrt
 
 
+def _rows_and_sites(likelihood, mu, var, y, w):
+    """sum_i w_i E_q[log p(y_i | f_i)] and its gradient in (mu, var) as the weighted sites (w g, w lambda)."""
+
+    def total(mu_, var_):
+        return jnp.sum(w * likelihood.expected_log_density(mu_, var_, y))
+
+    e, (g, dv) = jax.value_and_grad(total, argnums=(0, 1))(mu, var)
+    return e, g, -2.0 * dv
+
+
 def site_moments(likelihood, mu, var, y):
     """The Gaussian site each row contributes at the bound's optimum: g_i = dE/dmu and lambda_i = -2 dE/dv
     (E = E_q[log p(y_i | f_i)]), per row and latent function (n, L).
@@ -163,23 +173,8 @@ def site_moments(likelihood, mu, var, y):
     At a stationary point of L over q(v) = N(m, S), S^-1 = I + sum_i a_i Lambda_i a_i^T and
     S^-1 m = sum_i a_i (g_i + Lambda_i (mu_i - b)): q is the prior times these Gaussian sites.
     """
-
-    def total(mu_, var_):
-        return jnp.sum(likelihood.expected_log_density(mu_, var_, y))
-
-    g, dv = jax.grad(total, argnums=(0, 1))(mu, var)
-    return g, -2.0 * dv
-
-
-def _rows_and_sites(likelihood, mu, var, y, w):
-    """sum_i w_i E_q[log p(y_i | f_i)] and its gradient in (mu, var) as the sites (w g, w lambda) of
-    :func:`site_moments`."""
-
-    def total(mu_, var_):
-        return jnp.sum(w * likelihood.expected_log_density(mu_, var_, y))
-
-    e, (g, dv) = jax.value_and_grad(total, argnums=(0, 1))(mu, var)
-    return e, g, -2.0 * dv
+    _, g, lam = _rows_and_sites(likelihood, mu, var, y, jnp.ones(mu.shape[0], mu.dtype))
+    return g, lam
 
 
 @partial(jax.jit, static_argnames=("likelihood", "chunk"))
@@ -210,24 +205,26 @@ def site_sums(post: Posterior, likelihood, X, y, w, chunk: int):
     return P, h, e
 
 
+def _inverse_from_factor(L):
+    """(L L^T)^-1 = L^-T L^-1 for each lower-triangular factor of a stack (k, M, M)."""
+    eye = jnp.eye(L.shape[1], dtype=L.dtype)
+    Linv = jax.vmap(lambda a: solve_lower(a, eye))(L)
+    return jnp.einsum("lki,lkj->lij", Linv, Linv)
+
+
 @jax.jit
 def natural_update(q_mu, q_sqrt, P, h, rho):
     """One natural-gradient step of size ``rho`` for q(v) (Hensman, Fusi & Lawrence 2013, sec. 3; Salimbeni,
     Eleftheriadis & Hensman 2018, eq. 5): in natural parameters (S^-1, S^-1 m), the step moves q towards the
     prior times the rows' current sites, (I + P, h) of :func:`site_sums`. With a Gaussian likelihood, rho = 1
     lands on the optimal q in one step."""
-    M = q_mu.shape[0]
-    eye = jnp.eye(M, dtype=q_mu.dtype)
-    Ls = jnp.tril(q_sqrt)
-    Linv = jax.vmap(lambda a: solve_lower(a, eye))(Ls)  # (L, M, M)
-    prec_old = jnp.einsum("lki,lkj->lij", Linv, Linv)
+    eye = jnp.eye(q_mu.shape[0], dtype=q_mu.dtype)
+    prec_old = _inverse_from_factor(jnp.tril(q_sqrt))
     h_old = jnp.einsum("lij,jl->il", prec_old, q_mu)
     prec = (1.0 - rho) * prec_old + rho * (eye[None] + P)
     prec = 0.5 * (prec + jnp.swapaxes(prec, 1, 2))
     lam_new = (1.0 - rho) * h_old + rho * h
-    Lp = jnp.linalg.cholesky(prec)
-    Lp_inv = jax.vmap(lambda a: solve_lower(a, eye))(Lp)
-    cov = jnp.einsum("lki,lkj->lij", Lp_inv, Lp_inv)  # S = P^-1
+    cov = _inverse_from_factor(jnp.linalg.cholesky(prec))  # S = P^-1
     q_mu_new = jnp.einsum("lij,jl->il", cov, lam_new)
     return q_mu_new, jnp.linalg.cholesky(cov)
 

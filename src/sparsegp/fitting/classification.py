@@ -41,6 +41,7 @@ from ..classification import svgp
 from ..classification.likelihoods import Bernoulli, Likelihood
 from ..errors import InputError
 from ..kernels import Kernel, SquaredExponential
+from ..progress import progress_bar
 from ..selection.centres import extend_centres
 from ..stats import chunk_size_for
 from ..training import minimize
@@ -49,10 +50,10 @@ from .hyper import scale_from_variances
 FIRST_INDUCING = 32  # m at the growth's first stage
 CANDIDATES = 4096  # rows the greedy selection of inducing inputs looks at (at least 4 m)
 LOOSE = 0.1  # a stage's progress rule: LOOSE * tol nats per row per iteration
-LOO_ROWS = 5000
+LOO_ROWS = 5000  # training rows the leave-one-out check scores (a fixed random sample beyond that)
 NATURAL_STEPS = 100  # at most this many natural-gradient steps for q per stage
 SMALLEST_STEP = 1.0 / 64  # the natural steps end when a step this short no longer raises the bound
-NARROW_FLOOR = 0.1  # training rows the leave-one-out check scores (a fixed random sample beyond that)
+NARROW_FLOOR = 0.1  # the default length-scales' floor, a fraction of the inputs' RMS spread
 
 
 @dataclass(frozen=True)
@@ -237,7 +238,6 @@ def natural_q(config: ClassifierConfig, data, params: dict, chunk: int, s: float
     Each pass over the rows gives the bound at the current q and the rows' sites for the next step; a step
     that lowers the bound is retried at half the size from the last accepted q, and a step that succeeds
     doubles the size again (up to 1)."""
-    from ..progress import progress_bar
 
     def at(p):
         P, h, e = data.site_sums(p, config.likelihood, chunk, s)
@@ -335,12 +335,14 @@ class InMemoryRows:
             self.column_std = np.std(rows.X, axis=0)
         self.class_weights = np.bincount(rows.y, weights=rows.w, minlength=rows.n_classes)
         self.pool = (rows.X, rows.y)
+        self._scaled: tuple = (None, ())
 
     def chunk(self, width: int, chunk_size) -> int:
         return chunk_size_for(self.rows.X.shape[0], width, chunk_size)
 
     def _args(self, s: float):
-        if getattr(self, "_scaled", (None,))[0] != s:
+        """The rows as device arrays, inputs divided by ``s`` (made once per s: every stage reuses them)."""
+        if self._scaled[0] != s:
             r = self.rows
             self._scaled = (s, (jnp.asarray(r.X / s), jnp.asarray(r.y.astype(np.int32)), jnp.asarray(r.w)))
         return self._scaled[1]
