@@ -138,6 +138,24 @@ def test_gradient_against_finite_differences(lik):
         assert g @ d == pytest.approx(fd, rel=1e-6, abs=1e-7)
 
 
+def test_quadratic_forms_and_their_vjp_against_automatic_differentiation():
+    rng = np.random.default_rng(3)
+    R = rng.standard_normal((3, 7, 7))
+    S = jnp.asarray(R @ np.swapaxes(R, 1, 2))
+    A = jnp.asarray(rng.standard_normal((7, 25)))
+    g = jnp.asarray(rng.standard_normal((25, 3)))
+
+    def plain(S, A):
+        return jnp.einsum("in,lij,jn->nl", A, S, A)
+
+    np.testing.assert_allclose(svgp.quadratic_forms(S, A), plain(S, A), rtol=1e-12)
+    got = jax.vjp(svgp.quadratic_forms, S, A)[1](g)
+    want = jax.vjp(plain, S, A)[1](g)
+    # the plain S-cotangent is not symmetrised; both give the same gradient through S = L L^T
+    np.testing.assert_allclose(got[0] + np.swapaxes(got[0], 1, 2), want[0] + np.swapaxes(want[0], 1, 2), rtol=1e-10)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-10)
+
+
 def collapsed_bound(params, X, y, noise):
     """Titsias (2009) eq. 9 computed densely: log N(y | 0, Q_ff + noise I) - tr(K_ff - Q_ff) / (2 noise)."""
     k, Z = params["kernel"], np.asarray(params["Z"])

@@ -297,13 +297,14 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         self.q_mu_ = np.asarray(params["q_mu"], dtype=np.float64)
         self.q_sqrt_ = np.tril(np.asarray(params["q_sqrt"], dtype=np.float64))
         self.mean_ = np.asarray(params["mean"], dtype=np.float64)
-        self._posterior = svgp.Posterior(
-            self.kernel_,
-            jnp.asarray(self.Z_),
-            svgp.inducing_inverse(self.kernel_, jnp.asarray(self.Z_)),
-            jnp.asarray(self.q_mu_),
-            jnp.asarray(self.q_sqrt_),
-            jnp.asarray(self.mean_),
+        self._posterior = svgp.posterior_of(
+            {
+                "kernel": self.kernel_,
+                "Z": jnp.asarray(self.Z_),
+                "q_mu": jnp.asarray(self.q_mu_),
+                "q_sqrt": jnp.asarray(self.q_sqrt_),
+                "mean": jnp.asarray(self.mean_),
+            }
         )
 
     def _set_loo(self, log_proba, codes, warn: bool = True):
