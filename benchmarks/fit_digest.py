@@ -124,7 +124,9 @@ def record(name, a, total, arrays, saved):
     total.update(a.tobytes())
     arrays[name] = a
     line = f"{name:28s} {hashlib.sha256(a.tobytes()).hexdigest()[:16]}"
-    if name in saved and not np.array_equal(saved[name], a):
+    if name in saved and saved[name].shape != a.shape:
+        line += f"  {a.size} numbers, {saved[name].size} saved (the fitted state's size changed)"
+    elif name in saved and not np.array_equal(saved[name], a):
         err = np.max(np.abs(a - saved[name]) / np.maximum(np.abs(saved[name]), 1.0))
         line += f"  largest difference {err:.2e} (relative where |value| > 1)"
     print(line)

@@ -408,13 +408,38 @@ def test_site_evidence_against_dense_and_its_gradient():
 
 
 def test_the_default_ivm_learns_its_kernel_and_a_given_kernel_is_kept():
+    from sparsegp.classification.model_selection import default_kernel_grid, validation_folds
+    from sparsegp.fitting.hyper import input_scale
+
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 2))
     y = np.where(np.sin(2 * X[:, 0]) + X[:, 1] > 0, 1, -1)
-    learnt = IVMClassifier(size=40, random_state=0).fit(X, y)
+    learnt = IVMClassifier(size=40, stop=None, random_state=0, learn_kernel="evidence").fit(X, y)
     assert len(learnt.kernel_history_) == 4 and all(h["active"] == 40 for h in learnt.kernel_history_)
     start = IVMClassifier(size=40, random_state=0, learn_kernel=False)._kernel(X)
     assert learnt.kernel_ != start
+    # the default: the grid kernel with the lowest held-out error (ties: log loss), refitted on every row
+    chosen = IVMClassifier(size=40, stop=None, random_state=0).fit(X, y)
+    grid = default_kernel_grid(2, float(input_scale(X)))
+    assert len(chosen.kernel_history_) == len(grid)
+    best = min(
+        range(len(grid)), key=lambda i: (chosen.kernel_history_[i]["error"], chosen.kernel_history_[i]["log_loss"])
+    )
+    assert chosen.kernel_.parameters()["k0.lengthscale"] == pytest.approx(float(grid[best].lengthscale))
+    assert chosen.kernel_.parameters()["k0.variance"] == pytest.approx(float(grid[best].variance))
+    # small sets are cross-validated: every row held out once, each class in every fold
+    codes = (y > 0).astype(int)
+    folds = validation_folds(codes, np.random.default_rng(0))
+    assert len(folds) == 5 and np.array_equal(np.sort(np.concatenate([v for _, v in folds])), np.arange(200))
+    for train, val in folds:
+        assert np.intersect1d(train, val).size == 0 and train.size + val.size == 200
+        assert set(codes[train]) == set(codes[val]) == {0, 1}
+    # larger ones are split once, the held-out rows apart from the training rows
+    (train, val), *rest = validation_folds(np.arange(20000) % 3, np.random.default_rng(0))
+    assert rest == [] and np.intersect1d(train, val).size == 0
+    assert abs(val.size - 2000) <= 3 and abs(train.size - 5000) <= 3  # each class's share rounded
+    with pytest.raises(InputError, match="grid"):
+        IVMClassifier(SquaredExponential(), learn_kernel="validation").fit(X, y)
     given = SquaredExponential(lengthscale=1.0)
     fixed = IVMClassifier(given, size=40, random_state=0).fit(X, y)
     assert fixed.kernel_history_ == [] and fixed.kernel_.parameters()["k0.lengthscale"] == 1.0

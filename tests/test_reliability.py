@@ -569,7 +569,7 @@ def test_ivm_site_parameters_are_fitted_attributes(tmp_path):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(120, 2))
     y = np.where(X[:, 0] + 0.3 * rng.normal(size=120) > 0, 1, -1)
-    model = IVMClassifier(size=25, random_state=0).fit(X, y)
+    model = IVMClassifier(size=25, stop=None, random_state=0).fit(X, y)
     # Against the ADF state itself, run again with the same settings.
     state = ivm_select(model.kernel_, X, y.astype(float), model.bias_, size=25, random_state=0).state
     np.testing.assert_allclose(model.site_mean_, state.m_site[:25], rtol=1e-8, atol=1e-10)

@@ -172,7 +172,7 @@ def run_tasks(
             "d_selection": d_sub,
         }
         for index in index_sizes:
-            common = dict(bias_variance=0.1, index_size=index, tau=tau, random_state=seed)
+            common = dict(bias_variance=0.1, index_size=index, tau=tau, stop=None, random_state=seed)
             sel_ivm = validation_search(IVMClassifier(size=d_sub, **common), ivm_grid, X[sub], yc[sub], Xv, yvc)
             ivm = IVMClassifier(sel_ivm["best"]["kernel"], size=n_sv, verbose=verbose, **common)
             t0 = time.perf_counter()
