@@ -42,9 +42,8 @@ def validation_search(estimator, grid: dict, X, y, X_val=None, y_val=None, *, sc
 
     ``scoring="validation"``: the error rate on (X_val, y_val), lowest wins; ``"log_loss"``: the mean negative log
     predictive probability of y_val, lowest wins; ``"error_log_loss"``: the error rate, ties broken by the log loss.
-    ``"evidence"``: the fitted
-    ``log_marginal_likelihood_`` (IVMClassifier), highest wins. Returns ``{"best": params, "results":
-    [{"params", "error" or "evidence", "fit_s"}, ...]}``.
+    ``"evidence"``: the fitted ``log_marginal_likelihood_`` (IVMClassifier), highest wins. Returns ``{"best":
+    params, "results": [{"params", "error" and / or "log_loss", or "evidence", "fit_s"}, ...]}``.
     """
     if scoring not in SCORINGS:
         raise InputError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
@@ -74,8 +73,7 @@ def validation_search(estimator, grid: dict, X, y, X_val=None, y_val=None, *, sc
         "error_log_loss": lambda r: (r["error"], r["log_loss"]),
         "evidence": lambda r: -r["evidence"],
     }
-    key = keys[scoring]
-    best = min(results, key=key)  # first of the ties, in grid order
+    best = min(results, key=keys[scoring])  # first of the ties, in grid order
     return {"best": best["params"], "results": results}
 
 

@@ -39,14 +39,13 @@ JITTER = 1e-8
 
 
 class Posterior(NamedTuple):
-    """What prediction needs: the kernel, Z, L_uu^-1, q(v) (``q_mu``, ``q_sqrt`` and S = L_S L_S^T, ``q_cov``)
-    and the mean ``b`` (made by :func:`posterior_of`)."""
+    """What prediction needs: the kernel, Z, L_uu^-1, q(v) (``q_mu`` and S = L_S L_S^T, ``q_cov``) and the
+    mean ``b`` (made by :func:`posterior_of`)."""
 
     kernel: Any
     Z: jnp.ndarray
     Luu_inv: jnp.ndarray
     q_mu: jnp.ndarray
-    q_sqrt: jnp.ndarray
     q_cov: jnp.ndarray
     mean: jnp.ndarray
 
@@ -101,10 +100,10 @@ def kl_whitened(q_mu, q_sqrt):
 
 def posterior_of(params, jitter: float = JITTER) -> Posterior:
     """The :class:`Posterior` of a parameter dict (kernel, Z, q_mu, q_sqrt, mean)."""
-    kernel, Z, q_sqrt = params["kernel"], params["Z"], params["q_sqrt"]
-    L_S = jnp.tril(q_sqrt)
+    kernel, Z = params["kernel"], params["Z"]
+    L_S = jnp.tril(params["q_sqrt"])
     q_cov = L_S @ jnp.swapaxes(L_S, 1, 2)
-    return Posterior(kernel, Z, inducing_inverse(kernel, Z, jitter), params["q_mu"], q_sqrt, q_cov, params["mean"])
+    return Posterior(kernel, Z, inducing_inverse(kernel, Z, jitter), params["q_mu"], q_cov, params["mean"])
 
 
 def expected_log_density_sum(post: Posterior, likelihood, X, y, w, chunk: int):

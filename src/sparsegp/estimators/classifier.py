@@ -107,9 +107,9 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         an IVM (d at most 500) is fitted at each kernel of a grid (length-scales 0.35 to 1.4 times sqrt(D) s,
         s the inputs' RMS spread, variances 1, 10 and 100), and the kernel whose IVMs give the lowest error
         on held-out rows (ties: the lowest log loss) is kept (``kernel_history_``): 5-fold cross-validation up to
-        5,000 rows, beyond that one fit on up to 5,000 rows scored on up to 2,000 others. "evidence" or True: learn the kernel's
-        hyper-parameters (SE-ARD from the default start, or a given kernel's) by the approximate marginal
-        likelihood of the active set's Gaussian sites, interleaved with the selection
+        5,000 rows, beyond that one fit on up to 5,000 rows scored on up to 2,000 others. "evidence" or True:
+        learn the kernel's hyper-parameters (SE-ARD from the default start, or a given kernel's) by the
+        approximate marginal likelihood of the active set's Gaussian sites, interleaved with the selection
         (:mod:`sparsegp.classification.kernel_learning`; on 13 x 13 MNIST this drives the kernel to one that
         predicts the class frequencies: BENCHMARKS.md). False keeps the kernel (with ``kernel=None``: one
         length-scale sqrt(D) s and variance 1, the paper's ``C exp(-(gamma / (2 D)) ||x - x'||^2)`` at
@@ -133,8 +133,8 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
     tau : float
         The fraction of the index retained after each inclusion (paper: 1/2).
     stop : {"loglik", "error", None}
-        None: stop at ``size`` (the paper). "loglik" (the default) / "error": every ``check_every`` inclusions measure the
-        error rate / negative log predictive probability on ``monitor_size`` random training points
+        None: stop at ``size`` (the paper). "loglik" (the default) / "error": every ``check_every`` inclusions
+        measure the error rate / negative log predictive probability on ``monitor_size`` random training points
         outside the active set; stop after ``patience`` checks without improvement, keep the best d.
     monitor_size : int
         Training points outside the active set on which ``stop`` measures.
@@ -252,9 +252,6 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
             return mode
         raise InputError(f"learn_kernel must be 'auto', 'validation', 'evidence', True or False, got {mode!r}")
 
-    def _learns(self) -> bool:
-        return self._learning() == "evidence"
-
     def _validated_kernel(self, X: np.ndarray, y: np.ndarray):
         """The grid kernel (:func:`~sparsegp.classification.model_selection.default_kernel_grid`) whose IVMs,
         fitted on part of the rows, give the lowest error on the others, ties by their log loss (the paper's
@@ -282,7 +279,9 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
 
     def _kernel(self, X: np.ndarray) -> Kernel:
         D = X.shape[1]
-        if self.kernel is None and self._learns():  # a start for the learnt SE-ARD kernel, in the units of X
+        if (
+            self.kernel is None and self._learning() == "evidence"
+        ):  # a start for the learnt SE-ARD kernel, in the units of X
             spread = np.std(X, axis=0)
             spread = np.where(spread > 1e-8 * input_scale(X), spread, input_scale(X))
             base: Kernel = SquaredExponential(lengthscale=np.sqrt(D) * spread, variance=1.0)
