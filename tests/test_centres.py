@@ -45,3 +45,34 @@ def test_no_more_centres_than_distinct_candidates():
     new = extend_centres(SquaredExponential(lengthscale=[1.0, 1.0]), X[:1], X, 10, np.random.default_rng(0))
     assert new.shape == (2, 2)
     np.testing.assert_allclose(np.sort(new[:, 0]), [1.0, 2.0], atol=1e-12)
+
+
+def conditional_variances(kernel, Z, C):
+    """Each centre's variance given Z and every other centre (dense: the diagonal of the inverse's inverse)."""
+    A = np.vstack([Z, C])
+    K = np.asarray(kernel.K(A))
+    return 1.0 / np.diag(np.linalg.inv(K))[Z.shape[0] :]
+
+
+def test_centres_the_others_determine_are_dropped():
+    """128 centres of 400 rows in two inputs under a broad kernel make K_uu singular to float64: the kept centres
+    are a subset of those Lloyd's iteration gives, each above RANK_FLOOR given the others, and K_uu factorises."""
+    from sparsegp.selection import centres as module
+
+    X = np.random.default_rng(2).standard_normal((400, 2))
+    Z = X[:3]
+    kernel = SquaredExponential(lengthscale=[1.4, 1.4])
+    unfiltered = []
+    real = module._independent
+    module._independent = lambda k, Zh, C: (unfiltered.append(C), real(k, Zh, C))[1]
+    try:
+        new = extend_centres(kernel, Z, X, 125, np.random.default_rng(0))
+    finally:
+        module._independent = real
+    assert 0 < new.shape[0] < 125
+    assert all(any(np.array_equal(c, u) for u in unfiltered[0]) for c in new)  # a subset, in order
+    assert np.min(conditional_variances(kernel, Z, new)) > module.RANK_FLOOR * 0.1
+    np.linalg.cholesky(np.asarray(kernel.K(np.vstack([Z, new]))) + 1e-8 * np.eye(3 + new.shape[0]))
+    # a narrow kernel leaves every centre
+    narrow = extend_centres(SquaredExponential(lengthscale=[0.05, 0.05]), Z, X, 40, np.random.default_rng(0))
+    assert narrow.shape[0] == 40

@@ -77,7 +77,24 @@ def test_progress_rule_stops_converged():
     h = np.asarray(report.history)
     assert h[-11] - h[-1] < 0.05 * 10  # the rule, read off the history
     assert all(h[k - 10] - h[k] >= 0.05 * 10 for k in range(10, len(h) - 1))  # and not before
+
     assert report.n_iter < full.n_iter and report.objective > full.objective
+
+
+def test_progress_rule_waits_for_its_warmup():
+    def rosenbrock(p):
+        x = p["x"]
+        return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+    _, early = minimize(rosenbrock, {"x": jnp.zeros(10)}, progress=0.05, max_iter=500)
+    after = early.n_iter + 5
+    _, late = minimize(rosenbrock, {"x": jnp.zeros(10)}, progress=0.05, progress_after=after, max_iter=500)
+    assert early.reason.startswith("progress below tol")
+    k = early.n_iter
+    np.testing.assert_allclose(late.history[:k], early.history)  # the same run up to where the rule stopped it,
+    assert late.n_iter > k  # then on: no window within the first `after` iterations is read
+    assert not late.reason.startswith("progress below tol") or late.n_iter > after + 10
+    assert late.objective < early.objective
 
 
 def spy_on_runs(patch):

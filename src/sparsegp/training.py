@@ -131,11 +131,11 @@ NOT_FINITE_START = (
 )
 
 
-def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar, progress=None):
+def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar, progress=None, progress_after=0):
     """One L-BFGS-B run from ``x_start`` over its ``free`` entries: (x, f, scipy's result, history, evaluations).
 
     ``progress``: stop, converged, once the objective fell by less than this per iteration on average over the
-    last PROGRESS_WINDOW iterations."""
+    last PROGRESS_WINDOW iterations, none of them among the first ``progress_after``."""
     history, state = [], {"evals": 0, "best_f": np.inf, "slow": False}
 
     def fun(z):
@@ -165,7 +165,7 @@ def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar,
             if callback(len(history), float(intermediate_result.fun), unravel(x)):
                 raise StopIteration
         w = PROGRESS_WINDOW
-        if progress is not None and len(history) > w and history[-w - 1] - history[-1] < progress * w:
+        if progress is not None and len(history) > w + progress_after and history[-w - 1] - history[-1] < progress * w:
             state["slow"] = True
             raise StopIteration
 
@@ -190,13 +190,13 @@ def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar,
     return x, float(res.fun), res, history, state["evals"]
 
 
-def _one_start(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, r: int):
+def _one_start(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, r: int, progress_after=0):
     """:func:`_lbfgs_run` from ``xs`` (the value alone where nothing is free); a random restart (``r`` > 0) from
     where the objective is not finite counts as a start that ended at +inf."""
     if not free.any():
         return xs, float(evaluate(to_device(xs))[0]), None, [], 1
     try:
-        return _lbfgs_run(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress)
+        return _lbfgs_run(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, progress_after)
     except NumericalError:
         if r == 0:
             raise
@@ -249,6 +249,7 @@ def minimize(
     desc: str = "L-BFGS-B",
     value_and_grad=None,
     progress: float | None = None,
+    progress_after: int = 0,
 ):
     """Minimise ``objective(params, *args)`` over the entries of ``params`` where ``mask`` is True.
 
@@ -263,7 +264,8 @@ def minimize(
     initial point by N(0, restart_scale^2) and keep the best result.
     ``callback(iteration, value, params)`` runs after each iteration; returning
     True stops the optimisation. ``progress``: a run has converged once the objective falls by less than this
-    per iteration, averaged over the last PROGRESS_WINDOW iterations. Returns ``(best_params, OptimizeReport)``.
+    per iteration, averaged over the last PROGRESS_WINDOW iterations, judged only after the first ``progress_after``
+    iterations (a run that starts without curvature pairs first takes short steps). Returns ``(best_params, OptimizeReport)``.
     """
     x0, unravel, free, lo, hi = _flatten(params, mask, lower, upper)
     rng = np.random.default_rng(rng)
@@ -287,7 +289,9 @@ def minimize(
             xs = x0.copy()
             if r > 0:
                 xs[free] = np.clip(xs[free] + restart_scale * rng.standard_normal(int(free.sum())), lo[free], hi[free])
-            results.append(_one_start(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, r))
+            results.append(
+                _one_start(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, r, progress_after)
+            )
     finite = [i for i, r in enumerate(results) if np.isfinite(r[1])]
     best = min(finite, key=lambda i: results[i][1]) if finite else 0
     x, f, res, history, n_evals = results[best]

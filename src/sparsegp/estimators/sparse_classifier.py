@@ -76,7 +76,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
     Inducing inputs Z with a whitened Gaussian q(u); the bound sum_i E_q[log p(y_i | f_i)] - KL(q(u) || p(u))
     over all rows (one-dimensional Gauss-Hermite quadrature for the binary likelihoods) is maximised by
     L-BFGS-B over the kernel, Z, q and a constant mean together, after natural-gradient steps for q alone. By
-    default the fit chooses m: it starts from 32 inducing inputs at k-means centres of the rows (in the
+    default the fit chooses m: it starts from 128 inducing inputs at k-means centres of the rows (in the
     kernel's geometry) and doubles m while a doubling raises the bound
     by at least ``tol`` nats per row (:mod:`sparsegp.fitting.classification`).
 

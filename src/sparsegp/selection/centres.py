@@ -5,7 +5,10 @@ k(x, x) + k(c, c) - 2 k(x, c) (for SE-ARD, the Euclidean distance in length-scal
 seeded by k-means++ (each drawn with probability proportional to its distance from the nearest centre so far,
 held ones included; Arthur & Vassilvitskii 2007), then Lloyd's iterations move the new centres alone to the
 mean of their rows. Unlike the greedy conditional-variance pivots, which pick the rows least like any
-inducing input so far (in many dimensions, the atypical ones), the centres sit where the rows are.
+inducing input so far (in many dimensions, the atypical ones), the centres sit where the rows are. Last, a new
+centre that the others almost determine (conditional variance below RANK_FLOOR of its prior variance, in a
+greedy pivoted order after the held ones) is dropped: 128 centres of banana's two inputs under a broad kernel
+make K_uu singular to float64.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy as np
 from ..kernels import Kernel
 
 LLOYD_ITERATIONS = 10
+RANK_FLOOR = 1e-6  # a new centre is kept only where its conditional variance exceeds this fraction of k(c, c)
 
 
 def _closeness(kernel: Kernel, X: np.ndarray, C: np.ndarray) -> np.ndarray:
@@ -53,7 +57,35 @@ def extend_centres(kernel: Kernel, Z: np.ndarray, X: np.ndarray, k: int, rng: np
         if np.allclose(moved, C, rtol=0.0, atol=1e-12 * max(1.0, float(np.max(np.abs(X))))):
             break
         C = moved
-    return C
+    return _independent(kernel, Z, C)
 
 
-__all__ = ["extend_centres", "LLOYD_ITERATIONS"]
+def _independent(kernel: Kernel, Z: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """The rows of C, in their order, that a pivoted Cholesky factorisation of K([Z; C]) (Z first, then the new
+    centre of largest conditional variance each time) takes before that variance falls below RANK_FLOOR."""
+    if C.shape[0] == 0:
+        return C
+    K = np.asarray(kernel.K(jnp.asarray(np.vstack([Z, C]))))
+    prior = np.diag(K).copy()
+    residual, L = prior.copy(), np.zeros((K.shape[0], K.shape[0]))
+    kept: list[int] = []
+
+    def take(j):
+        col = (K[:, j] - L[:, : len(kept)] @ L[j, : len(kept)]) / np.sqrt(max(residual[j], RANK_FLOOR * prior[j]))
+        L[:, len(kept)] = col
+        residual[:] = residual - col * col
+        kept.append(j)
+
+    for j in range(Z.shape[0]):
+        take(j)
+    open_ = np.arange(Z.shape[0], K.shape[0])
+    while open_.size:
+        j = int(open_[np.argmax(residual[open_])])
+        if residual[j] <= RANK_FLOOR * prior[j]:
+            break
+        take(j)
+        open_ = open_[open_ != j]
+    return C[np.sort(np.array(kept[Z.shape[0] :], dtype=int)) - Z.shape[0]]
+
+
+__all__ = ["extend_centres", "LLOYD_ITERATIONS", "RANK_FLOOR"]
