@@ -23,11 +23,23 @@ import numpy as np
 from sparsegp import SparseGPClassifier, datasets, metrics
 
 
-def score_each_stage(Xt, yt):
-    """Wrap the growth's decision (called once at the end of each stage) to score the test rows first."""
+def test_scores(likelihood, params, Xt_scaled, yt) -> dict:
+    """Test error and log loss of the fit's parameters at test inputs already divided by the fit's scale."""
     import jax.numpy as jnp
 
     from sparsegp.classification import svgp
+
+    mu, var = svgp.predict_marginals(svgp.posterior_of(params), jnp.asarray(Xt_scaled))
+    logp = np.asarray(likelihood.predict_log_proba(mu, var))
+    return {
+        "test_error": float(np.mean(logp.argmax(1) != yt)),
+        "test_log_loss": float(-np.mean(logp[np.arange(yt.size), yt])),
+    }
+
+
+def score_each_stage(Xt, yt):
+    """Wrap the growth's decision (called once at the end of each stage) to score the test rows first."""
+
     from sparsegp.fitting import classification as pipeline
     from sparsegp.fitting.hyper import scale_from_variances
 
@@ -35,10 +47,7 @@ def score_each_stage(Xt, yt):
 
     def scored(config, params, Xs, path, data, rng):
         s = scale_from_variances(data.column_std**2)
-        mu, var = svgp.predict_marginals(svgp.posterior_of(params), jnp.asarray(Xt / s))
-        logp = np.asarray(config.likelihood.predict_log_proba(mu, var))
-        path[-1]["test_error"] = float(np.mean(logp.argmax(1) != yt))
-        path[-1]["test_log_loss"] = float(-np.mean(logp[np.arange(yt.size), yt]))
+        path[-1].update(test_scores(config.likelihood, params, Xt / s, yt))
         print(json.dumps(path[-1]), flush=True)
         return decide(config, params, Xs, path, data, rng)
 
@@ -50,9 +59,6 @@ def score_every(X, y, Xt, yt, every: int, records: list):
     ``every`` iterations (test inputs divided by the fit's scale: that of the collapsed training rows)."""
     import dataclasses
 
-    import jax.numpy as jnp
-
-    from sparsegp.classification import svgp
     from sparsegp.fitting import classification as pipeline
     from sparsegp.fitting.hyper import scale_from_variances
 
@@ -64,18 +70,8 @@ def score_every(X, y, Xt, yt, every: int, records: list):
     def scored_stage(config, problem, params, mask, bounds, n, desc):
         def callback(iteration, value, p):
             if iteration % every == 0:
-                mu, var = svgp.predict_marginals(svgp.posterior_of(p), jnp.asarray(Xt / s))
-                logp = np.asarray(config.likelihood.predict_log_proba(mu, var))
-                records.append(
-                    {
-                        "stage": desc,
-                        "iteration": iteration,
-                        "bound": -value,
-                        "seconds": time.perf_counter() - t0,
-                        "test_error": float(np.mean(logp.argmax(1) != yt)),
-                        "test_log_loss": float(-np.mean(logp[np.arange(yt.size), yt])),
-                    }
-                )
+                record = {"stage": desc, "iteration": iteration, "bound": -value, "seconds": time.perf_counter() - t0}
+                records.append(dict(record, **test_scores(config.likelihood, p, Xt / s, yt)))
                 print(json.dumps(records[-1]), flush=True)
             return False
 
