@@ -445,3 +445,29 @@ def test_the_default_ivm_learns_its_kernel_and_a_given_kernel_is_kept():
     assert fixed.kernel_history_ == [] and fixed.kernel_.parameters()["k0.lengthscale"] == 1.0
     with pytest.raises(InputError, match="learn_kernel"):
         IVMClassifier(learn_kernel="yes").fit(X, y)
+
+
+@pytest.mark.parametrize("n", [60, 6000])
+def test_validation_folds_keep_two_rows_of_every_class_in_training(n):
+    """A class of two or three rows: every training part still holds two of them (the IVM's minimum)."""
+    from sparsegp.classification.model_selection import validation_folds
+
+    for small in (2, 3):
+        codes = np.zeros(n, int)
+        codes[:small] = 1
+        folds = validation_folds(codes, np.random.default_rng(0))
+        for train, val in folds:
+            assert np.intersect1d(train, val).size == 0 and np.sum(codes[train] == 1) >= 2
+        held = np.concatenate([v for _, v in folds])
+        assert np.sum(codes[held] == 1) == (0 if small == 2 else small if n == 60 else 1)
+
+
+def test_the_default_ivm_fits_a_class_of_two_rows():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = np.zeros(60, int)
+    y[:2], X[:2] = 1, X[:2] + 3.0
+    clf = IVMClassifier(random_state=0).fit(X, y)
+    assert clf.predict_proba(X).shape == (60, 2)
+    with pytest.raises(InputError, match="class 1 has 1 example"):
+        IVMClassifier(random_state=0).fit(X[1:], y[1:])

@@ -27,6 +27,7 @@ TRAIN_ROWS = 5000  # rows each grid point is fitted on (the paper's subsets of 5
 PROBE_SIZE = 500  # the grid's IVMs' active-set size, at most (each stops there)
 FOLDS = 5  # folds of the grid's cross-validation on small sets
 FOLD_ROWS = 5000  # sets up to this many rows are cross-validated; larger ones split once
+MIN_CLASS_ROWS = 2  # rows of each class every training part keeps (what IVMClassifier needs)
 
 
 def parameter_grid(grid: dict) -> list[dict]:
@@ -89,18 +90,22 @@ def validation_folds(codes: np.ndarray, rng) -> list[tuple[np.ndarray, np.ndarra
     """[(training rows, validation rows)] for the grid, each class split in the same proportions. Up to
     FOLD_ROWS rows: FOLDS folds, every row validated once (a single split of a few hundred rows leaves the
     choice to chance: banana's 80 held-out rows chose a kernel 0.8 points worse). Beyond: one split,
-    min(VALIDATION_ROWS, n / 5) validation rows and at most TRAIN_ROWS of the rest for training."""
+    min(VALIDATION_ROWS, n / 5) validation rows and at most TRAIN_ROWS of the rest for training.
+
+    Every training part keeps at least MIN_CLASS_ROWS rows of each class (the IVM's minimum): a class of two
+    rows is never held out."""
     n = codes.size
     per_class = [rng.permutation(np.flatnonzero(codes == c)) for c in np.unique(codes)]
     if n <= FOLD_ROWS:
-        parts = [np.sort(np.concatenate([np.array_split(r, FOLDS)[k] for r in per_class])) for k in range(FOLDS)]
-        return [(np.sort(np.concatenate(parts[:k] + parts[k + 1 :])), parts[k]) for k in range(FOLDS)]
+        held = [r if r.size > MIN_CLASS_ROWS else r[:0] for r in per_class]
+        parts = [np.sort(np.concatenate([np.array_split(r, FOLDS)[k] for r in held])) for k in range(FOLDS)]
+        return [(np.setdiff1d(np.arange(n), parts[k]), parts[k]) for k in range(FOLDS)]
     frac_val = min(VALIDATION_ROWS, n // 5) / n
     frac_train = min(1.0 - frac_val, TRAIN_ROWS / n)
     train, val = [], []
     for rows in per_class:
-        k_val = max(1, int(round(frac_val * rows.size)))
-        k_train = max(1, int(round(frac_train * rows.size)))
+        k_val = max(0, min(max(1, int(round(frac_val * rows.size))), rows.size - MIN_CLASS_ROWS))
+        k_train = max(MIN_CLASS_ROWS, int(round(frac_train * rows.size)))
         val.append(rows[:k_val])
         train.append(rows[k_val : k_val + k_train])
     return [(np.sort(np.concatenate(train)), np.sort(np.concatenate(val)))]
