@@ -199,7 +199,7 @@ def test_the_growth_rules():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 2))
     config = ClassifierConfig("test", None, Bernoulli(), "auto", 1024, 1e-3, 10, True, True, None, 0, False)
-    data = SimpleNamespace(n=200, n_distinct=200)
+    data = SimpleNamespace(n=200, n_distinct=200, n_classes=2)
     params = {
         "kernel": SquaredExponential([1.0, 1.0]),
         "Z": X[:4],
@@ -219,3 +219,31 @@ def test_the_growth_rules():
     assert grown is None and "decline" in reason
     # gains 0.01 then 0.008: the next one promises 0.0064, so the growth goes on
     assert _doubled(config, params, X, path(-100.0, -98.0, -96.4), data, rng)[0] is not None
+
+
+def test_the_default_largest_m_shrinks_with_the_latent_functions(monkeypatch):
+    """max_inducing=None: the regressors' device cap at the same cost per evaluation (latents m^2 <= cap^2)."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from sparsegp.classification.likelihoods import Bernoulli, RobustMax
+    from sparsegp.fitting import classification as pipeline
+
+    config = pipeline.ClassifierConfig("test", None, Bernoulli(), "auto", None, 1e-3, 10, True, True, None, 0, False)
+    monkeypatch.setattr(pipeline, "device_max_inducing", lambda n: 1024)
+    assert [pipeline.largest_m(config, 10_000, L) for L in (1, 3, 4, 10, 17, 1000)] == [1024, 512, 512, 256, 128, 128]
+    assert pipeline.largest_m(dataclasses.replace(config, max_inducing=64), 10_000, 10) == 64
+    # at the cap the growth stops and says which cap
+    monkeypatch.setattr(pipeline, "device_max_inducing", lambda n: 8)
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    params = {
+        "kernel": SquaredExponential([1.0, 1.0]),
+        "Z": X[:8],
+        "q_mu": np.zeros((8, 3)),
+        "q_sqrt": np.stack([np.eye(8)] * 3),
+        "mean": np.zeros(3),
+    }
+    config = dataclasses.replace(config, likelihood=RobustMax())
+    data = SimpleNamespace(n=50, n_distinct=50, n_classes=3)
+    grown, reason = pipeline._doubled(config, params, X, [{"bound": -100.0}, {"bound": -90.0}], data, None)
+    assert grown is None and "largest m for 3 latent function(s)" in reason

@@ -227,7 +227,7 @@ def _fit_classifier(args, X, y, X_test, y_test, source):
     model = SparseGPClassifier(
         kernel=None if args.kernel == "se-ard" else _kernel(args.kernel, X),
         inducing=args.inducing,
-        max_inducing=args.max_inducing or 1024,
+        max_inducing=args.max_inducing,
         tol=args.tol or 1e-3,
         max_iter=args.max_iter,
         random_state=args.seed,

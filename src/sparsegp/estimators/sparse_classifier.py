@@ -93,8 +93,10 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         an array: those inputs; an (unfitted) IVMClassifier or OneVsRestIVMClassifier: its active set on the
         training rows (Lawrence, Seeger & Herbrich 2003's differential-entropy selection; for more than two
         classes the union of one-vs-rest sets).
-    max_inducing : int
-        The growth's largest m.
+    max_inducing : int or None
+        The growth's largest m. None: the regressors' device cap at the same cost per evaluation, which shrinks
+        with the number of latent functions: 1,024 for two classes on a CPU, 256 for ten
+        (:func:`sparsegp.fitting.classification.largest_m`).
     tol : float
         Nats per training row: the growth stops once a doubling of m gains less.
     max_iter : int
@@ -154,7 +156,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         likelihood="auto",
         *,
         inducing="auto",
-        max_inducing: int = 1024,
+        max_inducing: int | None = None,
         tol: float = 1e-3,
         max_iter: int = 1000,
         optimize: bool = True,
@@ -197,7 +199,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
             kernel=self.kernel,
             likelihood=likelihood_for(self.likelihood, n_classes),
             inducing=inducing,
-            max_inducing=check_int(self.max_inducing, "max_inducing", minimum=1),
+            max_inducing=None if self.max_inducing is None else check_int(self.max_inducing, "max_inducing", minimum=1),
             tol=tol,
             max_iter=check_int(self.max_iter, "max_iter", minimum=1),
             optimize=bool(self.optimize),

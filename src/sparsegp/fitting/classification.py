@@ -50,6 +50,7 @@ from ..progress import progress_bar
 from ..selection.centres import extend_centres
 from ..stats import chunk_size_for
 from ..training import LBFGS_MEMORY, minimize
+from .growth import device_max_inducing
 from .hyper import scale_from_variances
 
 FIRST_INDUCING = 128  # m at the growth's first stage (the module docstring, step 2)
@@ -70,7 +71,7 @@ class ClassifierConfig:
     kernel: Any
     likelihood: Likelihood
     inducing: Any  # "auto", an int m, or an (m, D) array
-    max_inducing: int
+    max_inducing: Any  # an int, or None: largest_m's device cap
     tol: float
     max_iter: int
     optimize: bool
@@ -146,6 +147,20 @@ def initial_mean(likelihood: Likelihood, class_weights: np.ndarray) -> np.ndarra
     return np.zeros(class_weights.size)
 
 
+def largest_m(config: ClassifierConfig, n: int, latents: int) -> int:
+    """The growth's largest m: ``max_inducing``, or for None the regressors' device cap
+    (:func:`~sparsegp.fitting.growth.device_max_inducing`) at the same cost per evaluation. The latent variances
+    cost about 2 n m^2 per latent function, so the cap is halved while ``latents`` m^2 exceeds its square (down
+    to FIRST_INDUCING): 1,024 for two classes on a CPU, 256 for ten (on MNIST one L-BFGS iteration at m = 1,024
+    took 118 s on 2 cores; BENCHMARKS.md)."""
+    if config.max_inducing is not None:
+        return int(config.max_inducing)
+    cap = m = device_max_inducing(n)
+    while m > FIRST_INDUCING and latents * m * m > cap * cap:
+        m //= 2
+    return m
+
+
 def _candidates(n: int, m: int, rng) -> np.ndarray:
     size = min(n, max(CANDIDATES, 4 * m))
     return np.arange(n) if size == n else np.sort(rng.choice(n, size=size, replace=False))
@@ -195,7 +210,8 @@ def _start(config: ClassifierConfig, data, Xs: np.ndarray, s: float, rng) -> dic
     kernel = initial_kernel(config, data.column_std, s)
     none = np.zeros((0, Xs.shape[1]))
     if isinstance(config.inducing, str):
-        Z = _select(kernel, none, Xs, min(FIRST_INDUCING, data.n_distinct, config.max_inducing), rng)
+        cap = largest_m(config, data.n, config.likelihood.latent_count(data.n_classes))
+        Z = _select(kernel, none, Xs, min(FIRST_INDUCING, data.n_distinct, cap), rng)
     elif np.ndim(config.inducing) == 0:
         Z = _select(kernel, none, Xs, min(int(config.inducing), data.n_distinct), rng)
     else:
@@ -226,9 +242,16 @@ def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list,
             f"{previous:.4g}; at that rate of decline the next doubling would add {gain * gain / previous:.2g}, "
             f"less than tol = {config.tol:g}"
         )
-    new_M = min(2 * M, config.max_inducing, data.n_distinct)
+    largest = largest_m(config, data.n, config.likelihood.latent_count(data.n_classes))
+    new_M = min(2 * M, largest, data.n_distinct)
     if new_M <= M:
-        cap = "max_inducing" if M >= config.max_inducing else "the number of distinct training inputs"
+        cap = (
+            "the number of distinct training inputs"
+            if M < largest
+            else "max_inducing"
+            if config.max_inducing is not None
+            else f"the largest m for {config.likelihood.latent_count(data.n_classes)} latent function(s) on this device"
+        )
         return None, f"growth: m = {M} is {cap}; the last doubling raised the bound by {gain:.4g} nats per row"
     extra = _select(params["kernel"], np.asarray(params["Z"]), Xs, new_M - M, rng)
     if extra.shape[0] == 0:

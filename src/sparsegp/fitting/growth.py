@@ -91,6 +91,11 @@ def max_inducing(config: SparseConfig, n: int) -> int:
     the GPU")."""
     if config.max_inducing is not None:
         return int(config.max_inducing)
+    return device_max_inducing(n)
+
+
+def device_max_inducing(n: int) -> int:
+    """:func:`max_inducing` for ``max_inducing=None``: the device's largest m for n rows."""
     memory = accelerator_memory()
     if memory is None:
         return CPU_MAX_INDUCING
