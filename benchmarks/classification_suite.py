@@ -149,6 +149,22 @@ def time_to_quality(records, accuracy, log_loss):
     return None
 
 
+def run_the_others(row: dict, X, y, Xt, yt, key: str, a) -> None:
+    """The IVM (binary sets), SVC, scikit-learn's GPC where it runs and GPflow at each m, into ``row``."""
+    if row["classes"] == 2:
+        row["ivm"] = run_ivm(X, y, Xt, yt)
+    if not a.skip_svc:
+        row["svc"] = run_svc(X, y, Xt, yt)
+    if X.shape[0] * (1 if row["classes"] == 2 else row["classes"]) <= 2000:
+        row["gpc"] = run_gpc(X, y, Xt, yt)  # one-vs-rest Laplace fits: too slow beyond this
+    if not a.skip_gpflow:
+        for m in a.gpflow_m:
+            if m <= X.shape[0]:
+                row[f"gpflow_m{m}"] = run_gpflow(X, y, Xt, yt, m, a.max_iter)
+                r = row[f"gpflow_m{m}"]
+                print(key, f"gpflow m={m}", r["accuracy"], r["log_loss"], r["fit_s"], flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("datasets", nargs="+")
@@ -170,21 +186,8 @@ def main():
             row = {"n": int(X.shape[0]), "n_test": int(Xt.shape[0]), "classes": int(y.max() + 1)}
             row["sparsegp"] = run_ours(X, y, Xt, yt, a.likelihood)
             print(key, "sparsegp", {k: row["sparsegp"][k] for k in ("accuracy", "log_loss", "m", "fit_s")}, flush=True)
-            if a.only_sparsegp:
-                results[key] = row
-                continue
-            if row["classes"] == 2:
-                row["ivm"] = run_ivm(X, y, Xt, yt)
-            if not a.skip_svc:
-                row["svc"] = run_svc(X, y, Xt, yt)
-            if X.shape[0] * (1 if row["classes"] == 2 else row["classes"]) <= 2000:
-                row["gpc"] = run_gpc(X, y, Xt, yt)  # one-vs-rest Laplace fits: too slow beyond this
-            if not a.skip_gpflow:
-                for m in a.gpflow_m:
-                    if m <= X.shape[0]:
-                        row[f"gpflow_m{m}"] = run_gpflow(X, y, Xt, yt, m, a.max_iter)
-                        r = row[f"gpflow_m{m}"]
-                        print(key, f"gpflow m={m}", r["accuracy"], r["log_loss"], r["fit_s"], flush=True)
+            if not a.only_sparsegp:
+                run_the_others(row, X, y, Xt, yt, key, a)
             for k, v in row.items():
                 if isinstance(v, dict) and k != "sparsegp":
                     print(key, k, {q: round(v[q], 4) for q in ("accuracy", "log_loss", "brier", "ece", "fit_s")})
