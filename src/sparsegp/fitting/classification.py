@@ -242,7 +242,8 @@ def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list,
             f"{previous:.4g}; at that rate of decline the next doubling would add {gain * gain / previous:.2g}, "
             f"less than tol = {config.tol:g}"
         )
-    largest = largest_m(config, data.n, config.likelihood.latent_count(data.n_classes))
+    latents = config.likelihood.latent_count(data.n_classes)
+    largest = largest_m(config, data.n, latents)
     new_M = min(2 * M, largest, data.n_distinct)
     if new_M <= M:
         cap = (
@@ -250,7 +251,7 @@ def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list,
             if M < largest
             else "max_inducing"
             if config.max_inducing is not None
-            else f"the largest m for {config.likelihood.latent_count(data.n_classes)} latent function(s) on this device"
+            else f"the largest m for {latents} latent function(s) on this device"
         )
         return None, f"growth: m = {M} is {cap}; the last doubling raised the bound by {gain:.4g} nats per row"
     extra = _select(params["kernel"], np.asarray(params["Z"]), Xs, new_M - M, rng)
