@@ -494,6 +494,9 @@ def test_report_numbers_must_come_from_results_at_their_printed_precision():
     assert numbers_not_in_results(report.replace("(2003)", "(2004)").replace("Ours", "In 2003 ours"), results) == [
         "2003"
     ]
+    # a commit recorded in the results is a word, not the number 32 x 10^8795; a huge printed number is inf
+    assert numbers_not_in_results(report, {**results, "commit": "32e8795"}) == []
+    assert numbers_not_in_results(report + "Then 1e400 rows.\n", results) == ["1e400"]
 
 
 def test_checked_in_reports_state_no_number_outside_their_results():

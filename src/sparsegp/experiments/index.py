@@ -55,7 +55,8 @@ def agreement_outside_verdicts(report_md: str) -> list[str]:
     return [line for line in report_md.splitlines() if _AGREEMENT.search(_QUOTE.sub("", line))]
 
 
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\d(?:[\d,]*\d)?(?:\.\d+)?(?:e[-+]?\d+)?%?")
+# a number stands alone: a word that merely starts with digits (a commit "32e8795", "3rd") is not one
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d(?:[\d,]*\d)?(?:\.\d+)?(?:e[-+]?\d+)?%?(?![\w%])")
 # a number the paper gives, quoted beside ours: "(paper 0.4730)", "(the paper: 455 / 51)", "paper 1,102.5 s"
 _PAPER_QUOTE = re.compile(r"\((the )?paper[:'s]*\s(?:[^()]|\([^()]*\))*\)|\bpaper:? [-+]?\d[\d,.]*")
 
@@ -83,8 +84,9 @@ def _value(token: str) -> tuple[float, float]:
     """(the value a printed number states, half a unit of its last digit)."""
     mantissa, _, exponent = token.replace(",", "").rstrip("%").lower().partition("e")
     decimals = len(mantissa.partition(".")[2])
-    scale = 10.0 ** int(exponent) if exponent else 1.0
-    return float(mantissa) * scale, 0.5 * 10.0**-decimals * scale
+    exponent = int(exponent) if exponent else 0
+    # float() of the text, never 10.0 ** exponent: "1e400" reads as inf rather than raising OverflowError
+    return float(f"{mantissa}e{exponent}"), float(f"5e{exponent - decimals - 1}")
 
 
 def numbers_not_in_results(report_md: str, results: dict) -> list[str]:
@@ -105,7 +107,7 @@ def numbers_not_in_results(report_md: str, results: dict) -> list[str]:
                 continue
             # (value, half a printed unit); a percentage may be stored as a fraction. The margin absorbs rounding.
             targets = [(v, half), (v / 100, half / 100)] if token.endswith("%") else [(v, half)]
-            if not any(np.any(np.abs(np.abs(known) - abs(t)) <= 1.0001 * h) for t, h in targets):
+            if not np.isfinite(v) or not any(np.any(np.abs(np.abs(known) - abs(t)) <= 1.0001 * h) for t, h in targets):
                 missing.append(token)
     return missing
 
