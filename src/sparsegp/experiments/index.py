@@ -82,9 +82,9 @@ def _numbers(node, out: list) -> list:
 
 def _value(token: str) -> tuple[float, float]:
     """(the value a printed number states, half a unit of its last digit)."""
-    mantissa, _, exponent = token.replace(",", "").rstrip("%").lower().partition("e")
+    mantissa, _, printed_exponent = token.replace(",", "").rstrip("%").lower().partition("e")
     decimals = len(mantissa.partition(".")[2])
-    exponent = int(exponent) if exponent else 0
+    exponent = int(printed_exponent) if printed_exponent else 0
     # float() of the text, never 10.0 ** exponent: "1e400" reads as inf rather than raising OverflowError
     return float(f"{mantissa}e{exponent}"), float(f"5e{exponent - decimals - 1}")
 
