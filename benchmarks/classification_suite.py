@@ -9,7 +9,10 @@ set has at most 2,000 rows, counted once per class beyond two: its one-vs-rest L
 test records every 20 iterations). Inputs are standardised on the training rows for every library. Reported:
 accuracy, log loss (nats per test row), Brier score, expected calibration error (15 bins), m, fit seconds,
 and peak RSS of the process. GPflow's reference is its best m on the test set; its time to quality is its clock
-at the first record within 0.5 accuracy points and 0.01 nats of that m's final figures.
+at the first record within 0.5 accuracy points and 0.01 nats of that m's final figures. On a set of at least
+10^4 training rows sparsegp's fit also records its test figures every 20 iterations (scoring inside its
+clock), and its time to quality is its clock at the first record within those tolerances of GPflow's best
+accuracy and best log loss over m (the TTQ protocol).
 """
 
 from __future__ import annotations
@@ -83,11 +86,22 @@ def figures(proba, yt, fit_s, m, extra=None):
     return out
 
 
-def run_ours(X, y, Xt, yt, likelihood="auto"):
+def run_ours(X, y, Xt, yt, likelihood="auto", every=0):
+    """The default classifier; with ``every`` > 0 also its test figures every ``every`` L-BFGS iterations, in
+    GPflow's record format (iteration, seconds since the fit began, accuracy, log loss). The clock includes
+    that scoring."""
+    from classification_mnist import score_every
     from sparsegp import SparseGPClassifier
+    from sparsegp.fitting import classification as pipeline
 
+    stage, scored = pipeline._stage, []
+    if every:
+        score_every(X, y, Xt, yt, every, scored)
     t = time.perf_counter()
-    clf = SparseGPClassifier(likelihood=likelihood, random_state=0).fit(X, y)
+    try:
+        clf = SparseGPClassifier(likelihood=likelihood, random_state=0).fit(X, y)
+    finally:
+        pipeline._stage = stage
     fit_s = time.perf_counter() - t
     extra = {
         "stop_reason": clf.stop_reason_,
@@ -95,6 +109,8 @@ def run_ours(X, y, Xt, yt, likelihood="auto"):
         "loo_log_loss": clf.loo_log_loss_,
         "loo_ece": clf.loo_calibration_error_,
     }
+    if every:
+        extra["records"] = [[i, r["seconds"], 1.0 - r["test_error"], r["test_log_loss"]] for i, r in enumerate(scored)]
     return figures(clf.predict_proba(Xt), yt, fit_s, int(clf.Z_.shape[0]), extra)
 
 
@@ -184,7 +200,9 @@ def main():
         for s, (X, y, Xt, yt) in enumerate(splits(name, a.splits)):
             key = f"{name}/{s}"
             row = {"n": int(X.shape[0]), "n_test": int(Xt.shape[0]), "classes": int(y.max() + 1)}
-            row["sparsegp"] = run_ours(X, y, Xt, yt, a.likelihood)
+            # our own records where the time criterion applies (at least 10^4 rows, GPflow in the invocation)
+            every = 20 if X.shape[0] >= 10_000 and not (a.only_sparsegp or a.skip_gpflow) else 0
+            row["sparsegp"] = run_ours(X, y, Xt, yt, a.likelihood, every)
             print(key, "sparsegp", {k: row["sparsegp"][k] for k in ("accuracy", "log_loss", "m", "fit_s")}, flush=True)
             if not a.only_sparsegp:
                 run_the_others(row, X, y, Xt, yt, key, a)
@@ -235,6 +253,11 @@ def summarise(results):
                 r = rows[0][k]
                 ttq = time_to_quality(r["records"], r["accuracy"], r["log_loss"])
                 print(f"{name}: GPflow {k} time to its quality {ttq} s; sparsegp's whole fit {ours['fit_s']:.1f} s")
+                if "records" in rows[0]["sparsegp"] and ttq:
+                    # ours against the most demanding pair: GPflow's best accuracy and best log loss over m
+                    own = time_to_quality(rows[0]["sparsegp"]["records"], best_acc, best_ll)
+                    ratio = f"{own / ttq:.2f}" if own is not None else "never reached"
+                    print(f"{name}: sparsegp's time to GPflow's best pair {own} s; ratio to GPflow's {ratio}")
 
 
 if __name__ == "__main__":
