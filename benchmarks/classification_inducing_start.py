@@ -57,8 +57,9 @@ def main():
 
     class Config:
         kernel = None
+        optimize = False  # the start's kernel itself, without priors
 
-    kernel = initial_kernel(Config, std, s)
+    kernel = initial_kernel(Config, std, X.shape[0], s)
     kernel = type(kernel)(lengthscale=np.asarray(kernel.lengthscale) * a.scale, variance=1.0)
     args = (jnp.asarray(Xs), jnp.asarray(y), jnp.ones(a.n))
 

@@ -124,6 +124,32 @@ def test_model_file_round_trips_and_rejects_damage(fitted_binary, tmp_path):
         load_model(tmp_path / "bad2.npz")
 
 
+def test_default_kernel_priors_only_with_few_rows_per_hyper_parameter(fitted_binary, tmp_path):
+    X, y = binary(60)  # 60 rows for 3 hyper-parameters: fewer than LABELS_PER_PARAMETER each
+    clf = SparseGPClassifier(inducing=8, max_iter=30, random_state=0).fit(X, y)
+    priors = clf.kernel_.to_dict()["priors"]
+    assert set(priors) == {"lengthscale", "variance"}
+    # about the start, in the user's units: sqrt(D) times each column's spread (floored), variance 1, sd 1
+    std, s = X.std(axis=0), np.sqrt(np.mean(X.var(axis=0)))
+    np.testing.assert_allclose(priors["lengthscale"]["mu"], np.log(np.maximum(std, 0.1 * s) * np.sqrt(2)), rtol=1e-12)
+    assert priors["lengthscale"]["sigma"] == 1.0 and priors["variance"] == {
+        "type": "LogNormal",
+        "mu": 0.0,
+        "sigma": 1.0,
+    }
+    # the priors enter the objective: without them the same start learns a different kernel
+    unpriored = SparseGPClassifier(
+        kernel=SquaredExponential(lengthscale=np.maximum(std, 0.1 * s) * np.sqrt(2)),
+        inducing=8,
+        max_iter=30,
+        random_state=0,
+    ).fit(X, y)
+    assert not np.allclose(unpriored.kernel_.lengthscale, clf.kernel_.lengthscale, rtol=1e-3)
+    assert load_model(clf.save(tmp_path / "c.npz")).kernel_.to_dict() == clf.kernel_.to_dict()
+    assert SparseGPClassifier(inducing=8, optimize=False).fit(X, y).kernel_.to_dict()["priors"] == {}
+    assert fitted_binary[2].kernel_.to_dict()["priors"] == {}  # 150 rows: 50 per hyper-parameter
+
+
 def test_repeated_rows_collapse_exactly():
     X, y = binary(60)
     codes = (y == "yes").astype(np.int64)

@@ -2,7 +2,9 @@
 
 1. **Start.** Inputs divided by their RMS spread s (the fit follows the units of X exactly). The default
    kernel is the regressors' SE-ARD start (length-scales at sqrt(D) times each column's spread, variance 1);
-   the constant mean b is the likelihood's value at the class frequencies; q(v) is the prior N(0, I).
+   the constant mean b is the likelihood's value at the class frequencies; q(v) is the prior N(0, I). With
+   fewer than LABELS_PER_PARAMETER rows per kernel hyper-parameter the default kernel carries weak log-normal
+   priors about its start (:func:`initial_kernel`).
 2. **Inducing inputs.** The first FIRST_INDUCING are cluster centres of a random candidate set of rows, by k-means in the
    kernel's geometry (:func:`~sparsegp.selection.centres.extend_centres`). The greedy conditional-variance
    pivots that start the regressors pick, among 784 MNIST pixels, the rows least like any chosen so far: at one
@@ -46,12 +48,13 @@ from ..classification import svgp
 from ..classification.likelihoods import Bernoulli, Likelihood
 from ..errors import InputError
 from ..kernels import Kernel, SquaredExponential
+from ..priors import LogNormal
 from ..progress import progress_bar
 from ..selection.centres import extend_centres
 from ..stats import chunk_size_for
 from ..training import LBFGS_MEMORY, minimize
 from .growth import device_max_inducing
-from .hyper import scale_from_variances
+from .hyper import TINY_DATA_LOG_SD, scale_from_variances
 
 FIRST_INDUCING = 128  # m at the growth's first stage (the module docstring, step 2)
 CANDIDATES = 4096  # rows the greedy selection of inducing inputs looks at (at least 4 m)
@@ -60,6 +63,7 @@ LOO_ROWS = 5000  # training rows the leave-one-out check scores (a fixed random 
 NATURAL_STEPS = 100  # at most this many natural-gradient steps for q per stage
 SMALLEST_STEP = 1.0 / 64  # the natural steps end when a step this short no longer raises the bound
 NARROW_FLOOR = 0.1  # the default length-scales' floor, a fraction of the inputs' RMS spread
+LABELS_PER_PARAMETER = 50  # fewer training rows per kernel hyper-parameter: weak priors about the default start
 STAGE_WARMUP = LBFGS_MEMORY  # a stage's progress rule is judged only after this many L-BFGS iterations
 
 
@@ -120,15 +124,27 @@ class ClassifierFit(NamedTuple):
     loo_codes: np.ndarray
 
 
-def initial_kernel(config: ClassifierConfig, column_std: np.ndarray, s: float) -> Kernel:
+def initial_kernel(config: ClassifierConfig, column_std: np.ndarray, n_rows: int, s: float) -> Kernel:
     """The default SE-ARD start for inputs divided by ``s`` (length-scales sqrt(D) times each column's spread, at
-    least NARROW_FLOOR of the inputs' RMS spread), or the user's kernel rewritten for them."""
+    least NARROW_FLOOR of the inputs' RMS spread), or the user's kernel rewritten for them.
+
+    With fewer than LABELS_PER_PARAMETER training rows per kernel hyper-parameter (D length-scales and the
+    variance) and the kernel learnt, the default carries the regressors' weak log-normal priors about that start
+    (sd TINY_DATA_LOG_SD in log). A label says far less than a continuous target (at most log C nats), so the
+    regressors' rule of two rows per hyper-parameter is too lax here: on breast_cancer (398 rows, 30 inputs) the
+    ARD length-scales fitted without them reached a higher bound and a lower test accuracy (BENCHMARKS.md)."""
     D = column_std.size
     if config.kernel is None:
         # a column far narrower than the rest (a pixel that is rarely on) starts at NARROW_FLOOR of the inputs'
         # spread: at its own spread a single row where it is on would lie many length-scales from every other
         ell = np.maximum(column_std / s, NARROW_FLOOR) * np.sqrt(D)
-        return SquaredExponential(lengthscale=ell, variance=1.0)
+        priors = None
+        if config.optimize and n_rows < LABELS_PER_PARAMETER * (D + 1):
+            priors = {
+                "lengthscale": LogNormal(np.log(ell), TINY_DATA_LOG_SD),
+                "variance": LogNormal(0.0, TINY_DATA_LOG_SD),
+            }
+        return SquaredExponential(lengthscale=ell, variance=1.0, priors=priors)
     if not isinstance(config.kernel, Kernel):
         raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(config.kernel).__name__}")
     config.kernel.check_input_dim(D)
@@ -207,7 +223,7 @@ def _all(kernel, value: bool):
 def _start(config: ClassifierConfig, data, Xs: np.ndarray, s: float, rng) -> dict[str, Any]:
     """Steps 1-2: the kernel, the first inducing inputs, q(v) = N(0, I) and b (inputs divided by ``s``; ``Xs``
     the rows in memory the selection looks at)."""
-    kernel = initial_kernel(config, data.column_std, s)
+    kernel = initial_kernel(config, data.column_std, data.n, s)
     none = np.zeros((0, Xs.shape[1]))
     if isinstance(config.inducing, str):
         cap = largest_m(config, data.n, config.likelihood.latent_count(data.n_classes))
