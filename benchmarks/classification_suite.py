@@ -165,8 +165,9 @@ def time_to_quality(records, accuracy, log_loss):
     return None
 
 
-def run_the_others(row: dict, X, y, Xt, yt, key: str, a) -> None:
-    """The IVM (binary sets), SVC, scikit-learn's GPC where it runs and GPflow at each m, into ``row``."""
+def run_the_others(row: dict, X, y, Xt, yt, key: str, a, save) -> None:
+    """The IVM (binary sets), SVC, scikit-learn's GPC where it runs and GPflow at each m, into ``row``; ``save()``
+    after each GPflow m (a long invocation stopped early keeps what it measured)."""
     if row["classes"] == 2:
         row["ivm"] = run_ivm(X, y, Xt, yt)
     if not a.skip_svc:
@@ -179,6 +180,7 @@ def run_the_others(row: dict, X, y, Xt, yt, key: str, a) -> None:
                 row[f"gpflow_m{m}"] = run_gpflow(X, y, Xt, yt, m, a.max_iter)
                 r = row[f"gpflow_m{m}"]
                 print(key, f"gpflow m={m}", r["accuracy"], r["log_loss"], r["fit_s"], flush=True)
+                save()
 
 
 def main():
@@ -202,18 +204,23 @@ def main():
             row = {"n": int(X.shape[0]), "n_test": int(Xt.shape[0]), "classes": int(y.max() + 1)}
             # our own records where the time criterion applies (at least 10^4 rows, GPflow in the invocation)
             every = 20 if X.shape[0] >= 10_000 and not (a.only_sparsegp or a.skip_gpflow) else 0
+            results[key] = row
             row["sparsegp"] = run_ours(X, y, Xt, yt, a.likelihood, every)
             print(key, "sparsegp", {k: row["sparsegp"][k] for k in ("accuracy", "log_loss", "m", "fit_s")}, flush=True)
+            save(results, a.out)
             if not a.only_sparsegp:
-                run_the_others(row, X, y, Xt, yt, key, a)
+                run_the_others(row, X, y, Xt, yt, key, a, lambda: save(results, a.out))
             for k, v in row.items():
                 if isinstance(v, dict) and k != "sparsegp":
                     print(key, k, {q: round(v[q], 4) for q in ("accuracy", "log_loss", "brier", "ece", "fit_s")})
-            results[key] = row
-            os.makedirs(os.path.dirname(a.out), exist_ok=True)
-            with open(a.out, "w") as f:
-                json.dump(results, f, indent=1)
+            save(results, a.out)
     summarise(results)
+
+
+def save(results: dict, path: str) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(results, f, indent=1)
 
 
 def summarise(results):
