@@ -88,8 +88,8 @@ def figures(proba, yt, fit_s, m, extra=None):
 
 def run_ours(X, y, Xt, yt, likelihood="auto", every=0):
     """The default classifier; with ``every`` > 0 also its test figures every ``every`` L-BFGS iterations, in
-    GPflow's record format (iteration, seconds since the fit began, accuracy, log loss). The clock includes
-    that scoring."""
+    GPflow's record format but for the first field (the record's number, as each stage counts its iterations
+    from 0; then seconds since the fit began, accuracy, log loss). The clock includes that scoring."""
     from classification_mnist import score_every
     from sparsegp import SparseGPClassifier
     from sparsegp.fitting import classification as pipeline
