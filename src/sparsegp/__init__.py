@@ -19,6 +19,7 @@ from .errors import (
     ModelFileError,
     NotFittedError,
     NumericalError,
+    NumericalWarning,
     SparseGPError,
 )
 from .estimators import (
@@ -47,6 +48,7 @@ __all__ = [
     "save_model",
     "SparseGPError",
     "CalibrationWarning",
+    "NumericalWarning",
     "CertificateWarning",
     "DataWarning",
     "InducingWarning",

@@ -156,6 +156,27 @@ class CertificateWarning(UserWarning):
 
 
 @fill()
+class NumericalWarning(UserWarning):
+    """A figure the fit reports about itself could not be computed to a useful accuracy, and is reported as
+    unavailable (NaN) rather than as a verdict on the model: the leave-one-out check's rounding error on a
+    nearly singular fit (``loo_error_`` nats per row) exceeds what its figures may carry.
+
+    Examples
+    --------
+    >>> import warnings
+    {toy_regression}
+    >>> from sparsegp import ExactGPRegressor, NumericalWarning
+    >>> from sparsegp.kernels import SquaredExponential
+    >>> near_singular = ExactGPRegressor(SquaredExponential(30.0, 1e6), noise=1e-12, optimize=False, min_noise=1e-12)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     near_singular = near_singular.fit(X, y)
+    >>> any(issubclass(w.category, NumericalWarning) for w in caught), bool(np.isnan(near_singular.loo_coverage_))
+    (True, True)
+    """
+
+
+@fill()
 class CalibrationWarning(UserWarning):
     """The fitted model's error bars are far from honest: the leave-one-out check after ``fit`` finds them too
     narrow or too wide, or worse than a constant Gaussian, or a prediction asks for variances the

@@ -88,6 +88,20 @@ def collapse(X: np.ndarray, y: np.ndarray) -> Replicates:
     return Replicates(X[first], mean, counts, scatter, group, first)
 
 
+def row_index(inputs: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """For each row of X, the index of the row of ``inputs`` (distinct rows) with exactly its input; an
+    InputError where some row of X is not among them."""
+    keys = _row_keys(np.asarray(inputs, dtype=np.float64) + 0.0)
+    order = np.argsort(keys, kind="stable")
+    wanted = _row_keys(np.asarray(X, dtype=np.float64) + 0.0)
+    at = np.minimum(np.searchsorted(keys[order], wanted), keys.size - 1)
+    if not np.all(keys[order][at] == wanted):
+        from .errors import InputError
+
+        raise InputError("row_index: some rows are not among the given inputs")
+    return order[at]
+
+
 def repeated_records(X: np.ndarray, y: np.ndarray) -> int:
     """How many rows repeat an earlier row exactly, inputs and target."""
     rows = np.column_stack([np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)]) + 0.0
@@ -100,4 +114,4 @@ def distinct_records(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.sort(np.unique(_row_keys(rows), return_index=True)[1])
 
 
-__all__ = ["Replicates", "Rows", "collapse", "distinct_records", "repeated_records"]
+__all__ = ["Replicates", "Rows", "collapse", "distinct_records", "repeated_records", "row_index"]

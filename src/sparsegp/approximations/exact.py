@@ -42,22 +42,25 @@ def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0, counts=None, sc
 class ExactPosterior(NamedTuple):
     """What exact prediction needs, computed once at fit time.
 
-    L: chol(K + sigma^2 I); alpha = (K + sigma^2 I)^-1 y.
+    L: chol(K + N) with N = diag(``noise_diag``): sigma^2 / c_i plus the ``jitter`` the factor needed (the
+    noise the posterior holds); alpha = (K + N)^-1 y.
     """
 
     X: jnp.ndarray
     L: jnp.ndarray
     alpha: jnp.ndarray
+    noise_diag: jnp.ndarray
+    jitter: float
 
 
 def exact_posterior(kernel, noise, X, y, counts=None) -> ExactPosterior:
     """Factorise Q = K + sigma^2 I (escalating jitter on failure) and solve for alpha; with ``counts`` rows at
     each input and y their mean targets, Q = K + sigma^2 C^-1 (the same predictions as from all the rows)."""
     n = X.shape[0]
-    noise_diag = noise * jnp.eye(n, dtype=X.dtype) if counts is None else jnp.diag(noise / jnp.asarray(counts))
-    L, _ = cholesky(kernel.K(X) + noise_diag, name="K + noise*I (exact GP)")
+    noise_diag = noise * jnp.ones(n, dtype=X.dtype) if counts is None else noise / jnp.asarray(counts, dtype=X.dtype)
+    L, jitter = cholesky(kernel.K(X) + jnp.diag(noise_diag), name="K + noise*I (exact GP)")
     alpha = solve_upper(L, solve_lower(L, y))
-    return ExactPosterior(X=X, L=L, alpha=alpha)
+    return ExactPosterior(X=X, L=L, alpha=alpha, noise_diag=noise_diag + jitter, jitter=jitter)
 
 
 @partial(jax.jit, static_argnames="full_cov")

@@ -9,7 +9,14 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._compile import to_device
 from ..errors import InputError, NotFittedError, NumericalError
-from ..fitting.calibration import LOO_Z_LEVELS, LOOCheck, warn_if_miscalibrated, warn_if_no_signal
+from ..fitting.calibration import (
+    LOO_TRUSTED_ERROR,
+    LOO_Z_LEVELS,
+    LOOCheck,
+    warn_if_miscalibrated,
+    warn_if_no_signal,
+    warn_loo_unavailable,
+)
 from ..transforms import POSITIVE
 from ..validation import (
     as_float_matrix,
@@ -101,15 +108,23 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
 
     # ---- the leave-one-out check --------------------------------------------------
     def _set_loo(self, check: LOOCheck | None, warn: bool = True):
-        """``loo_*`` from a :class:`~.calibration.LOOCheck` (None: not computed), and the CalibrationWarning."""
+        """``loo_*`` from a :class:`~.calibration.LOOCheck` (None: not computed), and the CalibrationWarning.
+        Figures that rounding may have spoilt (``loo_error_`` above LOO_TRUSTED_ERROR nats per row) are NaN,
+        with a NumericalWarning in place of any verdict on the model."""
         self.loo_check_ = check
         if check is None:
-            self.loo_log_predictive_ = self.loo_coverage_ = self.loo_z_ = self.loo_rows_ = None
+            self.loo_log_predictive_ = self.loo_coverage_ = self.loo_z_ = self.loo_rows_ = self.loo_error_ = None
+            return
+        self.loo_rows_, self.loo_error_ = check.rows, check.error
+        if not check.trusted:
+            self.loo_log_predictive_ = self.loo_coverage_ = float("nan")
+            self.loo_z_ = np.full(len(LOO_Z_LEVELS), np.nan)
+            if warn:
+                warn_loo_unavailable(check, type(self).__name__, stacklevel=4)
             return
         self.loo_log_predictive_ = check.log_predictive
         self.loo_coverage_ = check.coverage
         self.loo_z_ = np.asarray(check.z_quantiles)
-        self.loo_rows_ = check.rows
         if warn:
             warn_if_miscalibrated(check, type(self).__name__, stacklevel=4)
             warn_if_no_signal(check, type(self).__name__, stacklevel=4)
@@ -118,23 +133,42 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         check = self.loo_check_
         if check is None:
             return None
+        if not check.trusted:  # the figures are not kept; the error may be infinite
+            return {"rows": check.rows, "error": min(check.error, np.finfo(float).max)}
         return {k: [float(q) for q in v] if k == "z_quantiles" else v for k, v in check._asdict().items()}
 
     def _restore_loo(self, meta):
-        """``loo_*`` from a model file (absent in files written before the check existed)."""
+        """``loo_*`` from a model file (absent in files written before the check existed; ``error`` absent in
+        files written before it was estimated)."""
         loo = meta.get("loo")
         if loo is None:
             return self._set_loo(None)
-        if not isinstance(loo, dict) or set(loo) != set(LOOCheck._fields):
+        req = persistence.require
+        if isinstance(loo, dict) and set(loo) == {"rows", "error"}:
+            rows, error = req(loo, "rows", int, where="'loo'"), req(loo, "error", float, where="'loo'")
+            if not (rows >= 1 and error > LOO_TRUSTED_ERROR):
+                raise persistence.ModelFileError("metadata field 'loo' holds out-of-range values")
+            nan = float("nan")
+            check = LOOCheck(nan, nan, np.full(len(LOO_Z_LEVELS), nan), rows, nan, nan, error)
+            return self._set_loo(check, warn=False)
+        fields = set(LOOCheck._fields)
+        if not isinstance(loo, dict) or set(loo) not in (fields, fields - {"error"}):
             raise persistence.ModelFileError(f"metadata field 'loo' must be null or hold {', '.join(LOOCheck._fields)}")
         z = loo["z_quantiles"]
         if not (isinstance(z, list) and len(z) == len(LOO_Z_LEVELS) and all(isinstance(q, (int, float)) for q in z)):
             raise persistence.ModelFileError(f"metadata 'loo' entry 'z_quantiles' must be {len(LOO_Z_LEVELS)} numbers")
-        req = persistence.require
         values = {k: req(loo, k, float, where="'loo'") for k in ("log_predictive", "coverage", "snlp", "z_rms")}
+        values["error"] = req(loo, "error", float, where="'loo'") if "error" in loo else 0.0
         rows = req(loo, "rows", int, where="'loo'")
         finite = np.all(np.isfinite([*values.values(), *z]))
-        if not (finite and 0 <= values["coverage"] <= 1 and values["z_rms"] >= 0 and rows >= 1 and z == sorted(z)):
+        if not (
+            finite
+            and 0 <= values["coverage"] <= 1
+            and values["z_rms"] >= 0
+            and 0 <= values["error"] <= LOO_TRUSTED_ERROR
+            and rows >= 1
+            and z == sorted(z)
+        ):
             raise persistence.ModelFileError("metadata field 'loo' holds out-of-range values")
         self._set_loo(LOOCheck(z_quantiles=np.asarray(z, dtype=float), rows=rows, **values), warn=False)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from .._compile import to_device
 from .._docstrings import fill
 from ..approximations.exact import exact_log_marginal, exact_posterior, exact_predict
 from ..approximations.loo import exact_loo
@@ -13,7 +14,7 @@ from ..errors import InputError
 from ..fitting.calibration import loo_check
 from ..fitting.config import exact_config
 from ..fitting.exact import fit_exact
-from ..replicates import Rows
+from ..replicates import Rows, row_index
 from . import persistence
 from .base import COMMON_JSON_PARAMS, PREDICT_OPTIONS, GPRegressorBase
 
@@ -163,7 +164,8 @@ class ExactGPRegressor(GPRegressorBase):
         return self
 
     def _loo_batch(self, X, y):
-        return exact_loo(self.kernel_, self.posterior_, self.noise_, X, y)
+        index = to_device(row_index(self.X_train_, np.asarray(X)))
+        return exact_loo(self.posterior_, self.noise_, index, y, to_device(self.y_train_)[index])
 
     def _objective_data(self, X, y):
         if X is not None or y is not None:

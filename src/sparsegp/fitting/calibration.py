@@ -26,7 +26,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from .._config import LOG_2PI
-from ..errors import CalibrationWarning
+from ..errors import CalibrationWarning, NumericalWarning
 
 # SoR's variances are flagged when at more than this share of the test points the prior variance they
 # omit exceeds the variance they report (warn_if_sor_too_narrow).
@@ -38,12 +38,14 @@ NARROW_COVERAGE = 0.80
 WIDE_RMS_Z = 0.5
 CONSTANT_MARGIN = 0.01
 NO_SIGNAL_MARGIN = 0.02  # nats per row: a fit no better than a constant by this much found no signal
+LOO_TRUSTED_ERROR = 0.05  # nats per row: a larger rounding error leaves the leave-one-out figures unreported
 
 
 class LOOCheck(NamedTuple):
     """Leave-one-out figures of a fit (user units): mean log density per row, 2-sd coverage, z quantiles
-    at LOO_Z_LEVELS, the rows scored, the SNLP against the training targets' mean and variance, and the
-    root mean square of z."""
+    at LOO_Z_LEVELS, the rows scored, the SNLP against the training targets' mean and variance, the
+    root mean square of z, and the estimated rounding error of the mean log density (nats per row;
+    :func:`sparsegp.approximations.loo.log_density_error`)."""
 
     log_predictive: float
     coverage: float
@@ -51,6 +53,12 @@ class LOOCheck(NamedTuple):
     rows: int
     snlp: float
     z_rms: float
+    error: float = 0.0
+
+    @property
+    def trusted(self) -> bool:
+        """Whether rounding leaves the figures within LOO_TRUSTED_ERROR nats per row."""
+        return bool(self.error <= LOO_TRUSTED_ERROR)
 
 
 def loo_sample(n: int, limit: int = LOO_ROWS) -> np.ndarray:
@@ -60,11 +68,12 @@ def loo_sample(n: int, limit: int = LOO_ROWS) -> np.ndarray:
     return np.sort(np.random.default_rng(0).choice(n, size=limit, replace=False))
 
 
-def summarise(y, mean, var, *, y_mean: float, y_var: float, y_std: float = 1.0) -> LOOCheck:
+def summarise(y, mean, var, *, y_mean: float, y_var: float, y_std: float = 1.0, error=None) -> LOOCheck:
     """The figures of :class:`LOOCheck` from each row's target and leave-one-out mean and variance.
 
     ``y``, ``mean`` and ``var`` on the scale the model was fitted on (normalised targets), ``y_std`` the
-    factor back to the user's units; ``y_mean`` and ``y_var`` the training targets' own, on the same scale.
+    factor back to the user's units; ``y_mean`` and ``y_var`` the training targets' own, on the same scale;
+    ``error`` each row's estimated rounding error of its log density (None: 0).
     """
     y, mean, var = (np.asarray(a, dtype=np.float64) for a in (y, mean, var))
     var = np.maximum(var, np.finfo(float).tiny)
@@ -78,6 +87,7 @@ def summarise(y, mean, var, *, y_mean: float, y_var: float, y_std: float = 1.0) 
         rows=int(y.size),
         snlp=float(np.mean(trivial) - np.mean(logp)),
         z_rms=float(np.sqrt(np.mean(z * z))),
+        error=0.0 if error is None else float(np.mean(np.asarray(error, dtype=np.float64))),
     )
 
 
@@ -120,6 +130,20 @@ def warn_if_no_signal(check: LOOCheck, owner: str, stacklevel: int = 3) -> None:
         )
 
 
+def warn_loo_unavailable(check: LOOCheck, owner: str, stacklevel: int = 3) -> None:
+    """A NumericalWarning: rounding may have spoilt the leave-one-out figures, which are therefore not
+    reported (NaN), and say nothing about the model's error bars either way."""
+    warnings.warn(
+        f"{owner}: the leave-one-out figures are unavailable (NaN): rounding in the factor of the fitted "
+        f"covariance may change them by up to {check.error:.3g} nats per row (trusted up to "
+        f"{LOO_TRUSTED_ERROR:g}), so they say nothing about the error bars. The fit is nearly singular: "
+        "typically a near-deterministic target, a noise variance near its lower bound or near-copies of rows. "
+        "Judge the error bars on held-out rows, or raise the noise lower bound (min_noise)",
+        NumericalWarning,
+        stacklevel=stacklevel,
+    )
+
+
 def warn_if_miscalibrated(check: LOOCheck, owner: str, stacklevel: int = 3) -> None:
     """A CalibrationWarning naming each of :func:`problems`."""
     found = problems(check)
@@ -137,6 +161,7 @@ def warn_if_miscalibrated(check: LOOCheck, owner: str, stacklevel: int = 3) -> N
 __all__ = [
     "LOOCheck",
     "LOO_ROWS",
+    "LOO_TRUSTED_ERROR",
     "LOO_Z_LEVELS",
     "NARROW_COVERAGE",
     "NOMINAL_COVERAGE",
@@ -151,33 +176,33 @@ __all__ = [
     "warn_if_miscalibrated",
     "warn_if_no_signal",
     "warn_if_sor_too_narrow",
+    "warn_loo_unavailable",
 ]
 
 
 def loo_in_batches(batch_fn, X, y, batch: int = 1024):
-    """Leave-one-out (mean, variance) of rows (X, normalised y) from ``batch_fn(X, y) -> (mean, var)``,
-    ``batch`` rows at a time. Batches are padded to a power of two rows, so fits of other sizes reuse the
+    """Leave-one-out (mean, variance[, error]) of rows (X, normalised y) from ``batch_fn(X, y) -> (mean, var[,
+    error])``, ``batch`` rows at a time. Batches are padded to a power of two rows, so fits of other sizes reuse the
     compiled program."""
     from .._compile import to_device
 
-    means, variances = [], []
+    parts = []
     for i in range(0, len(y), batch):
         Xb, yb = X[i : i + batch], y[i : i + batch]
         pad = min(batch, 1 << max(6, (len(yb) - 1).bit_length())) - len(yb)
-        mean, var = batch_fn(
+        out = batch_fn(
             to_device(np.concatenate([Xb, np.repeat(Xb[-1:], pad, axis=0)])), to_device(np.pad(yb, (0, pad)))
         )
-        means.append(np.asarray(mean)[: len(yb)])
-        variances.append(np.asarray(var)[: len(yb)])
-    return np.concatenate(means), np.concatenate(variances)
+        parts.append([np.asarray(a)[: len(yb)] for a in out])
+    return tuple(np.concatenate(a) for a in zip(*parts))
 
 
 def loo_check(batch_fn, data, y_std: float) -> LOOCheck:
     """The leave-one-out figures of a fit whose training rows are the backend ``data``, on ``LOO_ROWS`` of them at
     most; ``batch_fn`` as in :func:`loo_in_batches`."""
     X, y, y_mean, y_var = data.loo_rows(loo_sample(data.moments.n))
-    mean, var = loo_in_batches(batch_fn, X, y)
-    return summarise(y, mean, var, y_mean=y_mean, y_var=y_var, y_std=y_std)
+    mean, var, *error = loo_in_batches(batch_fn, X, y)
+    return summarise(y, mean, var, y_mean=y_mean, y_var=y_var, y_std=y_std, error=error[0] if error else None)
 
 
 def warn_if_sor_too_narrow(omitted, reported, stacklevel: int = 2) -> None:
