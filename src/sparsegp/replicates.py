@@ -22,6 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .errors import InputError
+
 
 class Replicates(NamedTuple):
     """The training rows grouped by input (``collapse``); arrays are float64 NumPy."""
@@ -96,8 +98,6 @@ def row_index(inputs: np.ndarray, X: np.ndarray) -> np.ndarray:
     wanted = _row_keys(np.asarray(X, dtype=np.float64) + 0.0)
     at = np.minimum(np.searchsorted(keys[order], wanted), keys.size - 1)
     if not np.all(keys[order][at] == wanted):
-        from .errors import InputError
-
         raise InputError("row_index: some rows are not among the given inputs")
     return order[at]
 
