@@ -33,6 +33,13 @@ class Certificate(NamedTuple):
 
     lower: float
     upper: float
+    bound: str = "trace"  # which upper bound (:mod:`.upper_bounds`): "exact", "cg" or "trace"
+    seconds: float = 0.0  # what the upper bound cost beyond the trace bound's pass
+    detail: str = ""
+
+    def as_dict(self) -> dict:
+        """``certificate_``: the bound used, its cost and how it was made."""
+        return {"bound": self.bound, "seconds": float(self.seconds), "detail": self.detail}
 
     @property
     def gap(self) -> float:

@@ -137,6 +137,12 @@ class SparseGPRegressor(GPRegressorBase):
         F_V <= log p(y | theta) <= ``upper_bound_``.
     gap_ : float
         ``upper_bound_`` - F_V (VFE's bound at the fitted values), which bounds KL(q || exact posterior).
+    certificate_ : dict
+        Which upper bound ``upper_bound_`` is (:mod:`sparsegp.approximations.upper_bounds`), its cost and how it was
+        made: "bound" is "exact" (log p(y) itself by a dense Cholesky: up to 20,000 distinct inputs in memory, and
+        at Z = X, so ``gap_`` is the KL divergence itself), "cg" (conjugate gradients on the quadratic form and a
+        second-order bound on the log-determinant: up to 100,000) or "trace" (Titsias's bound from the trace of
+        K - Q: beyond, and on dask arrays); "seconds" what it cost beyond the trace bound; "detail".
     loo_log_predictive_, loo_coverage_, loo_z_, loo_rows_ : float, float, ndarray, int
         The leave-one-out check of the error bars, as in :class:`ExactGPRegressor`, of the approximation's
         own predictive.
@@ -270,6 +276,7 @@ class SparseGPRegressor(GPRegressorBase):
         if fit.data_bytes_per_evaluation is not None:
             self.data_bytes_per_evaluation_ = fit.data_bytes_per_evaluation
         self.upper_bound_, self.gap_ = fit.certificate.upper, fit.certificate.gap
+        self.certificate_ = fit.certificate.as_dict()
         self._set_loo(fit.loo)
         return self
 

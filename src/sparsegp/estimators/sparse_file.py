@@ -18,6 +18,7 @@ def sparse_state(model):
     meta["objective"] = float(model.objective_)
     meta["objective_name"] = model.objective_name_
     meta["upper_bound"], meta["gap"] = float(model.upper_bound_), float(model.gap_)
+    meta["certificate"] = dict(model.certificate_)
     meta["has_inducing_indices"] = model.inducing_indices_ is not None
     meta["stop_reason"], meta["inducing_path"] = model.stop_reason_, _path_for_json(model.inducing_path_)
     arrays = {f"posterior_{k}": np.asarray(v) for k, v in model.posterior_._asdict().items()}
@@ -53,6 +54,7 @@ def sparse_from_state(cls, meta, arrays):
     model.objective_ = persistence.require(meta, "objective", float)
     model.objective_name_ = persistence.require(meta, "objective_name", str)
     model.upper_bound_, model.gap_ = _certificate(meta)
+    model.certificate_ = _bound_used(meta)
     model.inducing_indices_ = None
     if persistence.require(meta, "has_inducing_indices", bool):
         idx = arrays.get("inducing_indices")
@@ -106,6 +108,28 @@ def _certificate(meta):
     if gap < -1e-6 * max(1.0, abs(upper)):  # NaN (a certificate that could not be computed) is kept
         raise ModelFileError(f"metadata field 'gap' must be >= 0 (the upper bound minus the VFE bound), got {gap!r}")
     return upper, gap
+
+
+def _bound_used(meta):
+    """``certificate_``: which upper bound, its cost and how it was made; files without the field had the trace
+    bound, the only one then."""
+    cert = meta.get("certificate")
+    if cert is None:
+        return {"bound": "trace", "seconds": 0.0, "detail": "a model file from before the bound was recorded"}
+    if (
+        not isinstance(cert, dict)
+        or set(cert) != {"bound", "seconds", "detail"}
+        or cert["bound"] not in ("exact", "cg", "trace")
+        or not isinstance(cert["seconds"], (int, float))
+        or isinstance(cert["seconds"], bool)
+        or not cert["seconds"] >= 0
+        or not isinstance(cert["detail"], str)
+    ):
+        raise ModelFileError(
+            "metadata field 'certificate' must be a record with 'bound' ('exact', 'cg' or 'trace'), 'seconds' "
+            f"(a number >= 0) and 'detail' (a string), got {cert!r}"
+        )
+    return {"bound": cert["bound"], "seconds": float(cert["seconds"]), "detail": cert["detail"]}
 
 
 def _one_optimize_option(meta):

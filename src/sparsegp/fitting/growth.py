@@ -131,6 +131,7 @@ class Grown(NamedTuple):
     path: list
     stop_reason: str
     exact: bool = False  # the last stage fitted the exact log p(y): Z is every training input, rows in memory
+    still_gaining: tuple | None = None  # :func:`still_gaining`: the fit warns once its certificate is made
 
 
 def certificate(config: SparseConfig, data, params, Z, s: float, chunk: int, exact: bool = False) -> Certificate:
@@ -147,7 +148,7 @@ def certificate(config: SparseConfig, data, params, Z, s: float, chunk: int, exa
             jnp.asarray(rows.y),
             **rows.weights(),
         )
-        return Certificate(float(value), float(value))
+        return Certificate(float(value), float(value), "exact", detail="Z = every training input: log p(y) itself")
     if rows is None:
         host = HostObjective(
             config.approximation, data=data.host_sums(s, chunk), jitter=float(config.jitter), penalty=lambda p: 0.0
@@ -223,22 +224,27 @@ def stop_reason(
     return None
 
 
-def warn_at_cap(path: list[Step], reason: str, n: int, climbed: float | None = None) -> None:
-    """An InducingWarning where the growth stopped at ``max_inducing`` while the last doubling still gained (or,
-    where it climbed there at the start, still promised to)."""
+def still_gaining(path: list[Step], reason: str, n: int, climbed: float | None = None) -> tuple | None:
+    """(what the last doubling did, its gain in nats per row) where the growth stopped at ``max_inducing`` while
+    the last doubling still gained (or, where it climbed there at the start, still promised to); else None."""
     gain = last_gain(path, n)
     said = "raised the objective by" if gain is not None else "promised, at the start's values,"
     gain = climbed if gain is None else gain
-    if reason.startswith("max_inducing") and gain is not None:
-        gap = (path[-1].upper - path[-1].lower) / n
-        warnings.warn(
-            f"the inducing set stopped at max_inducing = {path[-1].m} while still gaining: the last doubling "
-            f"{said} {gain:.3g} nats per training row (the growth stops below {GAIN_PER_ROW:g}), "
-            f"and the certified gap is {gap:.3g} nats per row. A larger max_inducing would likely fit better, "
-            "memory and time permitting.",
-            InducingWarning,
-            stacklevel=3,
-        )
+    return (said, gain) if reason.startswith("max_inducing") and gain is not None else None
+
+
+def warn_at_cap(m: int, still: tuple, gap_per_row: float, stacklevel: int) -> None:
+    """An InducingWarning where the growth stopped at ``max_inducing`` = m while still gaining (``still`` from
+    :func:`still_gaining`), quoting the fitted model's certified gap."""
+    said, gain = still
+    warnings.warn(
+        f"the inducing set stopped at max_inducing = {m} while still gaining: the last doubling "
+        f"{said} {gain:.3g} nats per training row (the growth stops below {GAIN_PER_ROW:g}), "
+        f"and the certified gap is {gap_per_row:.3g} nats per row. A larger max_inducing would likely fit better, "
+        "memory and time permitting.",
+        InducingWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
 def _doubled(config: SparseConfig, data, params, Z, idx, Xc, rows_c, size: int, s: float):
@@ -348,12 +354,12 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
                 continue
             break
         Z, idx = bigger, bigger_idx
-    warn_at_cap(path, reason, n, climbed)
     path_dicts = [{k: (int(v) if k in ("m", "n_iter") else float(v)) for k, v in st._asdict().items()} for st in path]
     at_all = everything and Z.shape[0] >= distinct
     held = not moves or at_all
     exact = at_all and data.rows(s) is not None
-    return Grown(params, Z, idx if held else None, report, n_iter, path_dicts, reason, exact)
+    still = still_gaining(path, reason, n, climbed)
+    return Grown(params, Z, idx if held else None, report, n_iter, path_dicts, reason, exact, still)
 
 
 __all__ = [

@@ -26,6 +26,7 @@ from ..approximations.common import make_posterior
 from ..approximations.loo import sparse_loo
 from ..approximations.objective import HostObjective
 from ..approximations.registry import APPROXIMATIONS
+from ..approximations.upper_bounds import tighten
 from ..backends.in_memory import InMemory
 from ..errors import CertificateWarning, InputError, NumericalError
 from ..linalg import MAX_JITTER, jitter_ladder
@@ -192,6 +193,7 @@ class Schedule(NamedTuple):
     path: list | None = None
     stop_reason: str | None = None
     exact: bool = False  # the growth ended at every training input on the exact log p(y)
+    still_gaining: tuple | None = None  # the growth stopped at max_inducing while gaining (:mod:`.growth`)
 
 
 def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
@@ -217,7 +219,16 @@ def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
     stages = None if pre.stage is None else [pre.stage]
     n_iter = g.n_iter + pre.n_iter
     return Schedule(
-        g.params, g.idx, g.report, n_iter, stages=stages, Z=g.Z, path=g.path, stop_reason=g.stop_reason, exact=g.exact
+        g.params,
+        g.idx,
+        g.report,
+        n_iter,
+        stages=stages,
+        Z=g.Z,
+        path=g.path,
+        stop_reason=g.stop_reason,
+        exact=g.exact,
+        still_gaining=g.still_gaining,
     )
 
 
@@ -241,6 +252,9 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
         done = _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng)
     elif config.auto:
         done = _grown(config, data, params, mask, start, s, rng)
+    elif config.reselect is None and _every_input(data, start.idx):
+        done = _at_every_input(config, data, params, mask, start, s)
+        return _finish(config, data, done, start.Z0, True, s, chunk)
     elif config.reselect is None:
         at = problem(config, data, start.Z0, s, chunk, Z_fixed)
         fit = optimise(config, at, params, mask, _desc(config, data), scale=s, progress=_progress(config, n))
@@ -253,6 +267,26 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
         held = Z_fixed is not None or "Z" not in done.params
         return _finish(config, data, done, done.Z, held, s, data.chunk(done.Z.shape[0], config.chunk_size))
     return _finish(config, data, done, start.Z0, Z_fixed is not None, s, chunk)
+
+
+def _every_input(data, idx) -> bool:
+    """The inducing rows ``idx`` hold every distinct training input, rows in memory: Z = X."""
+    if idx is None or data.rows(1.0) is None:
+        return False
+    distinct = data.moments.n if data.first is None else data.first.size
+    return np.unique(data.fetch(np.asarray(idx))[0], axis=0).shape[0] >= distinct
+
+
+def _at_every_input(config, data, params, mask, start, s: float) -> Schedule:
+    """Z = X: VFE, DTC, SoR and FITC are the exact GP there (Q_nn = K_nn) and Z = X maximises the bound over Z,
+    so the inputs are held and the kernel and noise fitted on the exact log p(y), which keeps its digits where
+    the sparse algebra at Z = X loses them (the noise at its floor), as the growth does (:mod:`.growth`)."""
+    hyper = {k: params[k] for k in ("kernel", "raw_noise")}
+    mask = {k: mask[k] for k in hyper}
+    at = exact_problem(data.rows(s), data.moments.n)
+    desc = f"SparseGP ({config.approximation}) fit, m = every training input (the exact GP)"
+    fit = optimise(config, at, hyper, mask, desc, scale=s, progress=_progress(config, data.moments.n))
+    return Schedule(fit.params, start.idx, fit.report, _iterations(fit.report), selection=start.selection, exact=True)
 
 
 def _progress(config: SparseConfig, n: int) -> float | None:
@@ -396,11 +430,16 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
     rows = data.rows(1.0)
     if rows is not None:
         cert = growth.certificate(config, data, params, Z, 1.0, chunk, exact=done.exact)
+        if not done.exact:
+            X, y = rows.X, rows.y
+            cert = tighten(cert, kernel, Z, noise, X, y, chunk=chunk, jitter=float(config.jitter), **rows.weights())
         objective = cert.lower if done.exact else _value(config, data, kernel, noise, Z, 1.0, chunk)
         posterior = _posterior_in_memory(config, data, kernel, noise, Z, chunk)
     else:
         objective, posterior, cert = _posterior_on_host(config, data, scaled, Z, s, chunk)
     _check_sound(config, cert)
+    if done.still_gaining is not None:
+        growth.warn_at_cap(Z.shape[0], done.still_gaining, cert.gap / data.moments.n, stacklevel=4)
     cache = None
     if config.prediction != "standard":
         X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
