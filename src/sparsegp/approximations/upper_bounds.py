@@ -31,7 +31,7 @@ import scipy.linalg as sl
 
 from .._config import LOG_2PI
 from ..linalg import solve_lower
-from ..stats import chunk_rows, chunk_values
+from ..stats import chunk_rows
 from .certificate import Certificate
 from .common import kuu_cholesky
 
@@ -103,8 +103,9 @@ class _Nystrom:
 
 
 def _cg_quadratic(kernel, X, y, d, pre: _Nystrom, chunk: int):
-    """(max over the CG iterates of 2 v^T y - v^T A v, iterations): a lower bound on y^T A^-1 y, the iterations
-    stopped once it is within 2 CG_TOL_PER_ROW n of it, or at CG_MAX_ITER."""
+    """(2 v^T y - v^T A v at the last CG iterate v, iterations): a lower bound on y^T A^-1 y for any v, the
+    iterations stopped once it is within 2 CG_TOL_PER_ROW n of it, or at CG_MAX_ITER. The bound is evaluated
+    with a product A v of its own, not the recurrence's residual, whose rounding drifts."""
     n = X.shape[0]
     Xs = chunk_rows(jnp.asarray(X), jnp.zeros(n), chunk)[0]
     Xj = jnp.asarray(X)
@@ -115,21 +116,20 @@ def _cg_quadratic(kernel, X, y, d, pre: _Nystrom, chunk: int):
     v, r = np.zeros(n), y.copy()
     z = pre.solve(r)
     p, rz = z.copy(), float(r @ z)
-    best, it = 0.0, 0
-    for it in range(1, CG_MAX_ITER + 1):
+    iters = 0
+    while iters < CG_MAX_ITER:
+        iters += 1
         Ap = A(p)
         alpha = rz / float(p @ Ap)
         v = v + alpha * p
         r = r - alpha * Ap
-        # 2 v^T y - v^T A v = v^T y + v^T r, since A v = y - r
-        best = max(best, float(v @ y + v @ r))
         # y^T A^-1 y = 2 v^T y - v^T A v + r^T A^-1 r, and r^T A^-1 r <= |r|^2 / min(D): the bound's slack
         if float(r @ r) / float(np.min(d)) <= 2.0 * CG_TOL_PER_ROW * n:
             break
         z = pre.solve(r)
         rz_new = float(r @ z)
         p, rz = z + (rz_new / rz) * p, rz_new
-    return best, it
+    return max(0.0, float(2.0 * (v @ y) - v @ A(v))), iters
 
 
 def _logdet_excess(kernel, X, d, pre: _Nystrom, chunk: int) -> float:

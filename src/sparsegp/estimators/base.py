@@ -138,8 +138,8 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         return {k: [float(q) for q in v] if k == "z_quantiles" else v for k, v in check._asdict().items()}
 
     def _restore_loo(self, meta):
-        """``loo_*`` from a model file (absent in files written before the check existed; ``error`` absent in
-        files written before it was estimated)."""
+        """``loo_*`` from a model file (absent in files written before the check existed; ``error`` and ``tail``
+        absent in files written before they were)."""
         loo = meta.get("loo")
         if loo is None:
             return self._set_loo(None)
@@ -152,13 +152,15 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             check = LOOCheck(nan, nan, np.full(len(LOO_Z_LEVELS), nan), rows, nan, nan, error)
             return self._set_loo(check, warn=False)
         fields = set(LOOCheck._fields)
-        if not isinstance(loo, dict) or set(loo) not in (fields, fields - {"error"}):
+        optional = (fields, fields - {"tail"}, fields - {"error", "tail"})  # files before each was added
+        if not isinstance(loo, dict) or set(loo) not in optional:
             raise persistence.ModelFileError(f"metadata field 'loo' must be null or hold {', '.join(LOOCheck._fields)}")
         z = loo["z_quantiles"]
         if not (isinstance(z, list) and len(z) == len(LOO_Z_LEVELS) and all(isinstance(q, (int, float)) for q in z)):
             raise persistence.ModelFileError(f"metadata 'loo' entry 'z_quantiles' must be {len(LOO_Z_LEVELS)} numbers")
         values = {k: req(loo, k, float, where="'loo'") for k in ("log_predictive", "coverage", "snlp", "z_rms")}
         values["error"] = req(loo, "error", float, where="'loo'") if "error" in loo else 0.0
+        values["tail"] = req(loo, "tail", float, where="'loo'") if "tail" in loo else 0.0
         rows = req(loo, "rows", int, where="'loo'")
         finite = np.all(np.isfinite([*values.values(), *z]))
         if not (
@@ -166,6 +168,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             and 0 <= values["coverage"] <= 1
             and values["z_rms"] >= 0
             and 0 <= values["error"] <= LOO_TRUSTED_ERROR
+            and 0 <= values["tail"] <= 1
             and rows >= 1
             and z == sorted(z)
         ):
