@@ -170,3 +170,71 @@ def test_at_every_training_input_the_fit_is_the_exact_gp_with_gap_zero(min_noise
     log_p = dense(model.kernel_, model.noise_, X, yn)[0]
     assert model.objective_ == pytest.approx(log_p, rel=1e-6)
     np.testing.assert_array_equal(np.sort(model.Z_, axis=0), np.sort(X, axis=0))
+
+
+def _mp_reference(kernel, noise, X, y, Z, jitter):
+    """(F_V, log p(y), mean leave-one-out log density of the fit's own predictive) in 50-digit arithmetic,
+    Q from K_uu plus ``jitter`` times its mean diagonal (Z = None: the exact GP, Q = K)."""
+    import mpmath
+
+    mpmath.mp.dps = 50
+    n = len(y)
+    K = mpmath.matrix(np.asarray(kernel.K(jnp.asarray(X))).tolist())
+    if Z is None:
+        Q = K
+    else:
+        Kuu = np.array(kernel.K(jnp.asarray(Z)))
+        Kuu += jitter * np.mean(np.diag(Kuu)) * np.eye(len(Z))
+        Kuf = mpmath.matrix(np.asarray(kernel.K(jnp.asarray(Z), jnp.asarray(X))).tolist())
+        Q = Kuf.T * mpmath.matrix(Kuu.tolist()) ** -1 * Kuf
+    yv = mpmath.matrix(y.tolist())
+
+    def log_n(C):
+        return -(mpmath.log(mpmath.det(C)) + (yv.T * C**-1 * yv)[0] + n * mpmath.log(2 * mpmath.pi)) / 2
+
+    eye = mpmath.eye(n)
+    trace = sum(K[i, i] - Q[i, i] for i in range(n))
+    f_v, log_p = log_n(Q + noise * eye) - trace / (2 * noise), log_n(K + noise * eye)
+    P = (Q + noise * eye) ** -1
+    a = P * yv
+    loo = []
+    for i in range(n):  # y ~ N(0, Q + s I) without row i, plus K_ii - Q_ii (DTC's and VFE's predictive)
+        var = 1 / P[i, i] + (K[i, i] - Q[i, i])
+        loo.append(-(mpmath.log(2 * mpmath.pi * var) + (a[i] / P[i, i]) ** 2 / var) / 2)
+    return float(f_v), float(log_p), float(sum(loo) / n)
+
+
+ILL = {  # kernel, noise, rows, inducing inputs
+    "tiny noise": (SquaredExponential(1.0, 1.0), 1e-9, 25, 8),
+    "huge length-scales": (SquaredExponential([1e3, 3e2], 1e4), 1e-6, 25, 8),
+    "near-copies": (SquaredExponential(0.7, 1.0), 1e-6, 25, 8),
+    "n < m": (SquaredExponential(0.9, 1.0), 1e-4, 12, 20),
+    "Z = X": (SquaredExponential(0.9, 1.0), 1e-8, 25, None),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(ILL))
+def test_each_self_report_on_an_ill_conditioned_fit_against_50_digits(name):
+    """objective_, upper_bound_, gap_ and loo_log_predictive_ of a VFE fit at given values against 50-digit
+    arithmetic: each within its rounding, or (the leave-one-out) reported unavailable with the error it
+    estimated above LOO_TRUSTED_ERROR."""
+    kernel, noise, n, m = ILL[name]
+    r = np.random.default_rng(len(name))
+    X = r.uniform(-1, 1, size=(n, 2))
+    if name == "near-copies":
+        X[:8] = X[-8:] + 1e-8 * r.normal(size=(8, 2))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] ** 2
+    Z = X if m is None else r.uniform(-1, 1, size=(m, 2))
+    model = SparseGPRegressor(kernel, inducing=Z, noise=noise, min_noise=1e-12, optimize=False).fit(X, y)
+    yn = (y - model.y_mean_) / model.y_std_
+    f_v, log_p, loo = _mp_reference(kernel, noise, X, yn, None if m is None else Z, float(model.jitter))
+    cond = np.linalg.cond(np.asarray(kernel.K(jnp.asarray(X))) + noise * np.eye(n))
+    tol = 1e-13 * cond * max(1.0, abs(log_p))
+    assert model.upper_bound_ == pytest.approx(log_p, abs=tol)
+    assert model.upper_bound_ - model.gap_ == pytest.approx(f_v, abs=tol + 1e-9 * abs(f_v))
+    assert model.objective_ == pytest.approx(f_v, abs=tol + 1e-9 * abs(f_v))
+    if np.isnan(model.loo_log_predictive_):
+        assert model.loo_error_ > 0.05
+    else:
+        assert model.loo_log_predictive_ + np.log(model.y_std_) == pytest.approx(loo, abs=model.loo_error_ + 1e-6)

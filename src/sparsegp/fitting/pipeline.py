@@ -252,7 +252,7 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
         done = _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng)
     elif config.auto:
         done = _grown(config, data, params, mask, start, s, rng)
-    elif config.reselect is None and _every_input(data, start.idx):
+    elif config.reselect is None and _every_input(config, data, start):
         done = _at_every_input(config, data, params, mask, start, s)
         return _finish(config, data, done, start.Z0, True, s, chunk)
     elif config.reselect is None:
@@ -269,12 +269,19 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
     return _finish(config, data, done, start.Z0, Z_fixed is not None, s, chunk)
 
 
-def _every_input(data, idx) -> bool:
-    """The inducing rows ``idx`` hold every distinct training input, rows in memory: Z = X."""
-    if idx is None or data.rows(1.0) is None:
+def _every_input(config: SparseConfig, data, start: Start) -> bool:
+    """The inducing inputs (training rows ``idx``, or given as inputs) are every distinct training input, rows
+    in memory: Z = X."""
+    rows = data.rows(1.0)
+    if rows is None or config.auto:
         return False
     distinct = data.moments.n if data.first is None else data.first.size
-    return np.unique(data.fetch(np.asarray(idx))[0], axis=0).shape[0] >= distinct
+    if start.idx is not None:
+        return np.unique(data.fetch(np.asarray(start.idx))[0], axis=0).shape[0] >= distinct
+    given = np.asarray(config.inducing)
+    if given.ndim != 2 or given.dtype.kind != "f" or given.shape != (distinct, rows.X.shape[1]):
+        return False
+    return np.array_equal(np.unique(given, axis=0), np.unique(rows.X, axis=0))
 
 
 def _at_every_input(config, data, params, mask, start, s: float) -> Schedule:
