@@ -4,7 +4,6 @@
 #   make test   - create .venv, install with dev dependencies, run the test suite's fast tier
 #   make lint   - ruff (lint + format) and mypy; CI runs it before make test
 #   make test-slow - the slow tier (end-to-end runs, marked `slow`); CI runs it after make test
-#   make test-battery - the self-reports' warnings on every shipped dataset's default fit with at most 5,000 rows
 #   make docs   - the documentation site (user guide, API reference, gallery) into docs/_build/html
 #   make docs-check - every internal link and image of the built site resolves
 #   make dist   - the wheel and sdist into dist/, checked by twine
@@ -15,7 +14,7 @@ STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
 STAMP_DOCS := $(VENV)/.installed-docs
 
-.PHONY: demo test test-slow test-battery test-all lint install dev clean bench anchors data-check docs docs-check dist
+.PHONY: demo test test-slow test-all lint install dev clean bench anchors data-check docs docs-check dist
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,10 +58,6 @@ test: $(STAMP_DEV)
 
 test-slow: $(STAMP_DEV)
 	$(PYTEST) -m slow
-
-# The self-reports' warning battery with every shipped dataset's default fit (several minutes more than test-slow)
-test-battery: $(STAMP_DEV)
-	SPARSEGP_FULL_BATTERY=1 $(PYTEST) tests/test_warning_battery.py
 
 test-all: $(STAMP_DEV) lint
 	$(PYTEST)

@@ -5,11 +5,9 @@ sets"): they cover at least half the test targets or a CalibrationWarning says t
 whose default fit scores a test SNLP of +0.83 with SMSE 0.05 (a few test rows far outside their error bars),
 is called heavy-tailed by its leave-one-out check. DTC's too-wide error bars and a fit near a constant are
 in test_calibration.py. Must not fire: the default fit on every shipped regression dataset with at most
-5,000 rows, but yacht: no CalibrationWarning, NumericalWarning or CertificateWarning (three of them only with
-``make test-battery``, below).
+5,000 rows, but yacht: no CalibrationWarning, NumericalWarning or CertificateWarning.
 """
 
-import os
 import warnings
 
 import numpy as np
@@ -58,16 +56,9 @@ def test_yachts_heavy_tailed_default_fit_warns(estimator):
 
 
 SMALL = sorted(n for n, d in DATASETS.items() if d.task == "regression" and d.rows <= 5000 and n != "yacht")
-# Default fits of one to several minutes each on single-threaded BLAS (the growth runs to m = 256 .. 1,024): run
-# with SPARSEGP_FULL_BATTERY=1 (``make test-battery``), not in CI's slow tier, whose time they would double.
-LONG = {"airfoil", "skillcraft", "abalone"}
-FULL = os.environ.get("SPARSEGP_FULL_BATTERY") == "1"
 
 
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=pytest.mark.skipif(n in LONG and not FULL, reason="make test-battery")) for n in SMALL],
-)
+@pytest.mark.parametrize("name", SMALL)
 def test_the_default_fit_of_a_shipped_dataset_raises_no_self_report_warning(name):
     X, y, _, _ = load(name)
     with warnings.catch_warnings(record=True) as caught:
