@@ -9,6 +9,10 @@ certifies: the trace bound (Titsias 2014, GPflow's ``upper_bound``), the CG boun
 :mod:`sparsegp.approximations.upper_bounds` (forced, to show it beside the exact one) and the fit's own
 (``certificate_``: the exact log p(y) up to 20,000 distinct inputs). Each per row, with the bounds' seconds.
 The acceptance line: certified <= max(3 x true, 0.01 nats per row).
+
+    python benchmarks/certificate_tightness.py --cost 5000 10000 15000 20000 [--m 1024] [--D 8]
+
+times the exact and the CG bound alone (best of 2) on random inputs at those n: what a fit's certificate costs.
 """
 
 from __future__ import annotations
@@ -95,11 +99,40 @@ def run(name: str) -> dict:
     }
 
 
+def cost(n: int, m: int, D: int) -> dict:
+    from sparsegp.approximations.upper_bounds import cg_upper, exact_upper
+    from sparsegp.kernels import SquaredExponential
+
+    r = np.random.default_rng(0)
+    X = r.normal(size=(n, D))
+    y = np.sin(X[:, 0]) + 0.1 * r.normal(size=n)
+    k, Z = SquaredExponential(np.full(D, 2.0), 1.0), X[:m]
+    out = {"n": n, "m": m, "D": D}
+    for name, f in (
+        ("exact_s", lambda: exact_upper(k, 0.01, X, y, chunk=512)),
+        ("cg_s", lambda: cg_upper(k, Z, 0.01, X, y, chunk=512, jitter=1e-8)),
+    ):
+        times = []
+        for _ in range(2):
+            t0 = time.perf_counter()
+            f()
+            times.append(time.perf_counter() - t0)
+        out[name] = round(min(times), 2)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", default=[n for _, n in SMALL_FIRST])
     ap.add_argument("--out", default=None)
+    ap.add_argument("--cost", type=int, nargs="*")
+    ap.add_argument("--m", type=int, default=1024)
+    ap.add_argument("--D", type=int, default=8)
     a = ap.parse_args()
+    if a.cost:
+        for n in a.cost:
+            print(json.dumps(cost(n, a.m, a.D)), flush=True)
+        return
     for name in a.names:
         rec = run(name)
         print(json.dumps(rec), flush=True)

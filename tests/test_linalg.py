@@ -1,9 +1,11 @@
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import scipy.linalg
 
 from sparsegp.errors import NumericalError
 from sparsegp.linalg import (
+    blocked_cholesky,
     cho_solve,
     chol_append,
     chol_extension,
@@ -94,3 +96,15 @@ def test_chol_extension_rejects_a_dependent_point_or_clamps_at_the_floor(rng):
         chol_extension(L, A[:, 0], A[0, 0], name="K_II")
     _, l_kk = chol_extension(L, A[:, 0], A[0, 0], floor=1e-6)
     assert l_kk == pytest.approx(1e-3)
+
+
+@pytest.mark.parametrize("n, block", [(10, 3), (37, 8), (64, 64), (100, 7), (50, 200)])
+def test_the_blocked_cholesky_equals_lapacks_and_reports_where_it_fails(n, block):
+    r = np.random.default_rng(n)
+    B = r.normal(size=(n, n))
+    A = B @ B.T + n * np.eye(n)
+    L, info = blocked_cholesky(A, block=block)
+    assert info == 0
+    np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=1e-12, atol=1e-12)
+    A[n // 2, n // 2] = -1.0  # the leading minor of order n // 2 + 1 is not positive definite
+    assert blocked_cholesky(A, block=block)[1] == n // 2 + 1 == scipy.linalg.lapack.dpotrf(A, lower=1)[1]

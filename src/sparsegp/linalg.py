@@ -155,6 +155,34 @@ def forward_row(V, l, l_kk, b):
 # ---------------------------------------------------------------------------
 
 
+# OpenBLAS's threaded dpotrf (NumPy's, SciPy's and so JAX's on a CPU) crashes on matrices from about n = 16,384
+# on this project's machines: larger factors are made by blocks of this many columns.
+CHOLESKY_BLOCK = 4096
+
+
+def blocked_cholesky(A, block: int = CHOLESKY_BLOCK, overwrite: bool = False):
+    """(L, info): the lower Cholesky factor of the symmetric positive-definite ``A`` (its lower triangle read),
+    left-looking by blocks of ``block`` columns: LAPACK's dpotrf on each diagonal block, matrix products and
+    triangular solves for the rest, so that no dpotrf call sees more than a block. ``info`` > 0: the order of
+    the leading minor that is not positive definite, as LAPACK's (L is then incomplete)."""
+    L = np.asarray(A, dtype=np.float64) if overwrite else np.array(A, dtype=np.float64)
+    n = L.shape[0]
+    for j in range(0, n, block):
+        e = min(j + block, n)
+        if j:
+            L[j:e, j:e] -= L[j:e, :j] @ L[j:e, :j].T
+        Ljj, info = sl.lapack.dpotrf(L[j:e, j:e], lower=1, clean=1)
+        if info != 0:
+            return L, j + int(info)
+        L[j:e, j:e] = Ljj
+        L[j:e, e:] = 0.0
+        if e < n:
+            if j:
+                L[e:, j:e] -= L[e:, :j] @ L[j:e, :j].T
+            L[e:, j:e] = sl.solve_triangular(Ljj, L[e:, j:e].T, lower=True, check_finite=False).T
+    return L, 0
+
+
 def _use_lapack() -> bool:
     return on_cpu()
 
@@ -162,7 +190,10 @@ def _use_lapack() -> bool:
 def _lapack_forward(Q, y):
     Q = np.asarray(Q, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    L, info = sl.lapack.dpotrf(Q, lower=1, clean=1)
+    if Q.shape[0] > CHOLESKY_BLOCK:
+        L, info = blocked_cholesky(Q)
+    else:
+        L, info = sl.lapack.dpotrf(Q, lower=1, clean=1)
     if info != 0:
         n = Q.shape[0]
         return np.float64(np.nan), np.full((n, n), np.nan), np.full(n, np.nan)

@@ -4,8 +4,9 @@ With A = K_nn + D (D = sigma^2 C^-1, the noise of each distinct input's c_i rows
 log p(y) = -1/2 log|A| - 1/2 y^T A^-1 y - n/2 log 2 pi - (the replicates' within-input terms;
 :func:`.exact.exact_log_marginal`), each bound replaces a term by a bound on it from the other side:
 
-* ``"exact"``: log p(y) itself, from a dense Cholesky of A (n^3 / 3 flops, n^2 doubles): up to EXACT_ROWS
-  distinct inputs the certificate's upper end is the truth, and its gap is KL(q || posterior) itself.
+* ``"exact"``: log p(y) itself, from a dense Cholesky of A (n^3 / 3 flops, about two n x n arrays at the peak): up
+  to EXACT_ROWS distinct inputs, where the memory allows, the certificate's upper end is the truth, and its gap
+  is KL(q || posterior) itself.
 * ``"cg"``: the quadratic form from below, y^T A^-1 y >= 2 v^T y - v^T A v for any v (Artemev, Burt & van der
   Wilk 2021, "Tighter bounds on the log marginal likelihood of Gaussian process regression using conjugate
   gradients"), v the iterates of conjugate gradients on A v = y preconditioned by (Q + D)^-1 (each iterate
@@ -21,6 +22,7 @@ Beyond CG_ROWS, and where the rows are not in memory, the trace bound is the cer
 
 from __future__ import annotations
 
+import os
 import time
 from functools import partial
 
@@ -30,7 +32,7 @@ import numpy as np
 import scipy.linalg as sl
 
 from .._config import LOG_2PI
-from ..linalg import solve_lower
+from ..linalg import blocked_cholesky, solve_lower
 from ..stats import chunk_rows
 from .certificate import Certificate
 from .common import kuu_cholesky
@@ -56,22 +58,28 @@ def noise_diag(noise: float, n: int, counts) -> np.ndarray:
 
 
 def exact_upper(kernel, noise: float, X, y, *, chunk: int, counts=None, scatter=None) -> float:
-    """log p(y | theta) by a dense Cholesky of K + D, built in row chunks in one n x n array (NaN where the
-    factor fails)."""
+    """log p(y | theta) by a dense Cholesky of K + D, K built in row chunks into the one n x n array the
+    factor overwrites (:func:`~sparsegp.linalg.blocked_cholesky`; NaN where it fails)."""
     n = X.shape[0]
     A = np.empty((n, n))
     Xj = jnp.asarray(X)
     for i in range(0, n, chunk):
         A[i : i + chunk] = np.asarray(kernel.K(Xj[i : i + chunk], Xj))
     A[np.diag_indices(n)] += noise_diag(noise, n, counts)
-    try:
-        L = sl.cholesky(A, lower=True, overwrite_a=True, check_finite=False)
-    except np.linalg.LinAlgError:
+    L, info = blocked_cholesky(A, overwrite=True)
+    if info != 0:
         return float("nan")
-    yv = np.asarray(y, float)
-    a = sl.solve_triangular(L, yv, lower=True, check_finite=False)
+    a = sl.solve_triangular(L, np.asarray(y, dtype=float), lower=True, check_finite=False)
     logdet = 2.0 * np.sum(np.log(np.diag(L)))
     return float(-0.5 * (logdet + a @ a + n * LOG_2PI) - within_terms(noise, counts, scatter))
+
+
+def available_memory() -> float | None:
+    """Bytes of memory not in use on this machine (Linux; None elsewhere)."""
+    try:
+        return float(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 @partial(jax.jit, static_argnames=("n",))
@@ -176,9 +184,13 @@ def cg_upper(kernel, Z, noise: float, X, y, *, chunk: int, jitter: float, counts
     return float(upper), f"quadratic form by {iters} preconditioned CG iterations; log-determinant by {how}"
 
 
-def choose(n: int) -> str:
-    """The bound the certificate uses for ``n`` distinct inputs in memory."""
-    return "exact" if n <= EXACT_ROWS else ("cg" if n <= CG_ROWS else "trace")
+def choose(n: int, memory: float | None = None) -> str:
+    """The bound the certificate uses for ``n`` distinct inputs in memory: "exact" where the dense factor's
+    three n x n arrays (K + D, overwritten by its factor, and the products of its blocks) fit in half the ``memory`` free
+    (default: this machine's)."""
+    memory = available_memory() if memory is None else memory
+    fits = memory is None or 2 * 8.0 * n * n <= 0.5 * memory
+    return "exact" if n <= EXACT_ROWS and fits else ("cg" if n <= CG_ROWS else "trace")
 
 
 def tighten(
@@ -213,4 +225,4 @@ def tighten(
     return cert._replace(upper=upper, bound=bound, seconds=seconds, detail=detail)
 
 
-__all__ = ["CG_ROWS", "EXACT_ROWS", "REFINE_FLOPS", "choose", "cg_upper", "exact_upper", "tighten"]
+__all__ = ["CG_ROWS", "EXACT_ROWS", "REFINE_FLOPS", "available_memory", "choose", "cg_upper", "exact_upper", "tighten"]
