@@ -9,7 +9,7 @@ above it; their difference ``gap_`` bounds KL(q || exact posterior). Which upper
 from conjugate gradients, beyond that Titsias's 2014 trace bound (GPflow's ``SGPR.upper_bound``). Here abalone
 (3,133 training rows) is fitted with m = 16, 64 and 256 inducing inputs, and the gap each bound would certify
 is drawn beside the true one: the trace bound stays near half a nat per row, a hundred times the truth at these
-short length-scales, while the CG bound (a few seconds here) is within a few per cent of it.
+short length-scales, while the CG bound (a few seconds here) comes close to it.
 """
 
 import os
