@@ -57,7 +57,9 @@ SETTINGS = {
 }
 
 
-@pytest.mark.parametrize("name", list(SETTINGS))
+@pytest.mark.parametrize(
+    "name", [n if n in ("plain", "near-copies") else pytest.param(n, marks=pytest.mark.slow) for n in SETTINGS]
+)
 def test_the_exact_and_cg_bounds_sit_between_log_p_and_the_trace_bound(name):
     s = SETTINGS[name]
     X, y = problem(s["n"], 2, seed=len(name), copies=s.get("copies", 0.0))
@@ -126,7 +128,7 @@ def test_the_bounds_with_repeated_inputs_are_those_of_all_the_rows():
     assert upper >= every_row - 1e-9 * abs(every_row)
 
 
-@pytest.mark.parametrize("approximation", ["vfe", "fitc"])
+@pytest.mark.parametrize("approximation", ["vfe", pytest.param("fitc", marks=pytest.mark.slow)])
 def test_a_fitted_model_reports_its_distance_to_the_exact_gp(approximation, tmp_path):
     """objective_, upper_bound_ and gap_ against the dense reference at the fitted values: the upper end is
     log p(y) itself (n <= 20,000), so gap_ is log p(y) - F_V; certificate_ says so and survives its file."""
@@ -156,7 +158,7 @@ def test_a_model_file_with_a_malformed_certificate_record_is_refused(tmp_path):
             load_model(tmp_path / "bad.npz")
 
 
-@pytest.mark.parametrize("min_noise", [1e-6, 1e-10])
+@pytest.mark.parametrize("min_noise", [pytest.param(1e-6, marks=pytest.mark.slow), 1e-10])
 def test_at_every_training_input_the_fit_is_the_exact_gp_with_gap_zero(min_noise):
     """Z = X named by a fixed size: the kernel and noise fitted on log p(y) itself, gap 0 and finite with a
     smooth target whose noise sits at min_noise, predictions those of the exact GP at the same values."""
