@@ -99,10 +99,10 @@ def loo_log_density_mp(K, y):
     "lengthscale, amplitude, noise",
     [
         (3.0, 1e2, 1e-10),
-        (3.0, 1e6, 1e-8),
+        pytest.param(3.0, 1e6, 1e-8, marks=pytest.mark.slow),
         (10.0, 1e6, 1e-10),
-        (10.0, 1e4, 1e-10),
-        (30.0, 1e4, 1e-10),
+        pytest.param(10.0, 1e4, 1e-10, marks=pytest.mark.slow),
+        pytest.param(30.0, 1e4, 1e-10, marks=pytest.mark.slow),
         (30.0, 1e6, 1e-10),
     ],
 )

@@ -84,7 +84,7 @@ def test_a_near_categorical_start_is_scored_at_the_noise_where_the_growth_scores
     assert out.stage["noise"] != pytest.approx(10**-1.5)
 
 
-@pytest.mark.parametrize("failure", ["nan", "raise"])
+@pytest.mark.parametrize("failure", ["nan", pytest.param("raise", marks=pytest.mark.slow)])
 def test_the_given_start_is_kept_where_the_subset_fits_cannot_be_grown_from(failure):
     """Where the growth's objective is not finite at a subset fit (a factorisation failed), the given start."""
 

@@ -121,7 +121,15 @@ def test_multiclass_expectations_against_monte_carlo(lik):
     np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12 if isinstance(lik, RobustMax) else 1e-9)
 
 
-@pytest.mark.parametrize("lik", [Bernoulli("probit"), Bernoulli("logit"), Softmax(), RobustMax()])
+@pytest.mark.parametrize(
+    "lik",
+    [
+        Bernoulli("probit"),
+        pytest.param(Bernoulli("logit"), marks=pytest.mark.slow),
+        pytest.param(Softmax(), marks=pytest.mark.slow),
+        RobustMax(),
+    ],
+)
 def test_gradient_against_finite_differences(lik):
     L = lik.latent_count(3)
     X, params, rng = problem(n=40, M=6, L=L)
@@ -260,7 +268,9 @@ def test_one_natural_step_with_a_gaussian_likelihood_is_the_optimal_q():
     assert value == pytest.approx(collapsed_bound(params, X, y, noise), abs=1e-8)
 
 
-@pytest.mark.parametrize("lik", [Bernoulli("probit"), RobustMax()], ids=["probit", "robustmax"])
+@pytest.mark.parametrize(
+    "lik", [Bernoulli("probit"), pytest.param(RobustMax(), marks=pytest.mark.slow)], ids=["probit", "robustmax"]
+)
 def test_site_sums_against_a_dense_computation(lik):
     """P and h summed chunk by chunk over weighted rows equal the dense sums of the rows' sites."""
     L = lik.latent_count(3) if lik.name == "robustmax" else 1
