@@ -33,13 +33,10 @@ def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0, counts=None, sc
     scale = jitter * jnp.mean(jnp.diag(K)) if jitter else 0.0
     if counts is None:
         return -gaussian_nll(K + (noise + scale) * jnp.eye(n, dtype=X.dtype), y)
-    return -gaussian_nll(K + jnp.diag((noise + scale) / counts), y) - within_inputs(noise, counts, scatter)
-
-
-def within_inputs(noise, counts, scatter):
-    """sum_i [(c_i - 1)/2 log(2 pi sigma^2) + SS_i / (2 sigma^2) + 1/2 log c_i]: what the replicates at each input
-    add to -log p(y) beyond the mean targets' Gaussian (:func:`exact_log_marginal`)."""
-    return 0.5 * jnp.sum((counts - 1.0) * (LOG_2PI + jnp.log(noise)) + jnp.log(counts)) + 0.5 * jnp.sum(scatter) / noise
+    within = (
+        0.5 * jnp.sum((counts - 1.0) * (LOG_2PI + jnp.log(noise)) + jnp.log(counts)) + 0.5 * jnp.sum(scatter) / noise
+    )
+    return -gaussian_nll(K + jnp.diag((noise + scale) / counts), y) - within
 
 
 class ExactPosterior(NamedTuple):
