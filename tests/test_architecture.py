@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import sparsegp
 
 ROOT = Path(sparsegp.__file__).parent
@@ -126,6 +128,7 @@ def _lines_outside_docstrings(path) -> int:
     return len(path.read_text().splitlines()) - docs
 
 
+@pytest.mark.slow  # a fit of every estimator, like scikit-learn's estimator checks
 def test_a_fit_sets_only_fitted_attributes():
     import numpy as np
 

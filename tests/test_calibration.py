@@ -270,7 +270,10 @@ def test_sor_variances_that_leave_out_most_of_the_prior_are_flagged():
         sor.predict(X, return_std=True)  # at the inducing inputs nothing is left out
 
 
-@pytest.mark.parametrize("estimator", [ExactGPRegressor, lambda: SparseGPRegressor(inducing=10, random_state=0)])
+@pytest.mark.parametrize(
+    "estimator",
+    [ExactGPRegressor, pytest.param(lambda: SparseGPRegressor(inducing=10, random_state=0), marks=pytest.mark.slow)],
+)
 def test_a_fit_that_finds_no_signal_says_so(estimator):
     r = np.random.default_rng(3)
     X = r.normal(size=(120, 3))

@@ -29,7 +29,10 @@ def _data(n, D, seed):
     return X, y - y.mean()
 
 
-@pytest.mark.parametrize("kernel", list(KERNELS))
+# One kernel in the fast tier; the bracket is the same algebra for each (the others in the slow tier)
+@pytest.mark.parametrize(
+    "kernel", [k if i == 0 else pytest.param(k, marks=pytest.mark.slow) for i, k in enumerate(KERNELS)]
+)
 @pytest.mark.parametrize(
     "noise", [pytest.param(1e-3, marks=pytest.mark.slow), 0.05, pytest.param(1.0, marks=pytest.mark.slow)]
 )
@@ -70,7 +73,7 @@ def test_the_host_pass_equals_the_jax_program():
     np.testing.assert_allclose([c1.lower, c1.upper], [c0.lower, c0.upper], rtol=1e-11)
 
 
-@pytest.mark.parametrize("approximation", ["vfe", "fitc"])
+@pytest.mark.parametrize("approximation", ["vfe", pytest.param("fitc", marks=pytest.mark.slow)])
 def test_a_fitted_model_carries_its_certificate_and_saves_it(approximation, tmp_path):
     X, y = _data(80, 2, seed=5)
     model = SparseGPRegressor(inducing=10, approximation=approximation, max_iter=300, random_state=0).fit(X, y)

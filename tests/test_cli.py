@@ -252,6 +252,7 @@ def test_the_command_line_fits_the_estimators_model(model_name, n, tmp_path, cap
     np.testing.assert_array_equal(loaded.predict(Xs), direct.predict(Xs))
 
 
+@pytest.mark.slow  # an end-to-end run: the classifier's fit and prediction through the CLI
 def test_classification_fit_and_predict_on_csv(tmp_path, capsys):
     rng = np.random.default_rng(0)
     X = rng.uniform(-3, 3, size=(120, 2))

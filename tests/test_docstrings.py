@@ -66,10 +66,22 @@ def _examples(obj) -> list[doctest.DocTest]:
     return [t for t in tests if t.examples]
 
 
+# Examples that fit classifiers or several models to show a warning run in the slow tier, with the other
+# whole fits; every other example runs in the fast tier.
+SLOW_EXAMPLES = {
+    "sparsegp.SparseGPClassifier",
+    "sparsegp.OneVsRestIVMClassifier",
+    "sparsegp.CalibrationWarning",
+    "sparsegp.DataWarning",
+}
+
+
 # One worker runs every example: the examples fit small models on the same data, so they share the compiled
 # programs in memory instead of each tracing them again on the other worker.
 @pytest.mark.xdist_group("doctests")
-@pytest.mark.parametrize("qualified", sorted(PUBLIC))
+@pytest.mark.parametrize(
+    "qualified", [pytest.param(q, marks=pytest.mark.slow) if q in SLOW_EXAMPLES else q for q in sorted(PUBLIC)]
+)
 def test_docstring_examples_run(qualified):
     tests = _examples(PUBLIC[qualified])
     if not tests:

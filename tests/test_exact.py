@@ -118,6 +118,7 @@ def test_restarts_keep_the_best_start(toy_regression):
     assert rep.objective == pytest.approx(min(rep.starts))
 
 
+@pytest.mark.slow  # a grid search of whole fits, like scikit-learn's estimator checks
 def test_pipeline_and_grid_search(toy_regression):
     X, y = toy_regression(40, 2)
     pipe = make_pipeline(StandardScaler(), ExactGPRegressor(max_iter=50))

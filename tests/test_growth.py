@@ -197,6 +197,7 @@ def spy_on_climbs(patch):
     return climbs
 
 
+@pytest.mark.slow  # a whole growth
 @pytest.mark.xdist_group("grown")
 def test_the_first_fit_is_at_the_cap_where_every_doubling_to_it_pays(monkeypatch):
     """The first fit is at max_inducing where every doubling from the first inputs up to it raises F_V at the
@@ -246,6 +247,7 @@ def test_auto_stops_when_a_fitted_doubling_gains_too_little(monkeypatch):
     assert model.Z_.shape[0] == 32 and model.objective_ == pytest.approx(path[-1]["lower"], rel=1e-9)
 
 
+@pytest.mark.slow  # a whole growth
 def test_auto_stays_where_a_larger_set_cannot_be_factorised(monkeypatch):
     """F_V with twice the inducing inputs not finite (their K_uu unfactorisable): the fit keeps the size it has."""
     certify = growth.certificate
@@ -276,6 +278,7 @@ def test_auto_on_all_distinct_inputs_is_the_exact_gp(monkeypatch):
     assert sparse.stop_reason_.startswith("gap")
 
 
+@pytest.mark.slow  # whole growths under each budget
 @pytest.mark.xdist_group("grown")  # the same data as the fixture's: the same compiled programs
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_auto_budgets():
@@ -427,6 +430,7 @@ def test_inducing_inputs_are_held_where_a_length_scale_is_far_below_its_columns_
     assert np.all(np.isin(model.Z_[:, 0], group))  # the inputs stay on the groups' values
 
 
+@pytest.mark.slow  # a whole growth; Z = X at the noise's floor is also checked directly (test_upper_bounds.py)
 def test_auto_at_every_input_reports_the_exact_evidence_where_the_noise_is_at_its_floor():
     """Noiseless targets: the noise ends at min_noise, where the sparse algebra at Z = X loses every digit; the
     objective and the certificate are then the exact GP's log p(y) (F_V = log p(y) = U at Z = X)."""

@@ -126,7 +126,7 @@ def test_stable_distances_for_inputs_offset_by_1e6(cls, rng):
     assert Kself.min() >= 0
 
 
-@pytest.mark.parametrize("cls", [SquaredExponential, Matern32])
+@pytest.mark.parametrize("cls", [SquaredExponential, pytest.param(Matern32, marks=pytest.mark.slow)])
 def test_a_length_scale_far_below_its_columns_spread_keeps_k_uu_positive_definite(cls, rng):
     """A column that identifies a group (patients) with a length-scale 1e-7 of its spread: rows of one group
     are at distance 0 in it. The expansion |a|^2 + |b|^2 - 2 a.b rounds there at eps |a|^2 ~ 1e-2, which made

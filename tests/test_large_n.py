@@ -31,6 +31,7 @@ def fits():
         return {k: SparseGPRegressor(**COMMON, subset=300, refine_iter=k).fit(X, y) for k in (0, 4)}
 
 
+@pytest.mark.slow  # the module's fits of the large-n path, end to end
 def test_the_refinement_raises_the_objective_on_all_rows(fits):
     stage, refined = fits[0], fits[4]
     assert [s["rows"] for s in stage.stages_] == [300]
@@ -42,6 +43,7 @@ def test_the_refinement_raises_the_objective_on_all_rows(fits):
     assert refined.objective_ > stage.objective_ + 1.0
 
 
+@pytest.mark.slow  # the module's fits of the large-n path, end to end
 def test_the_subset_stage_is_a_fit_on_its_rows(fits):
     X, y = problem()
     model = fits[0]
@@ -67,6 +69,7 @@ def test_a_subset_as_large_as_the_data_is_the_ordinary_fit():
     assert b.stages_ is None and a.objective_ == b.objective_
 
 
+@pytest.mark.slow  # the module's fits of the large-n path, end to end
 def test_the_refinement_stops_at_its_iterations_without_a_warning(fits):
     X, y = problem()
     with warnings.catch_warnings(record=True) as caught:

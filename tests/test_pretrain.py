@@ -53,6 +53,7 @@ def subset_start(scoring, n=700, **options):
     return hyper, pretrain.pretrain(config, data, hyper, {k: mask[k] for k in hyper}, 1.0, rng, scoring(hyper))
 
 
+@pytest.mark.slow  # whole fits with their subset starts
 def test_the_start_is_the_subset_fit_the_growth_scores_highest():
     hyper, out = subset_start(lambda given: lambda p: -float(p["raw_noise"]))  # the smallest noise scores highest
     assert set(out.stage["scores"]) == {"noise held at 0.1", "noise held at 0.01", "the given start"}
@@ -60,6 +61,7 @@ def test_the_start_is_the_subset_fit_the_growth_scores_highest():
     assert out.params is not hyper and out.n_iter == out.stage["n_iter"] > 0
 
 
+@pytest.mark.slow  # whole fits with their subset starts
 def test_a_near_categorical_start_is_scored_at_the_noise_where_the_growth_scores_it_highest():
     """A subset fit whose kernel spans thousands of length-scales in some input interpolates the subset; it is
     scored at its own noise or one of NOISE_GRID (at least min_noise, never where the noise is held), whichever
@@ -84,7 +86,8 @@ def test_a_near_categorical_start_is_scored_at_the_noise_where_the_growth_scores
     assert out.stage["noise"] != pytest.approx(10**-1.5)
 
 
-@pytest.mark.parametrize("failure", ["nan", pytest.param("raise", marks=pytest.mark.slow)])
+@pytest.mark.slow  # whole fits with their subset starts
+@pytest.mark.parametrize("failure", ["nan", "raise"])
 def test_the_given_start_is_kept_where_the_subset_fits_cannot_be_grown_from(failure):
     """Where the growth's objective is not finite at a subset fit (a factorisation failed), the given start."""
 

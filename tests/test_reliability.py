@@ -57,6 +57,7 @@ def test_feature_names_are_kept_checked_and_saved(toy_regression, make, tmp_path
     assert not hasattr(refit, "feature_names_in_")
 
 
+@pytest.mark.slow  # a fit of every classifier
 def test_classifiers_keep_and_check_feature_names(tmp_path):
     from sparsegp import IVMClassifier, OneVsRestIVMClassifier
 
@@ -397,6 +398,7 @@ def test_unknown_metadata_fields_and_arrays_are_rejected(which, tmp_path, fitted
     load_model(path)  # the untouched file still loads
 
 
+@pytest.mark.slow  # whole fits at two scales of the inputs
 def test_the_ivm_default_kernel_follows_the_units_of_the_inputs():
     from sparsegp import IVMClassifier
 

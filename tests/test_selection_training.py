@@ -78,6 +78,7 @@ def test_alternation_rounds_and_objective_bookkeeping():
         assert r["after_hyperparameters"] >= r["after_selection"] - 1e-8 * abs(r["after_selection"])
 
 
+@pytest.mark.slow  # whole fits interleaved with selection
 def test_interleaved_selection_improves_on_the_start():
     X, y = _data()
     m = SparseGPRegressor(

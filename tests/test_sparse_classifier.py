@@ -124,6 +124,7 @@ def test_model_file_round_trips_and_rejects_damage(fitted_binary, tmp_path):
         load_model(tmp_path / "bad2.npz")
 
 
+@pytest.mark.slow  # whole fits of several seconds
 def test_default_kernel_priors_only_with_few_rows_per_hyper_parameter(fitted_binary, tmp_path):
     X, y = binary(60)  # 60 rows for 3 hyper-parameters: fewer than LABELS_PER_PARAMETER each
     clf = SparseGPClassifier(inducing=8, max_iter=30, random_state=0).fit(X, y)

@@ -139,7 +139,7 @@ def dense_reference(approximation, params, X, y, jitter=1e-8):
 
 
 @pytest.mark.parametrize("engine", ["jax program", "host BLAS"])
-@pytest.mark.parametrize("approximation", ["vfe", "dtc", "fitc"])
+@pytest.mark.parametrize("approximation", ["vfe", pytest.param("dtc", marks=pytest.mark.slow), "fitc"])
 def test_both_engines_equal_one_dense_reference(engine, approximation):
     """The JAX program (chunked scan; a hand-written VJP with respect to L_uu, autodiff for FITC) and the host
     BLAS sums (a written-out backward pass with respect to L_uu^-1) compute the same sums two ways, for speed

@@ -127,7 +127,7 @@ def test_multiclass_expectations_against_monte_carlo(lik):
         Bernoulli("probit"),
         pytest.param(Bernoulli("logit"), marks=pytest.mark.slow),
         pytest.param(Softmax(), marks=pytest.mark.slow),
-        RobustMax(),
+        pytest.param(RobustMax(), marks=pytest.mark.slow),
     ],
 )
 def test_gradient_against_finite_differences(lik):
@@ -138,7 +138,7 @@ def test_gradient_against_finite_differences(lik):
     args = (jnp.asarray(X), jnp.asarray(y, dtype=jnp.int32), jnp.ones(40))
     flat, unravel = ravel_pytree(params)
     f = jax.jit(lambda x: obj(unravel(x), *args))
-    g = np.asarray(jax.grad(lambda x: obj(unravel(x), *args))(flat))
+    g = np.asarray(jax.jit(jax.grad(lambda x: obj(unravel(x), *args)))(flat))
     for _ in range(3):
         d = rng.standard_normal(flat.size)
         h = 1e-5
