@@ -29,9 +29,14 @@ $(STAMP_RUN): $(BIN)/python pyproject.toml
 	$(call INSTALL,-e .)
 	touch $@
 
-# One resolution for the package and its dev extras (a fresh `make test` does not install twice).
+# One resolution for the package and its dev extras (a fresh `make test` does not install twice). Then the
+# bytecode of the libraries the tests import, compiled once on every core: without it each test process
+# compiles the same modules from source as it first imports them (BENCHMARKS.md, "The test suite").
+TEST_IMPORTS := jax jaxlib numpy scipy sklearn pandas hypothesis _pytest mpmath
 $(STAMP_DEV): $(BIN)/python pyproject.toml
 	$(call INSTALL,-e ".[dev]")
+	SITE=$$($(BIN)/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])") && \
+	$(BIN)/python -m compileall -q -j 0 -x '/tests/' $(foreach p,$(TEST_IMPORTS),$$SITE/$(p)) > /dev/null
 	touch $(STAMP_RUN) $@
 
 $(STAMP_DOCS): $(BIN)/python pyproject.toml
