@@ -32,7 +32,7 @@ $(STAMP_RUN): $(BIN)/python pyproject.toml
 # One resolution for the package and its dev extras (a fresh `make test` does not install twice). Then the
 # bytecode of the libraries the tests import, compiled once on every core: without it each test process
 # compiles the same modules from source as it first imports them (BENCHMARKS.md, "The test suite").
-TEST_IMPORTS := jax jaxlib numpy scipy sklearn pandas hypothesis _pytest mpmath
+TEST_IMPORTS := jax jaxlib ml_dtypes opt_einsum numpy scipy sklearn joblib pandas dateutil pyarrow narwhals hypothesis _pytest pluggy xdist execnet rich pygments mpmath tqdm
 $(STAMP_DEV): $(BIN)/python pyproject.toml
 	$(call INSTALL,-e ".[dev]")
 	SITE=$$($(BIN)/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])") && \
