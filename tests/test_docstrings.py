@@ -72,6 +72,7 @@ SLOW_EXAMPLES = {
     "sparsegp.SparseGPClassifier",
     "sparsegp.OneVsRestIVMClassifier",
     "sparsegp.CalibrationWarning",
+    "sparsegp.CertificateWarning",
     "sparsegp.DataWarning",
 }
 

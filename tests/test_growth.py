@@ -342,6 +342,7 @@ def test_a_column_constant_up_to_rounding_starts_as_constant():
     assert model.n_iter_ > 0 and not any("ended at its bound" in str(w.message) for w in caught)
 
 
+@pytest.mark.slow  # whole growths; every approximation at Z = X is checked directly (test_approximations.py)
 @pytest.mark.parametrize("approximation", ["vfe", "fitc"])
 def test_auto_under_max_inducing_fits_the_exact_gp(approximation):
     X, y = data(90)
@@ -401,6 +402,7 @@ def test_a_size_whose_doubling_promises_little_is_converged_before_the_set_grows
     assert first["n_iter"] == runs[0][1].n_iter + runs[1][1].n_iter
 
 
+@pytest.mark.slow  # a whole growth
 def test_inducing_inputs_are_held_where_a_length_scale_is_far_below_its_columns_spread(monkeypatch):
     """A group column with a length-scale 1e-7 of its spread: the bound changes over less than a rounding step
     of Z in that column, so the growth fits the kernel and noise at the inputs held (and says so)."""

@@ -407,6 +407,7 @@ def test_site_evidence_against_dense_and_its_gradient():
         assert g[i] == pytest.approx(fd, rel=1e-6, abs=1e-8)
 
 
+@pytest.mark.slow  # whole fits
 def test_the_default_ivm_learns_its_kernel_and_a_given_kernel_is_kept():
     from sparsegp.classification.model_selection import default_kernel_grid, validation_folds
     from sparsegp.fitting.hyper import input_scale

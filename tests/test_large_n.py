@@ -60,6 +60,7 @@ def test_the_subset_stage_is_a_fit_on_its_rows(fits):
     assert abs(model.log_marginal_likelihood(X=X[other], y=y[other]) - on_rows) > 1.0
 
 
+@pytest.mark.slow  # two whole fits
 def test_a_subset_as_large_as_the_data_is_the_ordinary_fit():
     X, y = problem(300)
     with warnings.catch_warnings():

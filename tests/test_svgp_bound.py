@@ -102,7 +102,7 @@ def test_quadrature_against_adaptive_integration():
             assert gh[i] == pytest.approx(ref, abs=1e-7)  # 20 nodes: log Phi is not a polynomial
 
 
-@pytest.mark.parametrize("lik", [Softmax(), RobustMax()])
+@pytest.mark.parametrize("lik", [Softmax(), pytest.param(RobustMax(), marks=pytest.mark.slow)])
 def test_multiclass_expectations_against_monte_carlo(lik):
     rng = np.random.default_rng(3)
     mu, var = rng.normal(size=(5, 4)), rng.uniform(0.1, 2.0, size=(5, 4))
