@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
+from .. import metrics
 from .._compile import to_device
 from ..errors import InputError, NotFittedError, NumericalError
 from ..fitting.calibration import (
@@ -225,6 +226,40 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             return float(objective(jnp.asarray(theta)))
         value, grad = jax.value_and_grad(objective)(jnp.asarray(theta))
         return float(value), np.asarray(grad)
+
+    def log_predictive_density(self, X, y, include_noise=True) -> float:
+        """The mean log predictive density of the targets ``y`` at ``X``, per row (greater is better).
+
+        (1/n) sum_i log N(y_i | mu_i, s_i^2) with mu_i and s_i^2 the predictive mean and variance of
+        :meth:`predict` (of y with ``include_noise=True``, of the latent f without), in nats per row in the
+        units of y: the negative of :func:`sparsegp.metrics.ntl`, GPflow's ``predict_log_density`` averaged.
+        ``score`` stays R^2, as scikit-learn expects of a regressor; :func:`sparsegp.metrics.nlpd_scorer`
+        gives this figure to ``GridSearchCV`` and ``cross_val_score``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            Test inputs.
+        y : array-like of shape (n,)
+            Their targets.
+        include_noise : bool
+            Whether the predictive variance holds the noise (True, the density of y) or not (that of f).
+
+        Returns
+        -------
+        float
+            Nats per row.
+
+        Raises
+        ------
+        InputError
+            If ``y`` is not a finite vector with one entry per row of ``X``, or a predictive variance is 0
+            (possible with ``include_noise=False`` at an input the model interpolates).
+        """
+        X = self._validate_test_inputs(X)
+        y = as_float_vector(y, "y", n=X.shape[0])
+        mean, std = self.predict(X, return_std=True, include_noise=include_noise)
+        return -metrics.ntl(y, mean, std**2)
 
     # ---- predict helpers -------------------------------------------------------
     def _check_fitted(self):
