@@ -17,7 +17,9 @@ from sparsegp.kernels import (
     Matern12,
     Matern32,
     Matern52,
+    Periodic,
     Product,
+    RationalQuadratic,
     SquaredExponential,
     Sum,
     kernel_from_dict,
@@ -36,6 +38,8 @@ def make_kernels(D, r):
         "linear": Linear(variance=r.uniform(0.5, 2.0, size=D)),
         "sum": SquaredExponential(lengthscale=ell) + Linear(variance=0.3),
         "product": Matern32(lengthscale=1.0) * (Linear(0.5) + Constant(0.2)),
+        "rq": RationalQuadratic(lengthscale=ell, variance=1.2, alpha=0.7),
+        "periodic": Periodic(period=r.uniform(1.0, 3.0, size=D), lengthscale=0.9, variance=1.1),
     }
 
 
@@ -248,7 +252,9 @@ def test_dict_round_trip(name, rng):
 
 def test_kernel_from_dict_rejects_garbage():
     with pytest.raises(InputError, match="unknown kernel type"):
-        kernel_from_dict({"type": "Periodic", "params": {}})
+        kernel_from_dict({"type": "Spline", "params": {}})
+    with pytest.raises(InputError, match=r"must give each of \['alpha', 'lengthscale', 'variance'\]"):
+        kernel_from_dict({"type": "RationalQuadratic", "params": {"lengthscale": 1.0, "variance": 1.0}})
     with pytest.raises(InputError):
         kernel_from_dict({"type": "SquaredExponential", "params": {"lengthscale": -1.0, "variance": 1.0}})
     with pytest.raises(InputError):

@@ -9,7 +9,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from sparsegp import DataWarning, ExactGPRegressor, InputError, ModelFileError, SparseGPRegressor, load_model
-from sparsegp.kernels import Linear, Matern32, SquaredExponential
+from sparsegp.kernels import Linear, Matern32, Periodic, RationalQuadratic, SquaredExponential
 from sparsegp.priors import Gamma, GammaPrecision, LogNormal
 
 
@@ -251,6 +251,7 @@ def test_default_length_scales_start_at_the_column_spread():
         ),
         Matern32(0.7) + Linear(np.array([0.2, 3.0]), priors={"variance": Gamma(3.0, 2.0)}),
         SquaredExponential(np.array([0.5, 2.0]), 1.0, bias=0.1, priors={"lengthscale": GammaPrecision(1.0, 2.0)}),
+        Periodic(np.array([0.8, 2.5]), 0.7, priors={"period": LogNormal(0.0, 1.0)}) * RationalQuadratic(1.3, alpha=0.4),
     ],
 )
 def test_a_kernel_rewritten_for_scaled_inputs_is_the_same_covariance_and_prior(kernel):

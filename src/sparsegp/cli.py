@@ -19,7 +19,7 @@ from .fitting.config import DUPLICATES, PREDICTIONS, RESELECT
 from .tables import markdown_table
 
 MODELS = ("exact", *APPROXIMATIONS)
-KERNELS = ("se-ard", "se", "matern12", "matern32", "matern52")
+KERNELS = ("se-ard", "se", "matern12", "matern32", "matern52", "rq", "periodic")
 
 
 def _kernel(name: str, X):
@@ -38,6 +38,9 @@ def _kernel(name: str, X):
         "matern12": lambda: K.Matern12(lengthscale=ard),
         "matern32": lambda: K.Matern32(lengthscale=ard),
         "matern52": lambda: K.Matern52(lengthscale=ard),
+        "rq": lambda: K.RationalQuadratic(lengthscale=ard, alpha=1.0),
+        # a period per input at its spread, a start the fit moves from (the period's likelihood has many modes)
+        "periodic": lambda: K.Periodic(period=ard, lengthscale=1.0),
     }[name]()
 
 

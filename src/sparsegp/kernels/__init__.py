@@ -2,7 +2,8 @@
 
 from .base import Kernel, Product, Sum, kernel_from_dict
 from .linear import Constant, Linear
-from .stationary import RBF, Matern12, Matern32, Matern52, SquaredExponential, Stationary
+from .periodic import Periodic
+from .stationary import RBF, Matern12, Matern32, Matern52, RationalQuadratic, SquaredExponential, Stationary
 
 __all__ = [
     "Kernel",
@@ -15,6 +16,8 @@ __all__ = [
     "Matern12",
     "Matern32",
     "Matern52",
+    "RationalQuadratic",
+    "Periodic",
     "Linear",
     "Constant",
 ]

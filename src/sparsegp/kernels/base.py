@@ -336,6 +336,17 @@ class Kernel:
         """
         return jax.vmap(lambda x: self.evaluate(x, x))(X)
 
+    def distance_scales(self) -> list[np.ndarray]:
+        """The length-scales that the kernel's squared distances are measured in (a stationary kernel's
+        ``lengthscale``; those of every part of a sum or product; none for the others).
+
+        Returns
+        -------
+        list of ndarray
+            One array (scalar or one per input) per stationary part.
+        """
+        return []
+
     def check_input_dim(self, D: int) -> None:
         """Check that the kernel's per-dimension (ARD) parameters match the inputs.
 
@@ -476,6 +487,9 @@ class _Composite(Kernel):
         for k in self.kernels:
             k.check_input_dim(D)
 
+    def distance_scales(self):
+        return [ell for k in self.kernels for ell in k.distance_scales()]
+
     def to_dict(self):
         return {"type": type(self).__name__, "kernels": [k.to_dict() for k in self.kernels]}
 
@@ -615,6 +629,11 @@ def kernel_from_dict(d) -> Kernel:
     ):
         raise InputError(f"{d['type']} specification has malformed params/priors/fixed/config: {d!r}")
     try:
-        return cls._from_spec(params, {n: prior_from_dict(p) for n, p in priors.items()}, fixed, config)
+        kernel = cls._from_spec(params, {n: prior_from_dict(p) for n, p in priors.items()}, fixed, config)
     except TypeError as exc:
         raise InputError(f"{d['type']} specification does not match the kernel's arguments: {exc}") from None
+    if set(kernel.parameters()) != set(params):  # a value left out would silently take the default
+        raise InputError(
+            f"{d['type']} specification must give each of {sorted(kernel.parameters())}, got {sorted(params)}"
+        )
+    return kernel

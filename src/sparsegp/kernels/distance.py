@@ -65,10 +65,15 @@ def safe_sqrt(d):
 def narrow(kernel, X) -> bool:
     """Whether X spans few of the kernel's length-scales: the centred inputs' squared norms in length-scales
     within :data:`WIDE` on the host: the NumPy form of :func:`wide` for one set centred on its own mean (beyond,
-    :func:`sqdist` sums the coordinates' differences). True for a kernel without length-scales."""
-    ell = kernel.parameters().get("lengthscale")
+    :func:`sqdist` sums the coordinates' differences), for every length-scale of the kernel
+    (:meth:`~.base.Kernel.distance_scales`, the parts of a sum or product included). True for a kernel without
+    length-scales."""
     X = np.asarray(X, dtype=np.float64)
-    if ell is None or X.shape[0] == 0:
+    if X.shape[0] == 0:
         return True
-    A = (X - X.mean(axis=0)) / np.asarray(ell, dtype=np.float64)
-    return 2.0 * float(np.max(np.einsum("ij,ij->i", A, A))) <= WIDE
+    centred = X - X.mean(axis=0)
+    for ell in kernel.distance_scales():
+        A = centred / ell
+        if 2.0 * float(np.max(np.einsum("ij,ij->i", A, A))) > WIDE:
+            return False
+    return True

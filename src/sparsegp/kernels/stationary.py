@@ -1,4 +1,4 @@
-"""Stationary kernels: squared exponential (with Seeger et al.'s bias) and Matérn.
+"""Stationary kernels: squared exponential (with Seeger et al.'s bias), Matérn and rational quadratic.
 
 All take a shared or ARD ``lengthscale`` (ell) and an amplitude ``variance``
 (C in Seeger et al. 2003, sigma_f^2 elsewhere). Distances use the scaled
@@ -66,6 +66,9 @@ class Stationary(Kernel):
             Of the same shape.
         """
         raise NotImplementedError
+
+    def distance_scales(self):
+        return [np.asarray(self.lengthscale, dtype=np.float64)]
 
     def check_input_dim(self, D):
         ell = self._raw["lengthscale"]
@@ -269,3 +272,36 @@ class Matern52(Stationary):
     def profile(self, r2):
         s = jnp.sqrt(5.0) * safe_sqrt(r2)
         return (1.0 + s + 5.0 * r2 / 3.0) * jnp.exp(-s)
+
+
+@fill(shape_parameters=SHAPE_PARAMETERS, fit_parameters=FIT_PARAMETERS)
+class RationalQuadratic(Stationary):
+    """The rational quadratic kernel, k = variance * (1 + r^2 / (2 alpha))^-alpha (Rasmussen & Williams eq. 4.19):
+    a scale mixture of squared exponentials whose length-scales vary, by ``alpha`` (the SE as alpha -> inf).
+    scikit-learn's ``RationalQuadratic`` with ``length_scale`` = ell.
+
+    Parameters
+    ----------
+    {shape_parameters}
+    alpha : float
+        The mixture's shape, alpha > 0: small alpha mixes many length-scales.
+    {fit_parameters}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsegp.kernels import RationalQuadratic
+    >>> float(np.asarray(RationalQuadratic(1.0, alpha=0.5).K(np.array([[0.0]]), np.array([[1.0]])))[0, 0])  # 2^-0.5
+    0.7071067811865...
+    """
+
+    def __init__(self, lengthscale=1.0, variance=1.0, alpha=1.0, *, priors=None, fixed=()):
+        if np.ndim(lengthscale) > 1:
+            raise InputError("RationalQuadratic.lengthscale must be a scalar or a 1-D array (ARD)")
+        if np.ndim(alpha) != 0:
+            raise InputError("RationalQuadratic.alpha must be a scalar")
+        self._set_params({"lengthscale": lengthscale, "variance": variance, "alpha": alpha}, priors, fixed)
+
+    def profile(self, r2):
+        alpha = self.alpha
+        return jnp.exp(-alpha * jnp.log1p(r2 / (2.0 * alpha)))
