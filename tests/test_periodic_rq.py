@@ -35,6 +35,19 @@ def test_several_inputs_are_a_product_over_inputs_and_rq_tends_to_the_se():
     np.testing.assert_allclose(np.asarray(RationalQuadratic([0.6, 1.4], alpha=1e8).K(X, Z)), np.asarray(se), rtol=1e-7)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_the_periodogram_start_is_near_the_period(seed):
+    X, y, _, _, period = periodic_problem(seed)
+    start = Periodic.from_data(X, y)
+    assert start.period == pytest.approx(period, rel=0.03) and start.variance == pytest.approx(np.var(y))
+    two = Periodic.from_data(np.column_stack([X[:, 0], 2.0 * X[:, 0]]), y)
+    np.testing.assert_allclose(two.period, [start.period, 2 * start.period], rtol=1e-2)
+    with pytest.raises(InputError, match="column 1 is constant"):
+        Periodic.from_data(np.column_stack([X[:, 0], np.ones(80)]), y)
+    with pytest.raises(InputError, match="targets are constant"):
+        Periodic.from_data(X, np.ones(80))
+
+
 def test_bad_shapes_are_named():
     with pytest.raises(InputError, match="Periodic has 3 values of period but the inputs have 2"):
         Periodic(period=[1.0, 2.0, 3.0]).check_input_dim(2)
@@ -75,7 +88,7 @@ def periodic_problem(seed=0):
 @pytest.mark.filterwarnings("ignore")
 def test_a_periodic_fit_extrapolates_where_the_se_cannot():
     X, y, Xt, ft, period = periodic_problem()
-    periodic = ExactGPRegressor(Periodic(period=1.0, lengthscale=1.0), n_restarts=4, random_state=0).fit(X, y)
+    periodic = ExactGPRegressor(Periodic.from_data(X, y)).fit(X, y)
     se = ExactGPRegressor().fit(X, y)
     assert smse(ft, periodic.predict(Xt)) <= 0.1 * smse(ft, se.predict(Xt))
     assert periodic.kernel_.period == pytest.approx(period, rel=0.01)

@@ -49,6 +49,64 @@ class Periodic(Kernel):
                 raise InputError(f"Periodic.{name} must be a scalar or a 1-D array (one per input)")
         self._set_params({"period": period, "lengthscale": lengthscale, "variance": variance}, priors, fixed)
 
+    @classmethod
+    def from_data(cls, X, y, *, priors=None, fixed=()) -> Periodic:
+        """A start for a fit: along each input the period whose sinusoid fits the targets best (the peak of
+        their Lomb-Scargle periodogram, which allows unevenly spaced inputs), length-scale 1 and the targets'
+        variance as the amplitude.
+
+        The period's likelihood has a mode at every multiple and divisor of the true period and a broad one at
+        "no period" (a period longer than the data), so a fit from an arbitrary period often ends in the wrong
+        one; the periodogram's peak is a start near the right mode. Frequencies from one cycle over an
+        input's span to n / 2 cycles (the average spacing's Nyquist rate), 20 n of them. Each input is read
+        on its own (its marginal periodogram).
+
+        Parameters
+        ----------
+        X : array of shape (n, D)
+            Training inputs.
+        y : array of shape (n,)
+            Training targets.
+        priors, fixed
+            As for the constructor.
+
+        Returns
+        -------
+        Periodic
+
+        Raises
+        ------
+        InputError
+            If an input column is constant or the targets are.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sparsegp.kernels import Periodic
+        >>> x = np.linspace(0, 10, 60)[:, None]
+        >>> round(float(Periodic.from_data(x, np.sin(2 * np.pi * x[:, 0] / 2.5)).period), 1)
+        2.5
+        """
+        from scipy.signal import lombscargle
+
+        from ..validation import as_float_matrix, as_float_vector
+
+        X = as_float_matrix(X, "X", min_rows=3)
+        y = as_float_vector(y, "y", n=X.shape[0])
+        if np.ptp(y) == 0:
+            raise InputError("Periodic.from_data: the targets are constant, so they have no period")
+        periods = []
+        for d in range(X.shape[1]):
+            span = float(np.ptp(X[:, d]))
+            if span == 0:
+                raise InputError(f"Periodic.from_data: input column {d} is constant, so it has no period")
+            n = X.shape[0]
+            freqs = np.linspace(1.0 / span, n / (2.0 * span), 20 * n)
+            power = lombscargle(X[:, d], y - y.mean(), 2.0 * np.pi * freqs)
+            periods.append(1.0 / freqs[int(np.argmax(power))])
+        period = periods[0] if len(periods) == 1 else np.asarray(periods)
+        return cls(period=period, lengthscale=1.0, variance=float(np.var(y)), priors=priors, fixed=fixed)
+
     def check_input_dim(self, D):
         for name in ("period", "lengthscale"):
             value = self._raw[name]
