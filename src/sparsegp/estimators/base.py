@@ -23,6 +23,7 @@ from ..validation import (
     as_float_matrix,
     as_float_vector,
     check_feature_names,
+    check_int,
     feature_names_of,
 )
 from . import persistence
@@ -260,6 +261,53 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         y = as_float_vector(y, "y", n=X.shape[0])
         mean, std = self.predict(X, return_std=True, include_noise=include_noise)
         return -metrics.ntl(y, mean, std**2)
+
+    def sample_y(self, X, n_samples=1, random_state=0, include_noise=True):
+        """Joint draws from the predictive distribution at ``X`` (scikit-learn's signature and shapes).
+
+        Each draw is mean + S z with S S^T the predictive covariance of :meth:`predict` (``return_cov=True``)
+        and z standard normal: draws of y by default, of the latent f with ``include_noise=False``. S comes from
+        the covariance's eigendecomposition, so a singular covariance (the latent f at repeated inputs, or at
+        the inducing inputs of a degenerate approximation) is drawn exactly, without added jitter. O(n^3) in
+        the number of inputs and O(n^2) memory; draws of functions to evaluate anywhere later are
+        :meth:`~sparsegp.SparseGPRegressor.sample_functions`' job.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            Inputs at which to draw.
+        n_samples : int
+            Number of draws.
+        random_state : int, numpy Generator or RandomState, or None
+            The draws' seed (scikit-learn's default, 0, gives the same draws on every call).
+        include_noise : bool
+            Draws of y (True) or of f (False).
+
+        Returns
+        -------
+        ndarray of shape (n, n_samples)
+
+        Raises
+        ------
+        InputError
+            If ``n_samples`` is not a positive integer.
+        NumericalError
+            If the covariance has an eigenvalue below 0 beyond rounding.
+        """
+        X = self._validate_test_inputs(X)
+        n_samples = check_int(n_samples, "n_samples", minimum=1)
+        mean, cov = self.predict(X, return_cov=True, include_noise=include_noise)
+        w, V = np.linalg.eigh(0.5 * (cov + cov.T))
+        if w.size and w[0] < -1e-8 * max(1.0, float(w[-1])):  # the policy of predict's variances
+            raise NumericalError(
+                f"the predictive covariance has an eigenvalue {w[0]:.3g} < 0 beyond rounding: the model's "
+                "factorisation is ill-conditioned; refit with a larger noise lower bound (min_noise)"
+            )
+        rng = random_state
+        if not isinstance(rng, (np.random.Generator, np.random.RandomState)):
+            rng = np.random.default_rng(rng)
+        z = rng.standard_normal((X.shape[0], n_samples))
+        return mean[:, None] + (V * np.sqrt(np.maximum(w, 0.0))) @ z
 
     # ---- predict helpers -------------------------------------------------------
     def _check_fitted(self):
