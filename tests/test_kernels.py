@@ -306,3 +306,20 @@ def test_fixed_parameters_are_masked():
     mask = k.trainable_mask()
     flat, _ = ravel_pytree(mask)
     assert list(np.asarray(flat)) == [True, True, False]  # lengthscale, variance, bias
+
+
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+def test_prior_draws_have_the_kernel_as_covariance(name, rng):
+    """Random features with features of their own per draw: the draws' covariance is k, within five Monte
+    Carlo standard errors, however few the features; a kernel with no such form says so."""
+    k = make_kernels(2, rng)[name]
+    X = rng.normal(size=(6, 2))
+    if name in ("product", "periodic"):
+        with pytest.raises(InputError, match="no random-feature form"):
+            k.prior_draws(10, 8, 2, rng)
+        return
+    n = 20_000
+    F = k.prior_draws(n, 16, 2, np.random.default_rng(1))(X)
+    K = np.asarray(k.K(jnp.asarray(X)))
+    err = np.sqrt((K**2 + np.outer(np.diag(K), np.diag(K))) / n)
+    assert np.all(np.abs(F @ F.T / n - K) <= 5 * err)

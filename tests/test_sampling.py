@@ -1,9 +1,11 @@
-"""Joint draws of the predictive distribution (sample_y) against predict(return_cov=True)."""
+"""Joint draws of the predictive distribution (sample_y) and draws of functions (sample_functions) against
+predict(return_cov=True)."""
 
 import numpy as np
 import pytest
 
 from sparsegp import ExactGPRegressor, InputError, SparseGPRegressor
+from sparsegp.kernels import Periodic, SquaredExponential
 
 N_DRAWS = 20_000
 
@@ -16,8 +18,23 @@ def fitted():
     models = {
         "exact": ExactGPRegressor(max_iter=30).fit(X, y),
         "vfe": SparseGPRegressor(inducing=6, max_iter=30, random_state=0).fit(X, y),
+        "sor": SparseGPRegressor(approximation="sor", inducing=6, max_iter=30, random_state=0).fit(X, y),
     }
     return models, X
+
+
+def inputs_at(X):
+    return np.vstack([X[:3], X[:1], np.random.default_rng(6).uniform(-4, 4, size=(6, 2))])  # X[0] twice
+
+
+def assert_moments(draws, mean, cov):
+    """Five Monte Carlo standard errors: of a mean, sd / sqrt(N); of a covariance entry of Gaussian draws,
+    sqrt((C_ij^2 + C_ii C_jj) / N)."""
+    n = draws.shape[1]
+    sd = np.sqrt(np.diag(cov))
+    assert np.all(np.abs(draws.mean(axis=1) - mean) <= 5 * sd / np.sqrt(n) + 1e-12)
+    err = np.sqrt((cov**2 + np.outer(np.diag(cov), np.diag(cov))) / n)
+    assert np.all(np.abs(np.cov(draws) - cov) <= 5 * err + 1e-12)
 
 
 @pytest.mark.filterwarnings("ignore")
@@ -26,18 +43,13 @@ def fitted():
 def test_the_draws_mean_and_covariance_are_the_predictive_within_monte_carlo_error(fitted, name, include_noise):
     models, X = fitted
     model = models[name]
-    Xs = np.vstack([X[:3], X[:1], np.random.default_rng(6).uniform(-4, 4, size=(6, 2))])  # a repeated input
+    Xs = inputs_at(X)
     mean, cov = model.predict(Xs, return_cov=True, include_noise=include_noise)
     draws = model.sample_y(Xs, N_DRAWS, random_state=1, include_noise=include_noise)
     assert draws.shape == (Xs.shape[0], N_DRAWS)
-    # Five Monte Carlo standard errors: of a mean, sd / sqrt(N); of a covariance entry of Gaussian draws,
-    # sqrt((C_ij^2 + C_ii C_jj) / N).
-    sd = np.sqrt(np.diag(cov))
-    assert np.all(np.abs(draws.mean(axis=1) - mean) <= 5 * sd / np.sqrt(N_DRAWS) + 1e-12)
-    err = np.sqrt((cov**2 + np.outer(np.diag(cov), np.diag(cov))) / N_DRAWS)
-    assert np.all(np.abs(np.cov(draws) - cov) <= 5 * err + 1e-12)
+    assert_moments(draws, mean, cov)
     if not include_noise:  # f at a repeated input is the same in every draw
-        np.testing.assert_allclose(draws[0], draws[3], atol=1e-6 * sd[0])
+        np.testing.assert_allclose(draws[0], draws[3], atol=1e-6 * np.sqrt(cov[0, 0]))
 
 
 @pytest.mark.filterwarnings("ignore")
@@ -53,3 +65,34 @@ def test_shapes_seeds_and_bad_options(fitted):
         model.sample_y(X[:4], 0)
     with pytest.raises(InputError, match="n_samples must be an integer"):
         model.sample_y(X[:4], 2.5)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("name", ["exact", "vfe", "sor"])
+def test_function_draws_are_functions_with_the_posteriors_moments(fitted, name):
+    models, X = fitted
+    model = models[name]
+    Xs = inputs_at(X)
+    draws = model.sample_functions(8_000, random_state=2, n_features=64)  # features of its own for each draw
+    values = draws(Xs)
+    assert values.shape == (Xs.shape[0], 8_000) and draws.n_samples == 8_000
+    np.testing.assert_array_equal(draws(Xs), values)  # the same function on every call
+    np.testing.assert_allclose(draws(Xs[4:]), values[4:], rtol=1e-12)  # and with other inputs beside
+    np.testing.assert_array_equal(values[0], values[3])
+    mean, cov = model.predict(Xs, return_cov=True, include_noise=False)
+    assert_moments(values, mean, cov)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_function_draws_refuse_what_has_no_function_form(fitted):
+    models, X = fitted
+    y = np.sin(X[:, 0])
+    with pytest.raises(InputError, match="Periodic has no random-feature form"):
+        ExactGPRegressor(Periodic(2.0), optimize=False).fit(X, y).sample_functions()
+    with pytest.raises(InputError, match="Product has no random-feature form"):
+        ExactGPRegressor(SquaredExponential(1.0) * SquaredExponential(2.0), optimize=False).fit(X, y).sample_functions()
+    augmented = SparseGPRegressor(inducing=6, prediction="augmented", optimize=False, random_state=0).fit(X, y)
+    with pytest.raises(InputError, match="prediction='augmented' has no such form"):
+        augmented.sample_functions()
+    with pytest.raises(InputError, match="n_features must be >= 1"):
+        models["exact"].sample_functions(2, n_features=0)

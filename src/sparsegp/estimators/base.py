@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .. import metrics
 from .._compile import to_device
+from ..approximations.pathwise import PosteriorFunctions
 from ..errors import InputError, NotFittedError, NumericalError
 from ..fitting.calibration import (
     LOO_TRUSTED_ERROR,
@@ -308,6 +309,45 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             rng = np.random.default_rng(rng)
         z = rng.standard_normal((X.shape[0], n_samples))
         return mean[:, None] + (V * np.sqrt(np.maximum(w, 0.0))) @ z
+
+    def sample_functions(self, n_samples=1, random_state=0, n_features=1024):
+        """Draws of the posterior over latent functions, each to be evaluated at any inputs later.
+
+        Pathwise conditioning (Wilson et al. 2020): each draw is a draw of the prior, as random Fourier
+        features, corrected by the data through the fitted posterior (:mod:`sparsegp.approximations.pathwise`).
+        The result is a callable: ``draws = model.sample_functions(8); draws(X)`` gives (n, 8), the same at the
+        same inputs on every call, in the targets' units and without the noise; Thompson sampling takes the
+        argmax of one column. Every draw has random features of its own, so the draws' covariance is the
+        posterior's (over draws) whatever ``n_features``; ``n_features`` sets how close each draw's values
+        are to Gaussian. Kernels: those with a spectral density (``SquaredExponential``, the Matérn family,
+        ``RationalQuadratic``), ``Linear``, ``Constant`` and their sums.
+
+        Parameters
+        ----------
+        n_samples : int
+            Number of function draws.
+        random_state : int, numpy Generator or None
+            The draws' seed.
+        n_features : int
+            Random features per draw and stationary part of the kernel.
+
+        Returns
+        -------
+        PosteriorFunctions
+            Callable on inputs of shape (n, D), giving (n, n_samples).
+
+        Raises
+        ------
+        InputError
+            If an option is malformed, or the kernel has no random-feature form (a product, ``Periodic``).
+        """
+        self._check_fitted()
+        n_samples = check_int(n_samples, "n_samples", minimum=1)
+        n_features = check_int(n_features, "n_features", minimum=1)
+        rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
+        prior = self.kernel_.prior_draws(n_samples, n_features, self.n_features_in_, rng)
+        centres, weights, with_prior = self._pathwise_weights(prior, rng)
+        return PosteriorFunctions(self.kernel_, prior, centres, weights, self.y_mean_, self.y_std_, with_prior)
 
     # ---- predict helpers -------------------------------------------------------
     def _check_fitted(self):

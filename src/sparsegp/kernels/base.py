@@ -24,6 +24,7 @@ from .._compile import compiled_when_eager
 from ..errors import InputError
 from ..priors import prior_from_dict
 from ..transforms import POSITIVE, Transform
+from . import features
 
 KERNEL_REGISTRY: dict[str, type[Kernel]] = {}
 
@@ -336,6 +337,36 @@ class Kernel:
         """
         return jax.vmap(lambda x: self.evaluate(x, x))(X)
 
+    def prior_draws(self, n_samples: int, n_features: int, D: int, rng: np.random.Generator):
+        """``n_samples`` independent draws of the zero-mean GP prior with this covariance, as random features
+        (:mod:`.features`): the prior half of :meth:`~sparsegp.SparseGPRegressor.sample_functions`.
+
+        Parameters
+        ----------
+        n_samples : int
+            Number of draws.
+        n_features : int
+            Random features per draw and stationary part.
+        D : int
+            Input dimension.
+        rng : numpy.random.Generator
+            The draws' randomness.
+
+        Returns
+        -------
+        PriorDraws
+            Callable on inputs (n, D), giving (n, n_samples).
+
+        Raises
+        ------
+        InputError
+            For a kernel without a random-feature form (a product, the periodic kernel).
+        """
+        raise InputError(
+            f"{type(self).__name__} has no random-feature form: function draws need a kernel with a spectral "
+            "density (SquaredExponential, Matern12/32/52, RationalQuadratic), Linear, Constant, or a sum of them"
+        )
+
     def distance_scales(self) -> list[np.ndarray]:
         """The length-scales that the kernel's squared distances are measured in (a stationary kernel's
         ``lengthscale``; those of every part of a sum or product; none for the others).
@@ -523,6 +554,12 @@ class Sum(_Composite):
     >>> sorted(k.parameters())
     ['k0.lengthscale', 'k0.variance', 'k1.variance']
     """
+
+    def prior_draws(self, n_samples, n_features, D, rng):
+        draws = features.none(n_samples, D)
+        for k in self.kernels:  # independent priors add
+            draws = draws.plus(k.prior_draws(n_samples, n_features, D, rng))
+        return draws
 
     def evaluate(self, x, z):
         return sum(k.evaluate(x, z) for k in self.kernels)

@@ -7,6 +7,7 @@ import numpy as np
 
 from .._docstrings import fill
 from ..errors import InputError
+from . import features
 from .base import FIT_PARAMETERS, HostForm, Kernel
 
 
@@ -50,6 +51,10 @@ class Linear(Kernel):
     def diag(self, X):
         return jnp.sum(X * X * self.variance, axis=1)
 
+    def prior_draws(self, n_samples, n_features, D, rng):
+        v = np.broadcast_to(np.asarray(self.variance, dtype=np.float64), (D,))
+        return features.none(n_samples, D)._replace(lin=np.sqrt(v) * rng.standard_normal((n_samples, D)))
+
 
 @fill(fit_parameters=FIT_PARAMETERS)
 class Constant(Kernel):
@@ -84,3 +89,6 @@ class Constant(Kernel):
 
     def host_form(self) -> HostForm:
         return HostForm(None, 0.0, float(np.asarray(self.variance)))
+
+    def prior_draws(self, n_samples, n_features, D, rng):
+        return features.constant(float(np.asarray(self.variance)), n_samples, D, rng)

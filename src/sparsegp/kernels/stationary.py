@@ -16,6 +16,7 @@ import numpy as np
 from .._docstrings import fill
 from ..errors import InputError
 from ..transforms import NON_NEGATIVE
+from . import features
 from .base import FIT_PARAMETERS, HostForm, Kernel
 from .distance import safe_sqrt, sqdist, wide
 
@@ -70,6 +71,26 @@ class Stationary(Kernel):
     def distance_scales(self):
         return [np.asarray(self.lengthscale, dtype=np.float64)]
 
+    def spectral_sample(self, rng: np.random.Generator, shape: tuple) -> np.ndarray:
+        """Frequencies from the spectral density of the profile at unit length-scale, shape ``shape`` (..., D).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The randomness.
+        shape : tuple
+            The frequencies' shape, the input dimension last.
+
+        Returns
+        -------
+        ndarray
+        """
+        raise InputError(f"{type(self).__name__} names no spectral density")
+
+    def prior_draws(self, n_samples, n_features, D, rng):
+        omega = self.spectral_sample(rng, (n_samples, n_features, D)) / np.asarray(self.lengthscale, dtype=np.float64)
+        return features.cosines(omega, float(np.asarray(self.variance)), rng)
+
     def check_input_dim(self, D):
         ell = self._raw["lengthscale"]
         if ell.ndim == 1 and ell.shape[0] != D:
@@ -87,6 +108,13 @@ class Stationary(Kernel):
 
     def diag(self, X):
         return jnp.full(X.shape[0], self.variance * self.profile(jnp.zeros(())))
+
+
+def _student_t(rng, shape, dof: float) -> np.ndarray:
+    """Multivariate Student-t frequencies with ``dof`` degrees of freedom: a Matérn-nu kernel's spectral density
+    at unit length-scale has dof = 2 nu (RW eq. 4.15)."""
+    g = rng.chisquare(dof, size=shape[:-1])
+    return rng.standard_normal(shape) * np.sqrt(dof / g)[..., None]
 
 
 @partial(jax.custom_vjp, nondiff_argnums=(4,))
@@ -189,6 +217,13 @@ class SquaredExponential(Stationary):
     def profile(self, r2):
         return jnp.exp(-0.5 * r2)
 
+    def spectral_sample(self, rng, shape):
+        return rng.standard_normal(shape)
+
+    def prior_draws(self, n_samples, n_features, D, rng):
+        draws = super().prior_draws(n_samples, n_features, D, rng)
+        return draws.plus(features.constant(float(np.asarray(self._bias())), n_samples, D, rng))
+
     def evaluate(self, x, z):
         return super().evaluate(x, z) + self._bias()
 
@@ -227,6 +262,9 @@ class Matern12(Stationary):
     def profile(self, r2):
         return jnp.exp(-safe_sqrt(r2))
 
+    def spectral_sample(self, rng, shape):
+        return _student_t(rng, shape, 2 * 0.5)
+
 
 @fill(shape_parameters=SHAPE_PARAMETERS, fit_parameters=FIT_PARAMETERS)
 class Matern32(Stationary):
@@ -248,6 +286,9 @@ class Matern32(Stationary):
     def profile(self, r2):
         s = jnp.sqrt(3.0) * safe_sqrt(r2)
         return (1.0 + s) * jnp.exp(-s)
+
+    def spectral_sample(self, rng, shape):
+        return _student_t(rng, shape, 2 * 1.5)
 
 
 @fill(shape_parameters=SHAPE_PARAMETERS, fit_parameters=FIT_PARAMETERS)
@@ -272,6 +313,9 @@ class Matern52(Stationary):
     def profile(self, r2):
         s = jnp.sqrt(5.0) * safe_sqrt(r2)
         return (1.0 + s + 5.0 * r2 / 3.0) * jnp.exp(-s)
+
+    def spectral_sample(self, rng, shape):
+        return _student_t(rng, shape, 2 * 2.5)
 
 
 @fill(shape_parameters=SHAPE_PARAMETERS, fit_parameters=FIT_PARAMETERS)
@@ -305,3 +349,9 @@ class RationalQuadratic(Stationary):
     def profile(self, r2):
         alpha = self.alpha
         return jnp.exp(-alpha * jnp.log1p(r2 / (2.0 * alpha)))
+
+    def spectral_sample(self, rng, shape):
+        # an SE of precision tau ~ Gamma(alpha, rate alpha) for each feature (RW eq. 4.20)
+        alpha = float(np.asarray(self.alpha))
+        tau = rng.gamma(alpha, 1.0 / alpha, size=shape[:-1])
+        return rng.standard_normal(shape) * np.sqrt(tau)[..., None]
