@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from sparsegp import ExactGPRegressor, SparseGPRegressor, load_model
+from sparsegp import ExactGPRegressor, SparseGPRegressor, load_model, metrics
 from sparsegp.cli import main
 
 
@@ -85,8 +85,21 @@ def test_fit_and_predict_on_csv(toy_regression, tmp_path, capsys):
     rows = list(csv.DictReader(open(preds)))
     assert len(rows) == 40 and set(rows[0]) == {"mean", "std"}
     mean = np.array([float(r["mean"]) for r in rows])
+    std = np.array([float(r["std"]) for r in rows])
     assert np.mean((mean - y) ** 2) < 0.1 * np.var(y)
-    assert all(float(r["std"]) > 0 for r in rows)
+    assert all(std > 0)
+    # Without --target the model's own target column is recognised and scored, beside the predictions
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--data", str(data)]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0] == "mean,std" and len(out.splitlines()) == 41  # the predictions alone
+    table = [[c.strip() for c in line.strip("|").split("|")] for line in err.splitlines() if line.startswith("|")]
+    scores = dict(zip(table[0], table[-1]))
+    fitted = load_model(model)
+    trivial = metrics.ntl(y, np.full(40, fitted.y_mean_), np.full(40, fitted.y_std_**2))
+    assert float(scores["SNLP"]) == pytest.approx(metrics.ntl(y, mean, std**2) - trivial, abs=1e-4)
+    assert float(scores["coverage_2sd"]) == pytest.approx(np.mean(np.abs(y - mean) <= 2 * std), abs=1e-3)
+    assert float(scores["SMSE"]) == pytest.approx(metrics.smse(y, mean), abs=1e-4)
 
 
 def test_errors_are_reported_not_raised(toy_regression, tmp_path, capsys):

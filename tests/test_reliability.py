@@ -98,6 +98,24 @@ def test_malformed_feature_names_in_a_model_file_are_rejected(toy_regression, na
         load_model(bad)
 
 
+@pytest.mark.parametrize("target", [3, ["y"], "a"])
+def test_a_malformed_target_name_in_a_model_file_is_rejected(toy_regression, target, tmp_path):
+    """The target column's name (kept by ``sparsegp fit --data``) is a string that names no feature."""
+    X, y = toy_regression(30, 3)
+    model = ExactGPRegressor(max_iter=5).fit(Table(X, ["a", "b", "c"]), y)
+    model.target_name_ = "y"
+    path = model.save(tmp_path / "m.npz")
+    assert load_model(path).target_name_ == "y"
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(str(arrays.pop("__metadata__")))
+    meta["target_name"] = target
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, __metadata__=np.array(json.dumps(meta)), **arrays)
+    with pytest.raises(ModelFileError, match="target_name"):
+        load_model(bad)
+
+
 @pytest.fixture(scope="module")
 def fitted_models(toy_regression):
     """One fitted model of each kind and its training inputs, by name."""

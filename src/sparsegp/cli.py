@@ -44,11 +44,12 @@ def _kernel(name: str, X):
     }[name]()
 
 
-def read_table(path: str, target: str | None, features=None, delimiter: str = ","):
+def read_table(path: str, target: str | None, features=None, delimiter: str = ",", own_target: str | None = None):
     """(X, y or None, feature names) from a CSV with a header row, or an NPZ of named columns.
 
     ``features`` (the names a model was fitted on) picks the columns by name, in that order; a
-    missing feature or a column that is neither a feature nor the target is an error.
+    missing feature or a column that is neither a feature nor the target is an error. ``own_target`` (the
+    target column a model was fitted on) is the target where ``target`` is None and the file has that column.
     """
     if not os.path.exists(path):
         raise SparseGPError(f"data file {path!r} does not exist")
@@ -68,6 +69,8 @@ def read_table(path: str, target: str | None, features=None, delimiter: str = ",
                     f"{path!r} holds an unnamed matrix 'X', but the model was fitted on named "
                     f"columns {list(features)}: store one array per column"
                 )
+            if target is None and own_target in cols:
+                target = own_target
             if target and target not in cols:
                 raise SparseGPError(f"{path!r} has no array named {target!r}; it has {sorted(cols)}")
             y = cols[target].astype(np.float64) if target else None
@@ -75,6 +78,8 @@ def read_table(path: str, target: str | None, features=None, delimiter: str = ",
         names = list(cols)
     else:
         names, cols = _read_csv(path, delimiter)
+    if target is None and own_target in cols:
+        target = own_target
     if target is not None and target not in cols:
         raise SparseGPError(f"{path!r} has no column named {target!r}; columns: {names}")
     feats = [n for n in names if n != target]
@@ -307,6 +312,7 @@ def cmd_fit(args):
             cluster.close()
     if args.data:  # predict matches the columns of a file by these names (scikit-learn's fitted attribute)
         model.feature_names_in_ = np.asarray(feature_names, dtype=object)
+        model.target_name_ = args.target  # and scores against this column where a file has it
     fit_s = time.perf_counter() - t0
     row = {"data": source, "model": args.model, "n_train": len(X)}
     if args.model != "exact":
@@ -337,10 +343,16 @@ def cmd_fit(args):
 
 
 def cmd_predict(args):
-    from . import load_model, metrics
+    from . import load_model
 
     model = load_model(args.model)
-    X, y, _ = read_table(args.data, args.target, getattr(model, "feature_names_in_", None), delimiter=args.delimiter)
+    X, y, _ = read_table(
+        args.data,
+        args.target,
+        getattr(model, "feature_names_in_", None),
+        delimiter=args.delimiter,
+        own_target=getattr(model, "target_name_", None),
+    )
     if args.out not in (None, "-"):
         _check_writable(args.out, "--out")
     if hasattr(model, "classes_"):
@@ -355,9 +367,32 @@ def cmd_predict(args):
     finally:
         if out is not sys.stdout:
             out.close()
-    if y is not None and args.out not in (None, "-"):
-        print(_table([{"n": len(X), "MSE": f"{metrics.mse(y, mean):.4f}", "SMSE": f"{metrics.smse(y, mean):.4f}"}]))
+    if y is not None:  # beside the predictions: on standard error where they went to standard output
+        print(_table([_regression_scores(model, y, mean, std, latent=args.latent)]), file=_summary_stream(args))
     return 0
+
+
+def _summary_stream(args):
+    """Where a summary goes: standard output, unless the predictions themselves went there."""
+    return sys.stderr if args.out in (None, "-") else sys.stdout
+
+
+def _regression_scores(model, y, mean, std, *, latent: bool) -> dict:
+    """MSE and SMSE; with the noise in the error bars, SNLP against a Gaussian with the training targets' mean
+    and standard deviation (the model's normalisation, so only where it normalised them) or else the mean
+    negative log density, and the share of targets within 2 sd."""
+    from . import metrics
+
+    row = {"n": len(y), "MSE": f"{metrics.mse(y, mean):.4f}", "SMSE": f"{metrics.smse(y, mean):.4f}"}
+    if latent or np.any(std <= 0):
+        return row
+    if getattr(model, "normalize_y", False):
+        trivial = metrics.ntl(y, np.full_like(y, model.y_mean_), np.full_like(y, model.y_std_**2))
+        row["SNLP"] = f"{metrics.ntl(y, mean, std**2) - trivial:.4f}"
+    else:
+        row["NLPD"] = f"{metrics.ntl(y, mean, std**2):.4f}"
+    row["coverage_2sd"] = f"{float(np.mean(np.abs(y - mean) <= 2 * std)):.3f}"
+    return row
 
 
 def _predict_classes(args, model, X, y):

@@ -411,6 +411,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             "y_std": float(self.y_std_),
             "n_features_in": int(self.n_features_in_),
             "feature_names": self._feature_names_state(),
+            "target_name": getattr(self, "target_name_", None),
             "loo": self._loo_state(),
         }
 
@@ -429,6 +430,13 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         if model.n_features_in_ < 1:
             raise persistence.ModelFileError("metadata field 'n_features_in' must be >= 1")
         model._restore_feature_names(meta)
+        target = meta.get("target_name")  # absent from files written before it was kept
+        if target is not None:
+            if not isinstance(target, str) or target in set(getattr(model, "feature_names_in_", [])):
+                raise persistence.ModelFileError(
+                    "metadata field 'target_name' must be null or a name that is no feature's"
+                )
+            model.target_name_ = target
         model._restore_loo(meta)
         try:
             model.kernel_.check_input_dim(model.n_features_in_)
