@@ -18,8 +18,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
+from ..errors import InputError
 from .common import SparsePosterior
 from .exact import ExactPosterior
+from .registry import APPROXIMATIONS
 
 
 def exact_weights(post: ExactPosterior, y, prior_at_X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -41,6 +43,21 @@ def sparse_weights(
     if prior_at_Z is not None:
         v = v - solve_triangular(Luu, prior_at_Z, lower=True)
     return solve_triangular(Luu, v, lower=True, trans="T")
+
+
+def draw_weights(post, prior, rng: np.random.Generator, *, y=None, approximation="vfe", prediction="standard"):
+    """(centres, weights, whether the prior term enters) of the draws ``prior`` conditioned on a fitted
+    posterior: an :class:`ExactPosterior` with its targets ``y``, or a :class:`SparsePosterior` of
+    ``approximation``. The augmented and Nyström predictions have no posterior over functions: refused."""
+    if isinstance(post, ExactPosterior):
+        return np.asarray(post.X), exact_weights(post, y, prior(np.asarray(post.X)), rng), True
+    if prediction != "standard":
+        raise InputError(
+            f"sample_functions draws from the approximation's posterior over functions; prediction={prediction!r} "
+            "has no such form: refit with prediction='standard'"
+        )
+    Z, degenerate = np.asarray(post.Z), APPROXIMATIONS[approximation].degenerate
+    return Z, sparse_weights(post, None if degenerate else prior(Z), rng, prior.const.shape[0]), not degenerate
 
 
 class PosteriorFunctions:

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .. import metrics
 from .._compile import to_device
-from ..approximations.pathwise import PosteriorFunctions
+from ..approximations.pathwise import PosteriorFunctions, draw_weights
 from ..errors import InputError, NotFittedError, NumericalError
 from ..fitting.calibration import (
     LOO_TRUSTED_ERROR,
@@ -346,7 +346,14 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         n_features = check_int(n_features, "n_features", minimum=1)
         rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
         prior = self.kernel_.prior_draws(n_samples, n_features, self.n_features_in_, rng)
-        centres, weights, with_prior = self._pathwise_weights(prior, rng)
+        centres, weights, with_prior = draw_weights(
+            self.posterior_,
+            prior,
+            rng,
+            y=getattr(self, "y_train_", None),  # the exact GP's (normalised) targets
+            approximation=getattr(self, "approximation", "exact"),
+            prediction=getattr(self, "prediction", "standard"),
+        )
         return PosteriorFunctions(self.kernel_, prior, centres, weights, self.y_mean_, self.y_std_, with_prior)
 
     # ---- predict helpers -------------------------------------------------------

@@ -9,7 +9,6 @@ from .._compile import to_device
 from .._docstrings import fill
 from ..approximations.exact import exact_log_marginal, exact_posterior, exact_predict
 from ..approximations.loo import exact_loo
-from ..approximations.pathwise import exact_weights
 from ..backends import InMemory
 from ..errors import InputError
 from ..fitting.calibration import loo_check
@@ -198,10 +197,6 @@ class ExactGPRegressor(GPRegressorBase):
         self.train_counts_ = np.ones(rows.X.shape[0]) if rows.counts is None else rows.counts
         self.train_scatter_ = np.zeros(rows.X.shape[0]) if rows.scatter is None else rows.scatter
         self.alpha_ = np.asarray(post.alpha)
-
-    def _pathwise_weights(self, prior, rng):
-        post = self.posterior_
-        return post.X, exact_weights(post, self.y_train_, prior(post.X), rng), True
 
     @fill(predict_options=PREDICT_OPTIONS)
     def predict(self, X, return_std=False, return_cov=False, include_noise=True):

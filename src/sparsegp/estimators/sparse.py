@@ -8,7 +8,6 @@ import numpy as np
 from .._docstrings import fill
 from ..approximations.augmented import full_data_predict
 from ..approximations.common import sparse_predict, unexplained_variance
-from ..approximations.pathwise import sparse_weights
 from ..approximations.registry import APPROXIMATIONS
 from ..backends import InMemory, is_dask_collection
 from ..errors import InputError
@@ -331,16 +330,6 @@ class SparseGPRegressor(GPRegressorBase):
 
         # O(n m) per test point: small batches bound the (chunk x batch) blocks.
         return self._predict_in_batches(augmented, X, full_cov=False, batch_size=256)
-
-    def _pathwise_weights(self, prior, rng):
-        if self.prediction != "standard":
-            raise InputError(
-                f"sample_functions draws from the approximation's posterior over functions; prediction="
-                f"{self.prediction!r} has no such form: refit with prediction='standard'"
-            )
-        Z, degenerate = np.asarray(self.Z_), APPROXIMATIONS[self.approximation].degenerate
-        weights = sparse_weights(self.posterior_, None if degenerate else prior(Z), rng, prior.const.shape[0])
-        return Z, weights, not degenerate
 
     @fill(predict_options=PREDICT_OPTIONS)
     def predict(self, X, return_std=False, return_cov=False, include_noise=True):
