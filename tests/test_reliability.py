@@ -98,8 +98,7 @@ def test_malformed_feature_names_in_a_model_file_are_rejected(toy_regression, na
         load_model(bad)
 
 
-@pytest.mark.parametrize("target", [3, ["y"], "a"])
-def test_a_malformed_target_name_in_a_model_file_is_rejected(toy_regression, target, tmp_path):
+def test_a_malformed_target_name_in_a_model_file_is_rejected(toy_regression, tmp_path):
     """The target column's name (kept by ``sparsegp fit --data``) is a string that names no feature."""
     X, y = toy_regression(30, 3)
     model = ExactGPRegressor(max_iter=5).fit(Table(X, ["a", "b", "c"]), y)
@@ -109,11 +108,11 @@ def test_a_malformed_target_name_in_a_model_file_is_rejected(toy_regression, tar
     with np.load(path, allow_pickle=False) as f:
         arrays = {k: f[k] for k in f.files}
     meta = json.loads(str(arrays.pop("__metadata__")))
-    meta["target_name"] = target
-    bad = tmp_path / "bad.npz"
-    np.savez(bad, __metadata__=np.array(json.dumps(meta)), **arrays)
-    with pytest.raises(ModelFileError, match="target_name"):
-        load_model(bad)
+    for target in (3, ["y"], "a"):
+        bad = tmp_path / "bad.npz"
+        np.savez(bad, __metadata__=np.array(json.dumps(dict(meta, target_name=target))), **arrays)
+        with pytest.raises(ModelFileError, match="target_name"):
+            load_model(bad)
 
 
 @pytest.fixture(scope="module")

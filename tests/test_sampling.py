@@ -38,7 +38,7 @@ def assert_moments(draws, mean, cov):
 
 
 @pytest.mark.filterwarnings("ignore")
-@pytest.mark.parametrize("name", ["exact", "vfe"])
+@pytest.mark.parametrize("name", ["exact", pytest.param("vfe", marks=pytest.mark.slow)])  # one algebra for both
 @pytest.mark.parametrize("include_noise", [True, False])
 def test_the_draws_mean_and_covariance_are_the_predictive_within_monte_carlo_error(fitted, name, include_noise):
     models, X = fitted

@@ -188,6 +188,7 @@ def test_chunk_size_does_not_change_the_fit(toy_regression):
     assert a.objective_ == pytest.approx(b.objective_, rel=1e-10)
 
 
+@pytest.mark.slow  # three whole fits
 def test_optimize_inducing_only_keeps_kernel_and_noise(toy_regression):
     """Titsias's Boston experiment: inducing inputs optimised at fixed hyper-parameters and noise."""
     X, y = toy_regression(80, 2)
