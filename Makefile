@@ -57,15 +57,18 @@ demo: $(STAMP_RUN)
 # process (the xdist workers, the CLI's subprocesses) compiles the package and its dependencies from source.
 # The fast tier is every test not marked `slow`; the slow tier holds the end-to-end runs (the papers' quick
 # reproductions, the Dask cluster, scikit-learn's estimator checks, whole-fit equivalences). Both run in CI.
-PYTEST := env -u PYTHONDONTWRITEBYTECODE OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadgroup --durations=20
+# The fast tier hands out whole files (a file's tests share their compiled programs in one process; test by
+# test, both workers compiled many of the same programs: about 10 s more of the fast tier, BENCHMARKS.md "The
+# test suite"); the slow tier keeps its groups across files (one Dask cluster at a time).
+PYTEST := env -u PYTHONDONTWRITEBYTECODE OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --durations=20
 test: $(STAMP_DEV)
-	$(PYTEST) -m "not slow"
+	$(PYTEST) --dist loadfile -m "not slow"
 
 test-slow: $(STAMP_DEV)
-	$(PYTEST) -m slow
+	$(PYTEST) --dist loadgroup -m slow
 
 test-all: $(STAMP_DEV) lint
-	$(PYTEST)
+	$(PYTEST) --dist loadgroup
 
 # Sphinx with warnings as errors; every gallery example runs (sphinx-gallery). The site opens from disk.
 docs: $(STAMP_DOCS)
