@@ -73,6 +73,7 @@ SLOW_EXAMPLES = {
     "sparsegp.OneVsRestIVMClassifier",
     "sparsegp.CalibrationWarning",
     "sparsegp.CertificateWarning",
+    "sparsegp.InducingWarning",
     "sparsegp.DataWarning",
 }
 

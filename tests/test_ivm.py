@@ -250,6 +250,7 @@ def test_classifier_fits_any_two_labels_and_is_consistent():
     np.testing.assert_allclose(clf.predict_log_proba(X[150:])[:, 1], log_ndtr(z))
 
 
+@pytest.mark.slow  # an IVM fit per class
 def test_one_vs_rest_combines_log_probabilities():
     rng = np.random.default_rng(9)
     centres = np.array([[0, 0], [3, 0], [0, 3]])

@@ -467,6 +467,7 @@ def test_log_marginal_likelihood_and_its_gradient_at_given_theta(make):
             model.log_marginal_likelihood(theta)
 
 
+@pytest.mark.slow  # whole fits of both regressors
 def test_log_marginal_likelihood_theta_holds_a_non_negative_bias_as_its_value():
     X, y, _ = _sine_data(40)
     model = ExactGPRegressor(SquaredExponential([1.0, 1.0], 1.0, bias=0.3), optimize=False).fit(X, y)

@@ -24,6 +24,7 @@ def _kernel():
     return SquaredExponential(np.ones(3), 1.0)
 
 
+@pytest.mark.slow  # whole fits after a selection
 def test_selector_as_inducing_fixes_the_training_rows():
     X, y = _data()
     m = SparseGPRegressor(
@@ -62,6 +63,7 @@ def test_variational_em_never_decreases_the_bound():
     assert m.objective_ == pytest.approx(seq[-1], rel=1e-10)
 
 
+@pytest.mark.slow  # whole fits alternating with selection
 def test_alternation_rounds_and_objective_bookkeeping():
     X, y = _data()
     m = SparseGPRegressor(

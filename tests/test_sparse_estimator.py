@@ -110,6 +110,7 @@ def test_format_1_files_with_optimize_inducing_load_as_one_optimize_option(toy_r
         load_model(tmp_path / "bad.npz")
 
 
+@pytest.mark.slow  # whole fits
 def test_inducing_given_as_training_indices(toy_regression):
     X, y = toy_regression(40, 2)
     idx = np.array([3, 7, 11, 20])
