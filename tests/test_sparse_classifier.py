@@ -274,3 +274,20 @@ def test_the_default_largest_m_shrinks_with_the_latent_functions(monkeypatch):
     data = SimpleNamespace(n=50, n_distinct=50, n_classes=3)
     grown, reason = pipeline._doubled(config, params, X, [{"bound": -100.0}, {"bound": -90.0}], data, None)
     assert grown is None and "largest m for 3 latent function(s)" in reason
+
+
+def test_a_first_size_at_its_cap_says_it_was_not_grown():
+    """The stop reason of a growth that could not double even once names no gain (it printed 'inf')."""
+    from types import SimpleNamespace
+
+    from sparsegp.classification.likelihoods import Bernoulli
+    from sparsegp.fitting.classification import ClassifierConfig, _doubled
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(4, 2))
+    config = ClassifierConfig("test", None, Bernoulli(), "auto", 1024, 1e-3, 10, True, True, None, 0, False)
+    params = {"kernel": SquaredExponential([1.0, 1.0]), "Z": X, "q_mu": np.zeros((4, 1)), "q_sqrt": np.eye(4)[None]}
+    grown, reason = _doubled(
+        config, params, X, [{"bound": -10.0}], SimpleNamespace(n=4, n_distinct=4, n_classes=2), rng
+    )
+    assert grown is None and reason == "growth: m = 4 is the number of distinct training inputs; m was not grown"

@@ -269,7 +269,8 @@ def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list,
             if config.max_inducing is not None
             else f"the largest m for {latents} latent function(s) on this device"
         )
-        return None, f"growth: m = {M} is {cap}; the last doubling raised the bound by {gain:.4g} nats per row"
+        done = "m was not grown" if len(path) < 2 else f"the last doubling raised the bound by {gain:.4g} nats per row"
+        return None, f"growth: m = {M} is {cap}; {done}"
     extra = _select(params["kernel"], np.asarray(params["Z"]), Xs, new_M - M, rng)
     if extra.shape[0] == 0:
         return None, f"growth: every candidate row sits on one of the {M} inducing inputs"
