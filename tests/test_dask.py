@@ -145,6 +145,48 @@ def test_repeated_inputs_grouped_on_the_partitions_equal_every_row_in_memory(cli
 
 
 @pytest.mark.parametrize("approximation", ["vfe", "fitc"])
+def test_known_noise_variances_on_the_partitions_equal_every_row_in_memory(client, approximation):
+    """Rows grouped on each partition by input and known variance: the weighted sums, value and gradient, of every
+    row in memory; and a fit given the variances on dask arrays equals the same fit in memory."""
+    X, y = repeated_problem()
+    known = np.where(X[:, 0] > 0, 0.2, 0.01) * np.random.default_rng(1).choice([1.0, 2.0], size=X.shape[0])
+    params = {
+        "kernel": SquaredExponential([0.9, 1.3, 0.7], 1.2),
+        "raw_noise": jnp.asarray(to_raw(0.07)),
+        "Z": jnp.asarray(np.unique(X, axis=0)[:12] + 0.1),
+    }
+    n = X.shape[0]
+    penalty = lambda p: 0.0  # noqa: E731
+    local = HostObjective(
+        approximation, X, y, chunk=40, jitter=1e-8, penalty=penalty, counts=np.ones(n), scatter=np.zeros(n), known=known
+    )
+    data = DaskStats(
+        da.from_array(X, chunks=(70, 3)), da.from_array(y, chunks=70), 40, client, grouped=True,
+        known=da.from_array(known, chunks=70),
+    )  # fmt: skip
+    f0, g0 = local(params)
+    remote = HostObjective(approximation, data=data, jitter=1e-8, penalty=penalty)
+    f1, g1 = remote(params)
+    assert abs(f1 - f0) <= 1e-10 * abs(f0)
+    assert relative(ravel_pytree(g1)[0], ravel_pytree(g0)[0]) <= 1e-10
+    assert remote.certificate(params).upper == pytest.approx(local.certificate(params).upper, rel=1e-10)
+    data.close()
+    Z = np.unique(X, axis=0)[:10] + 0.05
+    common = dict(approximation=approximation, inducing=Z, optimize=False, noise=0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = SparseGPRegressor(duplicates="expand", **common).fit(X, y, noise_variance=known)
+        lazy = SparseGPRegressor(**common).fit(
+            da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60), noise_variance=known
+        )
+    assert lazy.objective_ == pytest.approx(fitted.objective_, rel=1e-10)
+    assert lazy.upper_bound_ == pytest.approx(fitted.upper_bound_, rel=1e-10)
+    assert lazy.loo_log_predictive_ == pytest.approx(fitted.loo_log_predictive_, rel=1e-10)
+    Xt = problem(30, seed=2)[0]
+    assert relative(lazy.predict(Xt), fitted.predict(Xt)) <= 1e-10
+
+
+@pytest.mark.parametrize("approximation", ["vfe", "fitc"])
 def test_a_fit_with_repeated_inputs_on_dask_equals_every_row_in_memory(client, approximation):
     X, y = repeated_problem(1)
     Xt = problem(50, seed=1)[0]

@@ -28,12 +28,15 @@ def dense_stats(kernel, Z, Luu, X, y):
     return Stats(A @ A.T, A @ y, y @ y, jnp.sum(kernel.diag(X)), jnp.sum(A * A), jnp.asarray(X.shape[0], X.dtype))
 
 
-def fitc_dense_stats(kernel, Z, Luu, noise, X, y) -> FITCStats:
-    """Unchunked reference for :func:`fitc_stats`."""
+def fitc_dense_stats(kernel, Z, Luu, noise, X, y, known=0.0, fitc=True) -> FITCStats:
+    """Unchunked reference for :func:`weighted_stats` (FITC's, or with ``fitc=False`` Lambda = sigma^2 + v)."""
     A = solve_lower(Luu, kernel.K(Z, X))
-    lam = kernel.diag(X) - jnp.sum(A * A, axis=0) + noise
+    r = kernel.diag(X) - jnp.sum(A * A, axis=0)
+    lam = (r if fitc else 0.0) + noise + known
     Aw = A / lam
-    return FITCStats(A @ Aw.T, Aw @ y, jnp.sum(y * y / lam), jnp.sum(jnp.log(lam)), jnp.asarray(X.shape[0], X.dtype))
+    n = jnp.asarray(X.shape[0], X.dtype)
+    sums = (A @ Aw.T, Aw @ y, jnp.sum(y * y / lam), jnp.sum(jnp.log(lam)), n, jnp.sum(r / lam), jnp.sum(r))
+    return FITCStats(*sums)
 
 
 def dense_state(K: np.ndarray, y: np.ndarray, noise: float, I) -> dict:

@@ -14,6 +14,12 @@ within-input sum of squares SS_i = sum_j (y_ij - ybar_i)^2:
 
 So the value, the gradient and the posterior are those of all rows, at the cost of the distinct
 inputs. Only exactly equal input rows are grouped.
+
+With a known noise variance v per row (``fit(X, y, noise_variance=v)``), rows are grouped by input and known
+variance together: a group's rows then share their noise sigma^2 + v, and every formula above holds with
+sigma^2 + v_i in place of sigma^2, exactly and for any learnt sigma^2. Rows at one input with unequal known
+variances are separate groups (each row's weight 1 / (sigma^2 + v) changes with sigma^2, so they cannot share
+one weighted row).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ class Replicates(NamedTuple):
     scatter: np.ndarray  # (n_d,) within-input sum of squares of the targets about their mean
     group: np.ndarray  # (n,) the distinct input of each row
     first: np.ndarray  # (n_d,) the first row of each distinct input
+    known: np.ndarray | None = None  # (n_d,) the known noise variance of each group's rows
 
     @property
     def repeated(self) -> bool:
@@ -49,6 +56,7 @@ class Rows(NamedTuple):
     y: np.ndarray
     counts: np.ndarray | None = None
     scatter: np.ndarray | None = None
+    known: np.ndarray | None = None  # each row's known noise variance (then counts and scatter are given too)
 
     @property
     def n_records(self) -> int:
@@ -62,8 +70,10 @@ class Rows(NamedTuple):
         return tuple(to_device(a) for a in self if a is not None)
 
     def weights(self) -> dict:
-        """``counts`` and ``scatter`` as keyword arguments of the objectives and posteriors."""
-        return {"counts": self.counts, "scatter": self.scatter}
+        """``counts``, ``scatter`` and, where given, ``known`` as keyword arguments of the objectives and
+        posteriors."""
+        weights = {"counts": self.counts, "scatter": self.scatter}
+        return weights if self.known is None else dict(weights, known=self.known)
 
 
 def _row_keys(A: np.ndarray) -> np.ndarray:
@@ -71,23 +81,26 @@ def _row_keys(A: np.ndarray) -> np.ndarray:
     return A.view(np.dtype((np.void, A.dtype.itemsize * A.shape[1]))).ravel()
 
 
-def collapse(X: np.ndarray, y: np.ndarray) -> Replicates:
-    """Group the rows of (X, y) by exactly equal inputs (see the module docstring)."""
+def collapse(X: np.ndarray, y: np.ndarray, known: np.ndarray | None = None) -> Replicates:
+    """Group the rows of (X, y) by exactly equal inputs, and equal ``known`` noise variances where given (see the
+    module docstring)."""
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     X = X + 0.0  # -0.0 and 0.0 are the same input
-    _, first, inverse = np.unique(_row_keys(X), return_index=True, return_inverse=True)
+    key = X if known is None else np.column_stack([X, np.asarray(known, dtype=np.float64) + 0.0])
+    _, first, inverse = np.unique(_row_keys(key), return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # distinct inputs in the order of their first row
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     group = rank[np.ravel(inverse)]
     first = first[order]
     counts = np.bincount(group, minlength=first.size).astype(np.float64)
+    v = None if known is None else np.asarray(known, dtype=np.float64)[first]
     if first.size == X.shape[0]:  # nothing repeats: the rows themselves, bit for bit
-        return Replicates(X[first], y[first], counts, np.zeros(first.size), group, first)
+        return Replicates(X[first], y[first], counts, np.zeros(first.size), group, first, v)
     mean = np.bincount(group, weights=y, minlength=first.size) / counts
     scatter = np.bincount(group, weights=(y - mean[group]) ** 2, minlength=first.size)
-    return Replicates(X[first], mean, counts, scatter, group, first)
+    return Replicates(X[first], mean, counts, scatter, group, first, v)
 
 
 def row_index(inputs: np.ndarray, X: np.ndarray) -> np.ndarray:

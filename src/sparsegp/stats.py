@@ -64,13 +64,16 @@ class Stats(NamedTuple):
 
 
 class FITCStats(NamedTuple):
-    """FITC's weighted sums with w_i = 1 / Lambda_i, Lambda_i = K_ii - Q_ii + sigma^2."""
+    """Sums weighted by w_i = 1 / Lambda_i: FITC's Lambda_i = K_ii - Q_ii + sigma^2 (+ v_i), or a known noise
+    variance v_i per row, Lambda_i = sigma^2 + v_i, for DTC, VFE and SoR (:func:`weighted_stats`)."""
 
     S: Any  # sum a_i a_i^T / Lambda_i
     v: Any  # sum a_i y_i / Lambda_i
     yy: Any  # sum y_i^2 / Lambda_i
     logdet_lambda: Any  # sum log Lambda_i
     n: Any
+    resid: Any = 0.0  # sum (K_ii - Q_ii) / Lambda_i: the trace term of VFE's bound with per-row noise
+    trace: Any = 0.0  # sum (K_ii - Q_ii): t of the certificate's upper bound
 
 
 def chunk_size_for(n: int, m: int, chunk_size: int | None = None) -> int:
@@ -207,30 +210,42 @@ def whitened_stats(kernel, Z, Luu, X, y, chunk: int, counts=None, scatter=None):
 # ---------------------------------------------------------------------------
 
 
-def fitc_stats(kernel, Z, Luu, noise, X, y, chunk: int, counts=None, scatter=None) -> FITCStats:
-    """:class:`FITCStats`: sums weighted by 1 / (K_ii - Q_ii + sigma^2) (Snelson & Ghahramani's SPGP); with
-    ``counts`` and ``scatter`` the sums over every row of the inputs' groups (the module docstring)."""
+def weighted_stats(kernel, Z, Luu, noise, X, y, chunk: int, counts=None, scatter=None, known=None, fitc=True):
+    """:class:`FITCStats`: sums weighted by 1 / Lambda_i, with Lambda_i = K_ii - Q_ii + sigma^2 + v_i for FITC
+    (Snelson & Ghahramani's SPGP) and sigma^2 + v_i otherwise; ``known`` holds each row's known noise variance
+    v_i (0 without it). With ``counts`` and ``scatter`` the sums over every row of the inputs' groups (the module
+    docstring); rows grouped together share their input and their known variance (:mod:`sparsegp.replicates`)."""
     Xs, ys, ms = chunk_rows(X, y, chunk, counts)
     m = Z.shape[0]
     Luu_inv = solve_lower(Luu, jnp.eye(m, dtype=Luu.dtype))  # see _stats_forward
+    known = jnp.zeros(X.shape[0], X.dtype) if known is None else jnp.asarray(known, X.dtype)
+    ss = jnp.zeros(X.shape[0], X.dtype) if scatter is None else jnp.asarray(scatter, X.dtype)
 
     @jax.checkpoint
-    def chunk_sums(Xc, yc, mc, *ssc):
+    def chunk_sums(Xc, yc, mc, ssc, vc):
         A = Luu_inv @ kernel.K(Z, Xc)
-        lam = kernel.diag(Xc) - jnp.sum(A * A, axis=0) + noise
+        r = kernel.diag(Xc) - jnp.sum(A * A, axis=0)  # K_ii - Q_ii
+        lam = (r if fitc else 0.0) + noise + vc
         w = mc / lam
         Aw = A * w
-        yy = jnp.sum(w * yc * yc) + (jnp.sum(ssc[0] / lam) if ssc else 0.0)
-        return A @ Aw.T, Aw @ yc, yy, jnp.sum(mc * jnp.log(lam))
+        yy = jnp.sum(w * yc * yc) + jnp.sum(ssc / lam)
+        return A @ Aw.T, Aw @ yc, yy, jnp.sum(mc * jnp.log(lam)), jnp.sum(w * r), jnp.sum(mc * r)
 
     def body(acc, chunk_):
         out = chunk_sums(*chunk_)
         return tuple(a + o for a, o in zip(acc, out)), None
 
-    init = (jnp.zeros((m, m), Z.dtype), jnp.zeros(m, Z.dtype), jnp.zeros((), Z.dtype), jnp.zeros((), Z.dtype))
-    rows = (Xs, ys, ms) if scatter is None else (Xs, ys, ms, chunk_values(jnp.asarray(scatter, X.dtype), chunk))
-    (S, v, yy, logdet), _ = jax.lax.scan(body, init, rows)
-    return FITCStats(S, v, yy, logdet, jnp.sum(ms))
+    zero = jnp.zeros((), Z.dtype)
+    init = (jnp.zeros((m, m), Z.dtype), jnp.zeros(m, Z.dtype), zero, zero, zero, zero)
+    rows = (Xs, ys, ms, chunk_values(ss, chunk), chunk_values(known, chunk))
+    (S, v, yy, logdet, resid, trace), _ = jax.lax.scan(body, init, rows)
+    return FITCStats(S, v, yy, logdet, jnp.sum(ms), resid, trace)
+
+
+def fitc_stats(kernel, Z, Luu, noise, X, y, chunk: int, counts=None, scatter=None, known=None) -> FITCStats:
+    """:class:`FITCStats`: sums weighted by 1 / (K_ii - Q_ii + sigma^2) (Snelson & Ghahramani's SPGP); with
+    ``counts`` and ``scatter`` the sums over every row of the inputs' groups (the module docstring)."""
+    return weighted_stats(kernel, Z, Luu, noise, X, y, chunk, counts, scatter, known, fitc=True)
 
 
 __all__ = [
@@ -241,4 +256,5 @@ __all__ = [
     "chunk_values",
     "whitened_stats",
     "fitc_stats",
+    "weighted_stats",
 ]

@@ -120,7 +120,7 @@ class BlasStats:
     mean target y (:mod:`sparsegp.replicates`): the sums are those of all of them, and ``n`` counts them.
     """
 
-    def __init__(self, X, y, chunk: int, threads: int | None = None, counts=None, scatter=None):
+    def __init__(self, X, y, chunk: int, threads: int | None = None, counts=None, scatter=None, known=None):
         n = np.shape(X)[0]
         chunk = int(min(max(1, chunk), max(n, 1)))
         Xs, ys, ms = (
@@ -141,6 +141,8 @@ class BlasStats:
             self.n = n
             self.yy = float(np.sum(ys * ys))  # a constant of the data (padded targets are 0)
         self.threads = _THREADS if threads is None else max(1, int(threads))
+        # each row's known noise variance v_i (the weighted passes' Lambda_i gains it), 0 on padding
+        self.known = None if known is None else list(np.asarray(chunk_values(jnp.asarray(known, jnp.float64), chunk)))
 
     def _keep(self, m: int) -> bool:
         return self.n_chunks * self.chunk * m * 8 <= KEEP_BYTES
@@ -227,8 +229,11 @@ class BlasStats:
         return k_bar, Z_bar, Linv_bar
 
     # ---- FITC ---------------------------------------------------------------------------
-    def fitc_forward(self, kernel, Z, Linv, noise: float):
-        """(:class:`~sparsegp.stats.FITCStats` as NumPy values, residual for :meth:`fitc_backward`)."""
+    def fitc_forward(self, kernel, Z, Linv, noise: float, fitc: bool = True, shift: float = 0.0):
+        """(:class:`~sparsegp.stats.FITCStats` as NumPy values, residual for :meth:`fitc_backward`): FITC's sums,
+        or with ``fitc=False`` those of DTC, VFE and SoR with a known noise variance per row (Lambda_i =
+        sigma^2 + v_i, :func:`~sparsegp.stats.weighted_stats`); ``shift`` is added to every Lambda_i (the
+        certificate's upper bound, :func:`~sparsegp.approximations.certificate.weighted_bounds`)."""
         LinvT = np.ascontiguousarray(np.asarray(Linv, dtype=np.float64).T)
         m = Linv.shape[0]
         blocks, keep = _Blocks(kernel, Z, self.Xs), self._keep(2 * m)
@@ -237,41 +242,50 @@ class BlasStats:
             i, (Kt, kdiag) = item
             At = self._whiten(i, Kt, LinvT)
             mc, yc = self.ms[i], self.ys[i]
-            lam = np.where(mc > 0, kdiag - np.einsum("ij,ij->i", At, At) + noise, 1.0)
+            r = kdiag - np.einsum("ij,ij->i", At, At)  # K_ii - Q_ii
+            lam = (r if fitc else 0.0) + (noise + shift)
+            if self.known is not None:
+                lam = lam + self.known[i]
+            lam = np.where(mc > 0, lam, 1.0)
             c = self.ws[i] if self.weighted else mc  # rows per input (0 on padding)
             w = c / lam
             Aw = At * np.sqrt(w)[:, None]
             S_i = Aw.T @ Aw
             yy = float(w @ (yc * yc)) + (float(np.sum(self.ss[i] / lam)) if self.weighted else 0.0)
-            sums = (S_i, At.T @ (w * yc), yy, float(c @ np.log(lam)))
-            return sums, (w, lam), ((Kt, At) if keep else None)
+            sums = (S_i, At.T @ (w * yc), yy, float(c @ np.log(lam)), float(w @ r), float(c @ r))
+            return sums, (w, lam, r), ((Kt, At) if keep else None)
 
-        S = v = yy = logdet = 0  # running sums in chunk order, as in forward
+        S = v = yy = logdet = resid = trace = 0  # running sums in chunk order, as in forward
         kept, weights = [], []
         for batch in self._batches(keep):
-            for (S_i, v_i, yy_i, ld_i), wl, kt in self._map(chunk_sums, list(zip(batch, blocks.some(batch)))):
-                S, v, yy, logdet = S + S_i, v + v_i, yy + yy_i, logdet + ld_i
+            for sums, wl, kt in self._map(chunk_sums, list(zip(batch, blocks.some(batch)))):
+                S, v, yy, logdet = S + sums[0], v + sums[1], yy + sums[2], logdet + sums[3]
+                resid, trace = resid + sums[4], trace + sums[5]
                 weights.append(wl)
                 kept.append(kt)
-        st = FITCStats(S, v, np.float64(yy), np.float64(logdet), np.float64(self.n))
-        return st, (blocks, kept, weights)
+        st = FITCStats(
+            S, v, np.float64(yy), np.float64(logdet), np.float64(self.n), np.float64(resid), np.float64(trace)
+        )
+        return st, (blocks, kept, weights, fitc)
 
     def fitc_backward(self, Linv, Luu, st: FITCStats, res, ct: FITCStats):
         """Cotangents (kernel, Z, L_uu^-1, sigma^2) of FITC's sums.
 
-        Per row, with C = A^T S_bar (S_bar symmetrised): w_bar_i = a_i^T S_bar a_i + y_i a_i^T v_bar
-        + y_i^2 yy_bar, Lambda_bar_i = -w_i^2 w_bar_i + logdet_bar / Lambda_i and
-        a_bar_i = 2 w_i S_bar a_i + w_i y_i v_bar - 2 Lambda_bar_i a_i (since d Lambda_i / d a_i = -2 a_i).
-        Then K_uf_bar = L^-T A_bar, diag(K)_bar = Lambda_bar, sigma^2_bar = sum Lambda_bar, and
-        (L^-1)_bar = sum_i a_bar_i k_i^T = (2 S_bar S + v_bar v^T - 2 T) L^T with T = sum Lambda_bar_i a_i a_i^T.
+        Per row, with C = A^T S_bar (S_bar symmetrised) and r_i = K_ii - |a_i|^2: w_bar_i = a_i^T S_bar a_i
+        + y_i a_i^T v_bar + y_i^2 yy_bar + r_i resid_bar, Lambda_bar_i = -w_i^2 w_bar_i + logdet_bar / Lambda_i,
+        r_bar_i = Lambda_bar_i (FITC's Lambda_i holds r_i; not so with ``fitc=False``) + w_i resid_bar + trace_bar,
+        and a_bar_i = 2 w_i S_bar a_i + w_i y_i v_bar - 2 r_bar_i a_i (since d r_i / d a_i = -2 a_i).
+        Then K_uf_bar = L^-T A_bar, diag(K)_bar = r_bar, sigma^2_bar = sum Lambda_bar, and
+        (L^-1)_bar = sum_i a_bar_i k_i^T = (2 S_bar S + v_bar v^T - 2 T) L^T with T = sum r_bar_i a_i a_i^T.
         """
-        blocks, kept, weights = res
+        blocks, kept, weights, fitc = res
         Linv_f = np.asfortranarray(Linv, dtype=np.float64)
         Luu = np.asarray(Luu, dtype=np.float64)
         S_bar = np.asarray(ct.S)
         S_bar = np.asfortranarray(0.5 * (S_bar + S_bar.T))
         v_bar = np.asarray(ct.v)
         yy_bar, ld_bar = float(ct.yy), float(ct.logdet_lambda)
+        resid_bar, trace_bar = float(ct.resid), float(ct.trace)
 
         def chunk_cotangent(i):
             if kept[i] is not None:
@@ -279,21 +293,23 @@ class BlasStats:
             else:
                 Kt = blocks(i)[0]
                 At = self._whiten(i, Kt, Linv_f.T)
-            w, lam = weights[i]
+            w, lam, r = weights[i]
             yc, mc = self.ys[i], self.ms[i]
+            c = self.ws[i] if self.weighted else mc
             C = At @ S_bar
             quad = np.einsum("ij,ij->i", At, C)
-            w_bar = quad + yc * (At @ v_bar) + yc * yc * yy_bar
+            w_bar = quad + yc * (At @ v_bar) + yc * yc * yy_bar + resid_bar * r
             if self.weighted:  # w = c / Lambda, and yy's sum_i SS_i / Lambda_i
                 lam_bar = -(w / lam) * w_bar - yy_bar * self.ss[i] / (lam * lam) + ld_bar * w
             else:
                 lam_bar = (-w * w * w_bar + ld_bar / lam) * mc
+            r_bar = (lam_bar if fitc else 0.0) + resid_bar * w + trace_bar * c
             C *= 2.0 * w[:, None]
             C += np.outer(w * yc, v_bar)
-            C -= 2.0 * lam_bar[:, None] * At  # C is now A_bar^T
-            T_i = (At * lam_bar[:, None]).T @ At
+            C -= 2.0 * r_bar[:, None] * At  # C is now A_bar^T
+            T_i = (At * r_bar[:, None]).T @ At
             Kt_bar = C @ Linv_f  # A_bar^T L^-1
-            return (i, Kt_bar, lam_bar), T_i
+            return (i, Kt_bar, r_bar), T_i, float(lam_bar.sum())
 
         k_bar = Z_bar = None
         T, noise_bar = 0.0, 0.0
@@ -302,7 +318,7 @@ class BlasStats:
             kb, zb = blocks.vjp_all([o[0] for o in out])
             k_bar, Z_bar = _tree_add(k_bar, kb), _tree_add(Z_bar, zb)
             T = T + sum(o[1] for o in out)
-            noise_bar += sum(float(o[0][2].sum()) for o in out)
+            noise_bar += sum(o[2] for o in out)
         S, v = np.asarray(st.S), np.asarray(st.v)
         Linv_bar = (2.0 * S_bar @ S + np.outer(v_bar, v) - 2.0 * T) @ Luu.T
         return k_bar, Z_bar, Linv_bar, noise_bar

@@ -81,6 +81,23 @@ def as_float_vector(y, name: str = "y", *, n: int | None = None) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+def as_noise_variance(v, n: int, name: str = "noise_variance") -> np.ndarray | None:
+    """A known noise variance per row: None, or a scalar or (n,) array of finite values >= 0, as float64 (n,)."""
+    if v is None:
+        return None
+    arr = _to_float(v, name)
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise InputError(f"{name} has shape {arr.shape}; expected a scalar or one variance per row ({n},)")
+    check_finite(arr, name)
+    if np.any(arr < 0):
+        raise InputError(
+            f"{name} holds {int(np.sum(arr < 0))} negative value(s) (first at row {int(np.argmax(arr < 0))}); variances are >= 0"
+        )
+    return np.ascontiguousarray(arr)
+
+
 def check_finite(arr: np.ndarray, name: str) -> None:
     """Raise if ``arr`` holds NaN or inf, saying where the first one is."""
     bad = ~np.isfinite(arr)

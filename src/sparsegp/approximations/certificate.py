@@ -23,8 +23,8 @@ import jax.numpy as jnp
 
 from .._config import LOG_2PI
 from ..linalg import cholesky_fixed, solve_lower
-from ..stats import whitened_stats
-from .common import kuu_cholesky
+from ..stats import weighted_stats, whitened_stats
+from .common import kuu_cholesky, weighted_from_stats
 from .vfe import vfe_from_stats
 
 
@@ -72,13 +72,34 @@ def bounds_from_stats(st, noise):
     return vfe_from_stats(st, noise)[0], vfe_upper_bound_from_stats(st, noise)
 
 
-def certify(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, scatter=None) -> Certificate:
+@jax.jit
+def weighted_bounds(st, shifted):
+    """(F_V, U) with a known noise variance v_i per row, Lambda = diag(sigma^2 + v_i), from the 1 / Lambda_i-
+    weighted sums ``st`` and those weighted by 1 / (Lambda_i + t), ``shifted`` (t = tr(K_nn - Q_nn), ``st.trace``):
+    F_V = log N(y | 0, Q_nn + Lambda) - 1/2 sum (K_ii - Q_ii) / Lambda_i and
+    U = -1/2 log|Q_nn + Lambda| - 1/2 y^T (Q_nn + Lambda + t I)^-1 y - n/2 log 2 pi, bounds for the same
+    reasons as the module docstring's (K_nn + Lambda <= Q_nn + Lambda + t I)."""
+    lower, g = weighted_from_stats(st, True)
+    _, g2 = weighted_from_stats(shifted, False)
+    logdet = st.logdet_lambda + 2.0 * jnp.sum(jnp.log(jnp.diag(g.LB)))  # log|Q_nn + Lambda|
+    quad = shifted.yy - jnp.dot(g2.c, g2.c)  # y^T (Q_nn + Lambda + t I)^-1 y, by the inversion lemma
+    return lower, -0.5 * st.n * LOG_2PI - 0.5 * logdet - 0.5 * quad
+
+
+def certify(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, scatter=None, known=None) -> Certificate:
     """F_V and U at the given values over rows in memory (one chunked pass; ``counts`` and ``scatter`` for rows
-    grouped by input, :mod:`sparsegp.replicates`)."""
+    grouped by input, :mod:`sparsegp.replicates`; with ``known`` noise variances per row, two weighted passes,
+    :func:`weighted_bounds`)."""
     Luu = kuu_cholesky(kernel, Z, jitter)
+    if known is not None:
+        rows = (X, y, chunk, counts, scatter)
+        st = weighted_stats(kernel, Z, Luu, noise, *rows, known=known, fitc=False)
+        shifted = weighted_stats(kernel, Z, Luu, noise, *rows, known=known + jnp.maximum(st.trace, 0.0), fitc=False)
+        lower, upper = weighted_bounds(st, shifted)
+        return Certificate(float(lower), float(upper))
     st = whitened_stats(kernel, Z, Luu, X, y, chunk=chunk, counts=counts, scatter=scatter)
     lower, upper = bounds_from_stats(st, noise)
     return Certificate(float(lower), float(upper))
 
 
-__all__ = ["Certificate", "bounds_from_stats", "certify", "vfe_upper_bound_from_stats"]
+__all__ = ["Certificate", "bounds_from_stats", "certify", "vfe_upper_bound_from_stats", "weighted_bounds"]

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 
 from .._compile import compiled_when_eager
 from ..stats import whitened_stats
-from .common import gaussian_terms, kuu_cholesky, posterior_from_terms
+from .common import gaussian_terms, known_noise_terms, kuu_cholesky, posterior_from_terms
 
 
 @compiled_when_eager
@@ -22,18 +22,23 @@ def dtc_from_stats(st, noise):
     return gaussian_terms(st.S / noise, st.v / noise, st.yy / noise, st.n * jnp.log(noise), st.n)
 
 
-def dtc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, scatter=None):
+def dtc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, scatter=None, known=None):
+    if known is not None:
+        w = {"counts": counts, "scatter": scatter, "known": known}
+        return known_noise_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, trace_term=False, **w)
     Luu = kuu_cholesky(kernel, Z, jitter)
     g = dtc_from_stats(whitened_stats(kernel, Z, Luu, X, y, chunk=chunk, counts=counts, scatter=scatter), noise)
     return g.log_marginal, Luu, g
 
 
-def dtc_log_marginal(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None):
+def dtc_log_marginal(
+    kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None
+):
     """log N(y | 0, sigma^2 I + Q_nn) = -phi (Seeger et al. App. A.2, without their hyper-prior terms)."""
-    return dtc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)[0]
+    return dtc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter, known=known)[0]
 
 
-def dtc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None):
+def dtc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None):
     return posterior_from_terms(
-        Z, dtc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)
+        Z, dtc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter, known=known)
     )

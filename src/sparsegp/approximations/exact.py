@@ -15,7 +15,7 @@ from .._config import LOG_2PI
 from ..linalg import cholesky, gaussian_nll, solve_lower, solve_upper
 
 
-def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0, counts=None, scatter=None):
+def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0, counts=None, scatter=None, known=None):
     """log p(y | X, theta, sigma^2) for y ~ N(0, K + sigma^2 I).
 
     Quiñonero-Candela & Rasmussen eqs. 7-8 negated: -L = -1/2 log|Q| - 1/2 y^T Q^-1 y,
@@ -27,16 +27,20 @@ def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0, counts=None, sc
     With ``counts`` c_i rows at each input X_i, y their mean targets and ``scatter`` SS_i their
     within-input sums of squares (:mod:`sparsegp.replicates`), the value is that of all the rows:
     log N(y | 0, K + sigma^2 C^-1) - sum_i [(c_i - 1)/2 log(2 pi sigma^2) + SS_i / (2 sigma^2) + 1/2 log c_i].
+    With ``known`` noise variances v_i (rows grouped together share theirs), sigma^2 is sigma^2 + v_i in each
+    term: the Gaussian likelihood N(y | f, diag(sigma^2 + v_i)).
     """
     n = X.shape[0]
     K = kernel.K(X)
     scale = jitter * jnp.mean(jnp.diag(K)) if jitter else 0.0
-    if counts is None:
+    if counts is None and known is None:
         return -gaussian_nll(K + (noise + scale) * jnp.eye(n, dtype=X.dtype), y)
-    within = (
-        0.5 * jnp.sum((counts - 1.0) * (LOG_2PI + jnp.log(noise)) + jnp.log(counts)) + 0.5 * jnp.sum(scatter) / noise
-    )
-    return -gaussian_nll(K + jnp.diag((noise + scale) / counts), y) - within
+    if counts is None:
+        counts, scatter = jnp.ones(n, X.dtype), jnp.zeros(n, X.dtype)
+    lam = noise if known is None else noise + known
+    spread = jnp.sum(scatter) / noise if known is None else jnp.sum(scatter / lam)
+    within = 0.5 * jnp.sum((counts - 1.0) * (LOG_2PI + jnp.log(lam)) + jnp.log(counts)) + 0.5 * spread
+    return -gaussian_nll(K + jnp.diag((lam + scale) / counts), y) - within
 
 
 class ExactPosterior(NamedTuple):
@@ -53,11 +57,13 @@ class ExactPosterior(NamedTuple):
     jitter: float
 
 
-def exact_posterior(kernel, noise, X, y, counts=None) -> ExactPosterior:
+def exact_posterior(kernel, noise, X, y, counts=None, known=None) -> ExactPosterior:
     """Factorise Q = K + sigma^2 I (escalating jitter on failure) and solve for alpha; with ``counts`` rows at
-    each input and y their mean targets, Q = K + sigma^2 C^-1 (the same predictions as from all the rows)."""
+    each input and y their mean targets, Q = K + sigma^2 C^-1 (the same predictions as from all the rows); with
+    ``known`` noise variances, sigma^2 + v_i in place of sigma^2."""
     n = X.shape[0]
-    noise_diag = noise * jnp.ones(n, dtype=X.dtype) if counts is None else noise / jnp.asarray(counts, dtype=X.dtype)
+    lam = noise if known is None else noise + jnp.asarray(known, dtype=X.dtype)
+    noise_diag = lam * jnp.ones(n, dtype=X.dtype) if counts is None else lam / jnp.asarray(counts, dtype=X.dtype)
     L, jitter = cholesky(kernel.K(X) + jnp.diag(noise_diag), name="K + noise*I (exact GP)")
     alpha = solve_upper(L, solve_lower(L, y))
     return ExactPosterior(X=X, L=L, alpha=alpha, noise_diag=noise_diag + jitter, jitter=jitter)

@@ -2,32 +2,32 @@
 
 The prior's covariance is replaced by Q_nn + diag(K_nn - Q_nn) (eq. 3 with the
 SPGP Q_nn), so the marginal likelihood is N(y | 0, Q_nn + Lambda) with
-Lambda = diag(K_nn - Q_nn) + sigma^2 I.
+Lambda = diag(K_nn - Q_nn) + sigma^2 I (+ diag(v_i) with ``known`` noise variances per row).
 """
 
 from __future__ import annotations
 
 from ..stats import fitc_stats
-from .common import gaussian_terms, kuu_cholesky, posterior_from_terms
+from .common import kuu_cholesky, posterior_from_terms, weighted_from_stats
 
 
-def fitc_from_stats(st):
-    """log N(y | 0, Q_nn + Lambda) and its factors from the Lambda^-1-weighted sums (W = Lambda^-1)."""
-    return gaussian_terms(st.S, st.v, st.yy, st.logdet_lambda, st.n)
-
-
-def fitc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, scatter=None):
+def fitc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, scatter=None, known=None):
     Luu = kuu_cholesky(kernel, Z, jitter)
-    g = fitc_from_stats(fitc_stats(kernel, Z, Luu, noise, X, y, chunk=chunk, counts=counts, scatter=scatter))
+    st = fitc_stats(kernel, Z, Luu, noise, X, y, chunk=chunk, counts=counts, scatter=scatter, known=known)
+    g = weighted_from_stats(st, False)[1]
     return g.log_marginal, Luu, g
 
 
-def fitc_log_marginal(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None):
+def fitc_log_marginal(
+    kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None
+):
     """log N(y | 0, Q_nn + Lambda), Lambda = diag(K_nn - Q_nn) + sigma^2 I."""
-    return fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)[0]
+    return fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter, known=known)[
+        0
+    ]
 
 
-def fitc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None):
+def fitc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None):
     return posterior_from_terms(
-        Z, fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)
+        Z, fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter, known=known)
     )

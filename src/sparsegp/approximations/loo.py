@@ -68,9 +68,10 @@ def log_density_error(resid, gap, lam, extra, gap_err, resid_err):
 
 
 @partial(jax.jit, static_argnames=("fitc", "degenerate"))
-def sparse_loo(kernel, post: SparsePosterior, noise, X, y, *, fitc: bool = False, degenerate: bool = False):
+def sparse_loo(kernel, post: SparsePosterior, noise, X, y, known=None, *, fitc: bool = False, degenerate: bool = False):
     """Leave-one-out (mean, variance, error of the log density) of training rows (X, y) under a fitted SoR /
-    DTC / VFE / FITC posterior."""
+    DTC / VFE / FITC posterior; ``known``: the rows' known noise variances (added to sigma^2 in lambda_i)."""
+    noise = noise if known is None else noise + known
     Kus = kernel.K(post.Z, X)
     V1 = solve_lower(post.Luu, Kus)
     V2 = solve_lower(post.LB, V1)

@@ -25,7 +25,7 @@ from ..linalg import solve_lower
 from ..stats import FITCStats, Stats
 from ..stats_blas import BlasStats
 from ..transforms import to_positive
-from .certificate import Certificate, bounds_from_stats
+from .certificate import Certificate, bounds_from_stats, weighted_bounds
 from .common import kuu_cholesky
 from .registry import APPROXIMATIONS
 
@@ -54,13 +54,17 @@ class HostObjective:
         data=None,
         counts=None,
         scatter=None,
+        known=None,
     ):
         if approximation not in APPROXIMATIONS:
             raise ValueError(f"unknown approximation {approximation!r}")
         self.fitc = approximation == "fitc"
-        self.data = data if data is not None else BlasStats(X, y, chunk, counts=counts, scatter=scatter)
+        self.data = data if data is not None else BlasStats(X, y, chunk, counts=counts, scatter=scatter, known=known)
+        # FITC's sums, and every method's with known noise variances, are weighted by 1 / Lambda_i
+        self.weighted = self.fitc or getattr(self.data, "known", None) is not None
         Z_fixed = None if Z_fixed is None else jnp.asarray(Z_fixed)
-        from_stats = APPROXIMATIONS[approximation].from_stats
+        entry = APPROXIMATIONS[approximation]
+        from_stats = entry.from_weighted if self.weighted else entry.from_stats
 
         def prep(params):
             kernel = params["kernel"]
@@ -81,15 +85,17 @@ class HostObjective:
         self._pull = jax.jit(pull)
         self._terms = jax.jit(from_stats)
 
+    def _weighted_sums(self, kernel, Z, Linv_np, noise, fitc, shift=0.0):
+        return FITCStats(*map(jnp.asarray, self.data.fitc_forward(kernel, Z, Linv_np, float(noise), fitc, shift)[0]))
+
     def terms(self, params):
         """(objective without the penalty, its GaussianTerms, L_uu, the certificate or None) at ``params``: one
         forward pass; the certificate (:mod:`.certificate`) comes from the same sums except FITC's, which are
         weighted differently (None there: :meth:`certificate` makes its own pass)."""
         kernel, Z, Linv, noise, Luu = self._prep(params)
         Linv_np = np.asarray(Linv)
-        if self.fitc:
-            st = FITCStats(*map(jnp.asarray, self.data.fitc_forward(kernel, Z, Linv_np, float(noise))[0]))
-            value, g = self._terms(st, noise)
+        if self.weighted:
+            value, g = self._terms(self._weighted_sums(kernel, Z, Linv_np, noise, self.fitc), noise)
             return float(value), g, Luu, None
         st = Stats(*map(jnp.asarray, self.data.forward(kernel, Z, Linv_np)[0]))
         value, g = self._terms(st, noise)
@@ -99,7 +105,13 @@ class HostObjective:
         """:class:`~.certificate.Certificate` (F_V and the upper bound on log p(y)) at ``params``: one forward
         pass of the unit-weight sums, whatever the approximation."""
         kernel, Z, Linv, noise, _ = self._prep(params)
-        st = Stats(*map(jnp.asarray, self.data.forward(kernel, Z, np.asarray(Linv))[0]))
+        Linv_np = np.asarray(Linv)
+        if getattr(self.data, "known", None) is not None:  # Lambda = diag(sigma^2 + v_i): two weighted passes
+            st = self._weighted_sums(kernel, Z, Linv_np, noise, False)
+            shifted = self._weighted_sums(kernel, Z, Linv_np, noise, False, max(float(st.trace), 0.0))
+            lower, upper = weighted_bounds(st, shifted)
+            return Certificate(float(lower), float(upper))
+        st = Stats(*map(jnp.asarray, self.data.forward(kernel, Z, Linv_np)[0]))
         lower, upper = bounds_from_stats(st, noise)
         return Certificate(float(lower), float(upper))
 
@@ -108,8 +120,8 @@ class HostObjective:
         Linv_np = np.asarray(Linv)
         if not np.all(np.isfinite(Linv_np)):  # K_uu not factorisable here: let the line search back off
             return np.nan, jax.tree_util.tree_map(jnp.zeros_like, params)
-        if self.fitc:
-            st, res = self.data.fitc_forward(kernel, Z, Linv_np, float(noise))
+        if self.weighted:
+            st, res = self.data.fitc_forward(kernel, Z, Linv_np, float(noise), self.fitc)
             f, (g_params, ct) = self._value_and_grad(params, FITCStats(*map(jnp.asarray, st)))
             k_bar, Z_bar, Linv_bar, noise_bar = self.data.fitc_backward(Linv_np, Luu, st, res, ct)
         else:

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+from .common import weighted_from_stats
 from .dtc import dtc_from_stats, dtc_log_marginal, dtc_posterior
-from .fitc import fitc_from_stats, fitc_log_marginal, fitc_posterior
+from .fitc import fitc_log_marginal, fitc_posterior
 from .sor import sor_log_marginal, sor_posterior
 from .vfe import vfe_bound, vfe_from_stats, vfe_posterior
 
@@ -23,6 +24,9 @@ class Approximation(NamedTuple):
     from_stats: Callable  # (sums, noise) -> (objective, GaussianTerms)
     degenerate: bool  # the predictive variance omits K** - Q** (SoR)
     description: str
+    # (1 / Lambda_i-weighted sums, noise) -> (objective, GaussianTerms): FITC's own, and every method's with a
+    # known noise variance per row (:func:`~sparsegp.stats.weighted_stats`)
+    from_weighted: Callable = lambda st, noise: weighted_from_stats(st, False)
 
 
 def _marginal_and_terms(g):
@@ -33,16 +37,25 @@ def _dtc_terms(st, noise):
     return _marginal_and_terms(dtc_from_stats(st, noise))
 
 
-def _fitc_terms(st, noise):
-    return _marginal_and_terms(fitc_from_stats(st))
-
-
 APPROXIMATIONS = {
-    "vfe": Approximation(vfe_bound, vfe_posterior, vfe_from_stats, False, "VFE bound F_V (Titsias eq. 9)"),
+    "vfe": Approximation(
+        vfe_bound,
+        vfe_posterior,
+        vfe_from_stats,
+        False,
+        "VFE bound F_V (Titsias eq. 9)",
+        lambda st, noise: weighted_from_stats(st, True),
+    ),
     "dtc": Approximation(
         dtc_log_marginal, dtc_posterior, _dtc_terms, False, "DTC/PP approximate log marginal likelihood"
     ),
-    "fitc": Approximation(fitc_log_marginal, fitc_posterior, _fitc_terms, False, "FITC log marginal likelihood"),
+    "fitc": Approximation(
+        fitc_log_marginal,
+        fitc_posterior,
+        lambda st, noise: weighted_from_stats(st, False),
+        False,
+        "FITC log marginal likelihood",
+    ),
     # SoR's evidence has DTC's form (QC&R eq. 23); only its predictive variance differs
     "sor": Approximation(sor_log_marginal, sor_posterior, _dtc_terms, True, "SoR/RRGP log evidence (QC&R eq. 23)"),
 }

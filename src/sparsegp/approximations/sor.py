@@ -11,11 +11,17 @@ from __future__ import annotations
 from .dtc import dtc_log_marginal, dtc_posterior
 
 
-def sor_log_marginal(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None):
+def sor_log_marginal(
+    kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None
+):
     """log p(y | X, theta, sigma^2) of the RRGP (eq. 23); identical to DTC's approximate marginal."""
-    return dtc_log_marginal(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)
+    return dtc_log_marginal(
+        kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter, known=known
+    )
 
 
-def sor_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None):
+def sor_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None):
     """mu and Sigma of eq. 26 in factored form; predict with ``degenerate=True``."""
-    return dtc_posterior(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter)
+    return dtc_posterior(
+        kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter, known=known
+    )

@@ -47,6 +47,21 @@ def _arrays(X, y):
     return X.astype(np.float64), y.astype(np.float64)
 
 
+def dask_noise_variance(v, X):
+    """A known noise variance per row for dask arrays X: None, a scalar, or an array (NumPy or dask) of X's
+    rows, as a 1-D float64 dask array in X's row chunks (its values are checked as the moments are computed)."""
+    import dask.array as da
+
+    if v is None:
+        return None
+    v = da.asarray(v, dtype=np.float64) if not np.isscalar(v) else da.full(X.shape[0], float(v), chunks=X.chunks[0])
+    if v.ndim != 1 or v.shape[0] != X.shape[0]:
+        raise InputError(
+            f"noise_variance has shape {v.shape}; expected a scalar or one variance per row ({X.shape[0]},)"
+        )
+    return v.rechunk(X.chunks[0])
+
+
 def fetch_rows(X, idx):
     """Rows ``idx`` of a dask array, in that order."""
     return X[np.sort(idx)].compute()[np.argsort(np.argsort(idx))]
@@ -57,7 +72,7 @@ class DaskPartitions:
 
     name = "dask"
 
-    def __init__(self, X, y, *, duplicates: str, normalize_y: bool):
+    def __init__(self, X, y, *, duplicates: str, normalize_y: bool, noise_variance=None):
         import dask
 
         self.client = _client()
@@ -65,11 +80,21 @@ class DaskPartitions:
             self.refuse("duplicates='drop'", "duplicates")
         self.X, y = _arrays(X, y)
         n, D = self.X.shape
-        y_mean, y_std, var = dask.compute(y.mean(), y.std(ddof=target_ddof(n, D)), self.X.var(axis=0))
+        y_mean, y_std, var, low = dask.compute(
+            y.mean(),
+            y.std(ddof=target_ddof(n, D)),
+            self.X.var(axis=0),
+            (0.0, 0.0) if noise_variance is None else (noise_variance.min(), noise_variance.max()),
+        )
+        if not (np.all(np.isfinite(low)) and low[0] >= 0):
+            raise InputError(f"noise_variance must hold finite variances >= 0; its range is {low[0]} to {low[1]}")
         if not (np.isfinite(y_mean) and np.isfinite(y_std) and np.all(np.isfinite(var))):
             raise InputError("X or y contains NaN or infinity")
         y_mean, y_std = (float(y_mean), float(y_std) if y_std > 0 else 1.0) if normalize_y else (0.0, 1.0)
         self.y_raw, self.y = y, (y - y_mean) / y_std
+        # each row's known noise variance in the targets' units (a dask array), and on the normalised scale
+        self.known_raw = noise_variance
+        self.known = None if noise_variance is None else noise_variance / y_std**2
         self.moments = Moments(n, np.asarray(var), y_mean, y_std)
         self.collapsed = duplicates == "collapse"
         self.first = None
@@ -88,7 +113,7 @@ class DaskPartitions:
 
     def host_sums(self, s: float, chunk: int) -> DaskStats:
         if self._sums is None:
-            self._sums = DaskStats(self.X / s, self.y, chunk, self.client, grouped=self.collapsed)
+            self._sums = DaskStats(self.X / s, self.y, chunk, self.client, grouped=self.collapsed, known=self.known)
         return self._sums
 
     @property
@@ -102,6 +127,10 @@ class DaskPartitions:
         X, y = dask.compute(self.X[np.sort(idx)], self.y[np.sort(idx)])
         order = np.argsort(np.argsort(idx))
         return np.asarray(X)[order], np.asarray(y)[order]
+
+    def known_at(self, idx):
+        """The known noise variances of rows ``idx`` (normalised scale), or None."""
+        return None if self.known is None else fetch_rows(self.known[:, None], np.asarray(idx))[:, 0]
 
     def start_sample(self, rng):
         """``SAMPLE_ROWS`` rows drawn at random (all when there are no more), for a start that needs rows in
@@ -144,12 +173,14 @@ class DaskPartitions:
         return idx
 
     def loo_rows(self, rows):
-        """(X, normalised y) at ``rows``, and the normalised targets' mean and variance over all rows."""
+        """(X, normalised y, known noise variances or None) at ``rows``, and the normalised targets' mean and
+        variance over all rows."""
         import dask
 
         X, y, y_mean, y_var = dask.compute(self.X[rows], self.y_raw[rows], self.y_raw.mean(), self.y_raw.var())
         mu, sd = self.moments.y_mean, self.moments.y_std
-        return np.asarray(X), (np.asarray(y) - mu) / sd, (float(y_mean) - mu) / sd, float(y_var) / sd**2
+        known = None if self.known_raw is None else np.asarray(self.known_raw[rows].compute()) / sd**2
+        return np.asarray(X), (np.asarray(y) - mu) / sd, known, (float(y_mean) - mu) / sd, float(y_var) / sd**2
 
     def close(self) -> None:
         if self._sums is not None:

@@ -68,8 +68,9 @@ def _worker_threads():
         return None
 
 
-def _make_part(X, y, chunk, grouped=False):
-    """One partition's :class:`BlasStats`; with ``grouped``, over one weighted row per distinct input of its rows."""
+def _make_part(X, y, chunk, grouped=False, known=None):
+    """One partition's :class:`BlasStats`; with ``grouped``, over one weighted row per distinct input (and known
+    noise variance, ``known``) of its rows."""
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if X.ndim != 2 or y.shape != (X.shape[0],):
         raise InputError(
@@ -78,13 +79,21 @@ def _make_part(X, y, chunk, grouped=False):
         )
     if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
         raise InputError("X or y contains NaN or infinity (found in a partition of the dask arrays)")
+    if known is not None:
+        known = np.asarray(known, dtype=np.float64)
     if grouped:
-        groups = collapse(X, y)
+        groups = collapse(X, y, known)
         if groups.repeated:
             return BlasStats(
-                groups.X, groups.y, chunk, threads=_worker_threads(), counts=groups.counts, scatter=groups.scatter
+                groups.X,
+                groups.y,
+                chunk,
+                threads=_worker_threads(),
+                counts=groups.counts,
+                scatter=groups.scatter,
+                known=groups.known,
             )
-    return BlasStats(X, y, chunk, threads=_worker_threads())
+    return BlasStats(X, y, chunk, threads=_worker_threads(), known=known)
 
 
 def _rows(part):
@@ -126,17 +135,25 @@ def _nbytes(tree) -> int:
     return int(sum(np.asarray(a).nbytes for a in jax.tree_util.tree_leaves(tree)))
 
 
-def _partitions(client, X, y, make, extra):
-    """Futures of ``make(X_k, y_k, *extra(k))`` for the row blocks k of X, y, built on the workers
-    that compute the blocks (the rows never pass through the driver). X must have one column chunk."""
+def _partitions(client, X, y, make, extra, known=None):
+    """Futures of ``make(X_k, y_k, *extra(k))`` for the row blocks k of X, y (and ``known=known_k`` where a
+    per-row ``known`` array is given), built on the workers that compute the blocks (the rows never pass through
+    the driver). X must have one column chunk."""
     if len(X.chunks[1]) != 1:
         X = X.rechunk({1: -1})
     if X.chunks[0] != y.chunks[0]:
         y = y.rechunk(X.chunks[0])
-    xs, ys = X.to_delayed().ravel(), y.to_delayed().ravel()
-    blocks = client.compute(list(xs) + list(ys))
-    k = len(xs)
-    return [client.submit(make, a, b, *extra(i), pure=False) for i, (a, b) in enumerate(zip(blocks[:k], blocks[k:]))]
+    columns = [X, y] if known is None else [X, y, known.rechunk(X.chunks[0])]
+    delayed = [list(a.to_delayed().ravel()) for a in columns]
+    k = len(delayed[0])
+    blocks = client.compute([b for d in delayed for b in d])
+    per_part = [blocks[j * k : (j + 1) * k] for j in range(len(columns))]
+
+    def submit(i):
+        more = {} if known is None else {"known": per_part[2][i]}
+        return client.submit(make, per_part[0][i], per_part[1][i], *extra(i), pure=False, **more)
+
+    return [submit(i) for i in range(k)]
 
 
 def _gather(client, futures, what: str, expected: int | None = None):
@@ -186,14 +203,15 @@ class DaskStats:
     (:mod:`sparsegp.replicates`): the same sums, from fewer rows where inputs repeat.
     """
 
-    def __init__(self, X, y, chunk: int, client=None, grouped: bool = False):
+    def __init__(self, X, y, chunk: int, client=None, grouped: bool = False, known=None):
         self.client = _client(client)
         if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
             raise InputError(f"X must be 2-D and y 1-D with as many rows, got shapes {X.shape} and {y.shape}")
         self.n = int(X.shape[0])
         self.n_partitions = len(X.chunks[0])
         self.rows = [int(r) for r in X.chunks[0]]
-        self.parts = _partitions(self.client, X, y, _make_part, lambda k: (int(chunk), bool(grouped)))
+        self.known = known  # each row's known noise variance (a dask array), or None
+        self.parts = _partitions(self.client, X, y, _make_part, lambda k: (int(chunk), bool(grouped)), known=known)
         self._check(self._gather([self.client.submit(_rows, p, pure=False) for p in self.parts], "the partitions"))
         self.bytes_moved = 0  # sent to and returned from the workers by the evaluations, in bytes
         self.evaluations = 0
@@ -205,12 +223,12 @@ class DaskStats:
     def _gather(self, futures, what: str):
         return _gather(self.client, futures, what, self.n_partitions)
 
-    def _map_forward(self, method, args, what):
+    def _map_forward(self, method, args, what, n_at: int = -1):
         scattered = _scatter(self.client, args, what)
         fwd = [self.client.submit(_forward, p, method, scattered, pure=False) for p in self.parts]
         sums = self._gather([self.client.submit(_sums, f, pure=False) for f in fwd], what)
         self.bytes_moved += _nbytes(args) * self.n_partitions + _nbytes(sums)
-        self._check([s[-1] for s in sums])
+        self._check([s[n_at] for s in sums])
         return [np.sum([s[k] for s in sums], axis=0) for k in range(len(sums[0]))], fwd
 
     def _map_backward(self, method, fwd, args, what):
@@ -231,10 +249,9 @@ class DaskStats:
         return self._map_backward("backward", res, (np.asarray(Linv), np.asarray(Luu), ct), "the gradient")
 
     # ---- FITC ---------------------------------------------------------------------------
-    def fitc_forward(self, kernel, Z, Linv, noise: float):
-        totals, fwd = self._map_forward(
-            "fitc_forward", (kernel, np.asarray(Z), np.asarray(Linv), float(noise)), "FITC's sums"
-        )
+    def fitc_forward(self, kernel, Z, Linv, noise: float, fitc: bool = True, shift: float = 0.0):
+        args = (kernel, np.asarray(Z), np.asarray(Linv), float(noise), bool(fitc), float(shift))
+        totals, fwd = self._map_forward("fitc_forward", args, "the weighted sums", FITCStats._fields.index("n"))
         return FITCStats(*totals), fwd
 
     def fitc_backward(self, Linv, Luu, st, res, ct):

@@ -45,25 +45,30 @@ class InMemory:
 
     name = "memory"
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, *, collapsed: bool, moments: Moments):
-        """Rows X and normalised targets y as they are (see :meth:`from_training` for a fit's rows)."""
-        self.X, self.y = X, y
-        self.groups: Replicates = collapse(X, y)
+    def __init__(self, X: np.ndarray, y: np.ndarray, *, collapsed: bool, moments: Moments, known=None):
+        """Rows X and normalised targets y as they are (see :meth:`from_training` for a fit's rows); ``known``:
+        each row's known noise variance on the normalised targets' scale, or None."""
+        self.X, self.y, self.known = X, y, known
+        self.groups: Replicates = collapse(X, y, known)
         self.moments = moments
         self.collapsed = collapsed
-        self.first = self.groups.first if self.groups.repeated else None
+        inputs = self.groups if known is None else collapse(X, y)  # the inducing inputs draw distinct inputs
+        self.first = inputs.first if inputs.repeated else None
 
     @classmethod
-    def of_rows(cls, X, y, *, collapsed: bool, moments: Moments) -> InMemory:
+    def of_rows(cls, X, y, *, collapsed: bool, moments: Moments, known=None) -> InMemory:
         """Some rows of a fit (the large-n strategy's subset), the first of each input not tracked."""
-        part = cls(X, y, collapsed=collapsed, moments=moments)
+        part = cls(X, y, collapsed=collapsed, moments=moments, known=known)
         part.first = None
         return part
 
     @classmethod
-    def from_training(cls, X, y, *, duplicates: str, normalize_y: bool, stacklevel: int = 2) -> InMemory:
+    def from_training(
+        cls, X, y, *, duplicates: str, normalize_y: bool, stacklevel: int = 2, noise_variance=None
+    ) -> InMemory:
         """A fit's validated training rows: copies warned about (or dropped), targets normalised, at least
-        MIN_INPUTS distinct inputs."""
+        MIN_INPUTS distinct inputs; ``noise_variance`` (validated, one per row, the targets' units) rescaled with
+        the targets."""
         copies = repeated_records(X, y)
         if copies and duplicates == "drop":
             keep = distinct_records(X, y)
@@ -74,6 +79,7 @@ class InMemory:
                 stacklevel=stacklevel + 1,
             )
             X, y = X[keep], y[keep]
+            noise_variance = None if noise_variance is None else noise_variance[keep]
         elif copies:
             warnings.warn(
                 f"{copies} of {X.shape[0]} training rows repeat an earlier row exactly (inputs and target). Every "
@@ -95,6 +101,7 @@ class InMemory:
             (y - y_mean) / y_std,
             collapsed=duplicates == "collapse",
             moments=Moments(X.shape[0], column_var, y_mean, y_std),
+            known=None if noise_variance is None else noise_variance / y_std**2,
         )
         if data.groups.X.shape[0] < MIN_INPUTS:
             raise InputError(too_few_inputs(data.groups.X.shape[0], X.shape[0]))
@@ -108,7 +115,10 @@ class InMemory:
         ``duplicates="collapse"`` (when some input repeats), every row otherwise."""
         g = self.groups
         if self.collapsed and g.repeated:
-            return Rows(g.X / s, g.y, g.counts, g.scatter)
+            return Rows(g.X / s, g.y, g.counts, g.scatter, g.known)
+        if self.known is not None:
+            n = self.X.shape[0]
+            return Rows(self.X / s, self.y, np.ones(n), np.zeros(n), self.known)
         return Rows(self.X / s, self.y)
 
     def chunk(self, m: int, chunk_size: int | None) -> int:
@@ -122,6 +132,10 @@ class InMemory:
     def fetch(self, idx):
         return self.X[idx], self.y[idx]
 
+    def known_at(self, idx):
+        """The known noise variances of rows ``idx`` (normalised scale), or None."""
+        return None if self.known is None else self.known[idx]
+
     def start_sample(self, rng):
         """(inputs, targets, their rows) a start that needs rows in memory runs on: all of them."""
         return self.X, self.y, None
@@ -133,8 +147,9 @@ class InMemory:
         return idx  # an int m already draws distinct inputs from ``first``
 
     def loo_rows(self, rows: np.ndarray):
-        """(X, normalised y) at ``rows``, and the normalised targets' mean and variance over all rows."""
-        return self.X[rows], self.y[rows], float(np.mean(self.y)), float(np.var(self.y))
+        """(X, normalised y, known noise variances or None) at ``rows``, and the normalised targets' mean and
+        variance over all rows."""
+        return self.X[rows], self.y[rows], self.known_at(rows), float(np.mean(self.y)), float(np.var(self.y))
 
     def close(self) -> None:
         pass

@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from .. import metrics
 from .._compile import to_device
 from ..approximations.pathwise import PosteriorFunctions, draw_weights
+from ..backends import InMemory, is_dask_collection
 from ..errors import InputError, NotFittedError, NumericalError
 from ..fitting.calibration import (
     LOO_TRUSTED_ERROR,
@@ -23,6 +24,7 @@ from ..transforms import POSITIVE
 from ..validation import (
     as_float_matrix,
     as_float_vector,
+    as_noise_variance,
     check_feature_names,
     check_int,
     feature_names_of,
@@ -71,6 +73,9 @@ return_cov : bool
     Also return the full predictive covariance (t x t).
 include_noise : bool
     Of y (True) or of the latent f (False).
+noise_variance : float or array of shape (t,), optional
+    The test rows' own known noise variances (units of y squared), added to the variance of y beside the learnt
+    noise (with ``include_noise``); without it, only the learnt noise is added.
 
 Returns
 -------
@@ -95,6 +100,22 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
     """Common fit-time validation and predict-time rescaling for GP regressors."""
 
     # ---- fit helpers ---------------------------------------------------------
+    def _training_data(self, X, y, config, noise_variance=None, dask: bool = True):
+        """The fit's rows as a backend (in memory; on the cluster for dask arrays where ``dask``) and X's feature
+        names."""
+        if dask and (is_dask_collection(X) or is_dask_collection(y)):
+            from ..backends.dask_partitions import DaskPartitions, dask_noise_variance
+
+            known = dask_noise_variance(noise_variance, X)
+            options = {"duplicates": config.duplicates, "normalize_y": config.normalize_y}
+            return DaskPartitions(X, y, noise_variance=known, **options), None
+        X, y, names = self._training_arrays(X, y)
+        known = as_noise_variance(noise_variance, X.shape[0])
+        data = InMemory.from_training(
+            X, y, duplicates=config.duplicates, normalize_y=config.normalize_y, noise_variance=known, stacklevel=3
+        )
+        return data, names
+
     def _training_arrays(self, X, y):
         """(X, y) as float arrays and X's feature names, or an InputError that names the problem."""
         if y is None:
@@ -229,7 +250,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         value, grad = jax.value_and_grad(objective)(jnp.asarray(theta))
         return float(value), np.asarray(grad)
 
-    def log_predictive_density(self, X, y, include_noise=True) -> float:
+    def log_predictive_density(self, X, y, include_noise=True, noise_variance=None) -> float:
         """The mean log predictive density of the targets ``y`` at ``X``, per row (greater is better).
 
         (1/n) sum_i log N(y_i | mu_i, s_i^2) with mu_i and s_i^2 the predictive mean and variance of
@@ -260,7 +281,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         """
         X = self._validate_test_inputs(X)
         y = as_float_vector(y, "y", n=X.shape[0])
-        mean, std = self.predict(X, return_std=True, include_noise=include_noise)
+        mean, std = self.predict(X, return_std=True, include_noise=include_noise, noise_variance=noise_variance)
         return -metrics.ntl(y, mean, std**2)
 
     def sample_y(self, X, n_samples=1, random_state=0, include_noise=True):
@@ -384,16 +405,19 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             variances.append(np.asarray(var)[: batch_size - pad])
         return np.concatenate(means), np.concatenate(variances)
 
-    def _finish_prediction(self, mean, var_or_cov, *, return_std, return_cov, include_noise):
+    def _finish_prediction(self, mean, var_or_cov, *, return_std, return_cov, include_noise, noise_variance=None):
         if return_std and return_cov:
             raise InputError("at most one of return_std and return_cov can be requested")
         mean = np.asarray(mean) * self.y_std_ + self.y_mean_
+        known = as_noise_variance(noise_variance, mean.shape[0])
         if not (return_std or return_cov):
             return mean
         cov = np.asarray(var_or_cov)
         if include_noise:
             cov = cov + (np.eye(cov.shape[0]) * self.noise_ if return_cov else self.noise_)
         cov = cov * self.y_std_**2
+        if include_noise and known is not None:  # the test rows' own known noise, in the targets' units
+            cov = cov + (np.diag(known) if return_cov else known)
         if return_cov:
             return mean, cov
         if np.any(cov < 0):

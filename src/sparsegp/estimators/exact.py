@@ -9,7 +9,6 @@ from .._compile import to_device
 from .._docstrings import fill
 from ..approximations.exact import exact_log_marginal, exact_posterior, exact_predict
 from ..approximations.loo import exact_loo
-from ..backends import InMemory
 from ..errors import InputError
 from ..fitting.calibration import loo_check
 from ..fitting.config import exact_config
@@ -129,7 +128,7 @@ class ExactGPRegressor(GPRegressorBase):
         self.verbose = verbose
         self.callback = callback
 
-    def fit(self, X, y):
+    def fit(self, X, y, noise_variance=None):
         """Fit the hyper-parameters (if ``optimize``) by maximising the log marginal likelihood, cache the
         posterior, and check the error bars by leave-one-out.
 
@@ -139,6 +138,10 @@ class ExactGPRegressor(GPRegressorBase):
             Training inputs.
         y : array of shape (n,)
             Targets.
+        noise_variance : float or array of shape (n,), optional
+            A known noise variance per row, in the units of y squared, added to the learnt noise: the likelihood
+            N(y_i | f(x_i), noise_ + noise_variance_i) (scikit-learn's ``alpha``, beside a learnt noise). Routed
+            by scikit-learn's metadata routing (``set_fit_request(noise_variance=True)``).
 
         Returns
         -------
@@ -153,9 +156,8 @@ class ExactGPRegressor(GPRegressorBase):
             If K + sigma^2 I cannot be factorised even with the largest jitter allowed.
         """
         config = exact_config(self)
-        X, y, names = self._training_arrays(X, y)
-        data = InMemory.from_training(X, y, duplicates=config.duplicates, normalize_y=config.normalize_y)
-        self._set_data_attributes(data.moments, X.shape[1], names)
+        data, names = self._training_data(X, y, config, noise_variance, dask=False)
+        self._set_data_attributes(data.moments, data.X.shape[1], names)
         fit = fit_exact(config, data)
         self.kernel_, self.noise_ = fit.kernel, fit.noise
         self.optimizer_report_, self.n_iter_ = fit.optimizer_report, fit.n_iter
@@ -163,9 +165,14 @@ class ExactGPRegressor(GPRegressorBase):
         self._set_loo(loo_check(self._loo_batch, data, self.y_std_))
         return self
 
-    def _loo_batch(self, X, y):
-        index = to_device(row_index(self.X_train_, np.asarray(X)))
-        return exact_loo(self.posterior_, self.noise_, index, y, to_device(self.y_train_)[index])
+    def _loo_batch(self, X, y, known=None):
+        if known is None:
+            index = to_device(row_index(self.X_train_, np.asarray(X)))
+            return exact_loo(self.posterior_, self.noise_, index, y, to_device(self.y_train_)[index])
+        # rows are grouped by input and known variance (sparsegp.replicates)
+        groups = np.column_stack([self.X_train_, self.train_known_])
+        index = to_device(row_index(groups, np.column_stack([np.asarray(X), np.asarray(known)])))
+        return exact_loo(self.posterior_, self.noise_ + known, index, y, to_device(self.y_train_)[index])
 
     def _objective_data(self, X, y):
         if X is not None or y is not None:
@@ -174,9 +181,9 @@ class ExactGPRegressor(GPRegressorBase):
 
     def _training_rows(self) -> Rows:
         """The rows the likelihood sums over: every row, or one weighted row per distinct input."""
-        if np.all(self.train_counts_ == 1):
+        if np.all(self.train_counts_ == 1) and self.train_known_ is None:
             return Rows(self.X_train_, self.y_train_)
-        return Rows(self.X_train_, self.y_train_, self.train_counts_, self.train_scatter_)
+        return Rows(self.X_train_, self.y_train_, self.train_counts_, self.train_scatter_, self.train_known_)
 
     def _log_objective(self, kernel, noise, rows):
         return exact_log_marginal(kernel, noise, *rows.jax_args()[:2], **self._weights(rows))
@@ -190,16 +197,17 @@ class ExactGPRegressor(GPRegressorBase):
         weights = self._weights(rows)
         Xj, yj = jnp.asarray(rows.X), jnp.asarray(rows.y)
         self.log_marginal_likelihood_ = float(exact_log_marginal(self.kernel_, self.noise_, Xj, yj, **weights))
-        post = exact_posterior(self.kernel_, self.noise_, Xj, yj, counts=weights.get("counts"))
+        post = exact_posterior(self.kernel_, self.noise_, Xj, yj, counts=weights.get("counts"), known=rows.known)
         self.posterior_ = post
         self.X_train_ = rows.X
         self.y_train_ = rows.y
         self.train_counts_ = np.ones(rows.X.shape[0]) if rows.counts is None else rows.counts
         self.train_scatter_ = np.zeros(rows.X.shape[0]) if rows.scatter is None else rows.scatter
+        self.train_known_ = rows.known  # each group's known noise variance (normalised scale), or None
         self.alpha_ = np.asarray(post.alpha)
 
     @fill(predict_options=PREDICT_OPTIONS)
-    def predict(self, X, return_std=False, return_cov=False, include_noise=True):
+    def predict(self, X, return_std=False, return_cov=False, include_noise=True, noise_variance=None):
         """Predictive mean, and optionally std or full covariance, of the targets y (noise included).
 
         ``include_noise=False`` gives the latent f instead (the default matches scikit-learn's
@@ -224,14 +232,17 @@ class ExactGPRegressor(GPRegressorBase):
             lambda Xb: exact_predict(self.kernel_, self.posterior_, Xb, full_cov=return_cov), X, full_cov=return_cov
         )
         return self._finish_prediction(
-            mean, var, return_std=return_std, return_cov=return_cov, include_noise=include_noise
-        )
+            mean, var, return_std=return_std, return_cov=return_cov, include_noise=include_noise,
+            noise_variance=noise_variance,
+        )  # fmt: skip
 
     # ---- persistence ---------------------------------------------------------
     def _get_state(self):
         arrays = {"X_train": self.X_train_, "y_train": self.y_train_}
         if self._training_rows().counts is not None:
             arrays.update(train_counts=self.train_counts_, train_scatter=self.train_scatter_)
+        if self.train_known_ is not None:
+            arrays.update(train_known=self.train_known_)
         return self._base_state(), arrays
 
     @classmethod
@@ -247,7 +258,14 @@ class ExactGPRegressor(GPRegressorBase):
                 raise persistence.ModelFileError(
                     "arrays 'train_counts' / 'train_scatter' must hold counts >= 1 and sums of squares >= 0"
                 )
+        known = None
+        if "train_known" in arrays:
+            known = persistence.require_array(arrays, "train_known", ndim=1, shape=(X.shape[0],))
+            if counts is None or np.any(known < 0):
+                raise persistence.ModelFileError(
+                    "array 'train_known' must hold variances >= 0 beside 'train_counts' and 'train_scatter'"
+                )
         model.optimizer_report_ = None
         model.n_iter_ = 0
-        model._cache(Rows(X, y, counts, scatter))
+        model._cache(Rows(X, y, counts, scatter, known))
         return model

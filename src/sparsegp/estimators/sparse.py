@@ -9,7 +9,7 @@ from .._docstrings import fill
 from ..approximations.augmented import full_data_predict
 from ..approximations.common import sparse_predict, unexplained_variance
 from ..approximations.registry import APPROXIMATIONS
-from ..backends import InMemory, is_dask_collection
+from ..backends import is_dask_collection
 from ..errors import InputError
 from ..fitting.calibration import warn_if_sor_too_narrow
 from ..fitting.config import sparse_config
@@ -227,7 +227,7 @@ class SparseGPRegressor(GPRegressorBase):
         self.max_inducing, self.time_budget, self.tol = max_inducing, time_budget, tol
         self.random_state, self.verbose, self.callback = random_state, verbose, callback
 
-    def fit(self, X, y):
+    def fit(self, X, y, noise_variance=None):
         """Fit what ``optimize`` names (hyper-parameters, inducing inputs), cache the posterior, compute the
         certificate (``upper_bound_``, ``gap_``) and check the error bars by leave-one-out.
 
@@ -240,6 +240,10 @@ class SparseGPRegressor(GPRegressorBase):
             Training inputs.
         y : array or dask array of shape (n,)
             Targets.
+        noise_variance : float or array of shape (n,), optional
+            A known noise variance per row, in the units of y squared, added to the learnt noise: the likelihood
+            N(y_i | f(x_i), noise_ + noise_variance_i). Routed by scikit-learn's metadata routing
+            (``set_fit_request(noise_variance=True)``).
 
         Returns
         -------
@@ -254,13 +258,7 @@ class SparseGPRegressor(GPRegressorBase):
             If K_uu or the approximation's m x m system cannot be factorised even with the largest jitter.
         """
         config = sparse_config(self)
-        if is_dask_collection(X) or is_dask_collection(y):
-            from ..backends.dask_partitions import DaskPartitions
-
-            data, names = DaskPartitions(X, y, duplicates=config.duplicates, normalize_y=config.normalize_y), None
-        else:
-            X, y, names = self._training_arrays(X, y)
-            data = InMemory.from_training(X, y, duplicates=config.duplicates, normalize_y=config.normalize_y)
+        data, names = self._training_data(X, y, config, noise_variance)
         try:
             self._set_data_attributes(data.moments, len(data.moments.column_var), names)
             fit = fit_sparse(config, data)
@@ -280,8 +278,9 @@ class SparseGPRegressor(GPRegressorBase):
         self._set_loo(fit.loo)
         return self
 
-    def _loo_batch(self, X, y):
-        return loo_predictive(self.approximation, self.prediction, self.kernel_, self.posterior_, self.noise_)(X, y)
+    def _loo_batch(self, X, y, known=None):
+        fn = loo_predictive(self.approximation, self.prediction, self.kernel_, self.posterior_, self.noise_)
+        return fn(X, y) if known is None else fn(X, y, known)
 
     def _objective_data(self, X, y):
         if X is None or y is None:
@@ -332,7 +331,7 @@ class SparseGPRegressor(GPRegressorBase):
         return self._predict_in_batches(augmented, X, full_cov=False, batch_size=256)
 
     @fill(predict_options=PREDICT_OPTIONS)
-    def predict(self, X, return_std=False, return_cov=False, include_noise=True):
+    def predict(self, X, return_std=False, return_cov=False, include_noise=True, noise_variance=None):
         """Predictive mean, and optionally std or full covariance, of the targets y (noise included).
 
         ``include_noise=False`` gives the latent f instead. The default matches scikit-learn's
@@ -356,6 +355,8 @@ class SparseGPRegressor(GPRegressorBase):
         if is_dask_collection(X):
             from ..backends.dask_partitions import predict_blocks
 
+            if noise_variance is not None:
+                raise InputError("noise_variance is not available with dask test inputs: add it to the variances")
             return predict_blocks(self, X, return_std=return_std, return_cov=return_cov, include_noise=include_noise)
         X = self._validate_test_inputs(X)
         mean, var = self._mean_var(X, full_cov=return_cov)
@@ -370,8 +371,9 @@ class SparseGPRegressor(GPRegressorBase):
                     "exists there; use predict_var() to get the variances as computed, or prediction='augmented'"
                 )
         return self._finish_prediction(
-            mean, var, return_std=return_std, return_cov=return_cov, include_noise=include_noise
-        )
+            mean, var, return_std=return_std, return_cov=return_cov, include_noise=include_noise,
+            noise_variance=noise_variance,
+        )  # fmt: skip
 
     def predict_var(self, X, include_noise=True):
         """The predictive mean and variance as computed, no square root taken: Nyström's latent variances may be

@@ -196,19 +196,20 @@ __all__ = [
 ]
 
 
-def loo_in_batches(batch_fn, X, y, batch: int = 1024):
+def loo_in_batches(batch_fn, X, y, batch: int = 1024, known=None):
     """Leave-one-out (mean, variance[, error]) of rows (X, normalised y) from ``batch_fn(X, y) -> (mean, var[,
-    error])``, ``batch`` rows at a time. Batches are padded to a power of two rows, so fits of other sizes reuse the
-    compiled program."""
+    error])`` (``batch_fn(X, y, known)`` with the rows' ``known`` noise variances), ``batch`` rows at a time.
+    Batches are padded to a power of two rows, so fits of other sizes reuse the compiled program."""
     from .._compile import to_device
 
     parts = []
     for i in range(0, len(y), batch):
         Xb, yb = X[i : i + batch], y[i : i + batch]
         pad = min(batch, 1 << max(6, (len(yb) - 1).bit_length())) - len(yb)
-        out = batch_fn(
-            to_device(np.concatenate([Xb, np.repeat(Xb[-1:], pad, axis=0)])), to_device(np.pad(yb, (0, pad)))
-        )
+        args = [to_device(np.concatenate([Xb, np.repeat(Xb[-1:], pad, axis=0)])), to_device(np.pad(yb, (0, pad)))]
+        if known is not None:
+            args.append(to_device(np.pad(known[i : i + batch], (0, pad), mode="edge")))
+        out = batch_fn(*args)
         parts.append([np.asarray(a)[: len(yb)] for a in out])
     return tuple(np.concatenate(a) for a in zip(*parts))
 
@@ -216,8 +217,8 @@ def loo_in_batches(batch_fn, X, y, batch: int = 1024):
 def loo_check(batch_fn, data, y_std: float) -> LOOCheck:
     """The leave-one-out figures of a fit whose training rows are the backend ``data``, on ``LOO_ROWS`` of them at
     most; ``batch_fn`` as in :func:`loo_in_batches`."""
-    X, y, y_mean, y_var = data.loo_rows(loo_sample(data.moments.n))
-    mean, var, *error = loo_in_batches(batch_fn, X, y)
+    X, y, known, y_mean, y_var = data.loo_rows(loo_sample(data.moments.n))
+    mean, var, *error = loo_in_batches(batch_fn, X, y, known=known)
     return summarise(y, mean, var, y_mean=y_mean, y_var=y_var, y_std=y_std, error=error[0] if error else None)
 
 

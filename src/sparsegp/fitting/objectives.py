@@ -25,13 +25,14 @@ def noise_log_prior(prior, raw_noise):
 @dataclass(frozen=True)
 class ExactNegative:
     """-log p(y | X, theta) (RW eq. 2.30) minus the log hyper-priors; ``(params, X, y[, counts, scatter]) ->
-    scalar``, with ``counts`` and ``scatter`` for rows grouped by input (:mod:`sparsegp.replicates`)."""
+    scalar``, with ``counts`` and ``scatter`` for rows grouped by input (:mod:`sparsegp.replicates`) and ``known``
+    noise variances per row."""
 
     noise_prior: Any = None
 
-    def __call__(self, params, X, y, counts=None, scatter=None):
+    def __call__(self, params, X, y, counts=None, scatter=None, known=None):
         kernel, raw_noise = params["kernel"], params["raw_noise"]
-        nlml = -exact_log_marginal(kernel, to_positive(raw_noise), X, y, counts=counts, scatter=scatter)
+        nlml = -exact_log_marginal(kernel, to_positive(raw_noise), X, y, counts=counts, scatter=scatter, known=known)
         return nlml - kernel.log_prior() - noise_log_prior(self.noise_prior, raw_noise)
 
 
@@ -50,7 +51,7 @@ class SparseNegative:
     jitter: float
     noise_prior: Any = None
 
-    def __call__(self, params, Z_fixed, X, y, counts=None, scatter=None):
+    def __call__(self, params, Z_fixed, X, y, counts=None, scatter=None, known=None):
         kernel, raw_noise = params["kernel"], params["raw_noise"]
         Z = params["Z"] if "Z" in params else Z_fixed
         value = self.objective(
@@ -63,6 +64,7 @@ class SparseNegative:
             jitter=self.jitter,
             counts=counts,
             scatter=scatter,
+            **({} if known is None else {"known": known}),
         )
         return -value - kernel.log_prior() - noise_log_prior(self.noise_prior, raw_noise)
 

@@ -160,7 +160,9 @@ def _penalty(noise_prior):
 def problem(config: SparseConfig, data, Z, s: float, chunk: int, Z_fixed=None) -> Problem:
     """The objective over ``data``'s rows at the inducing inputs ``Z`` (scaled), for :func:`~.hyper.optimise`."""
     rows = data.rows(s)
-    on_host = rows is None or (config.approximation == "fitc" and on_cpu())
+    # weighted sums (FITC's, or with known noise variances) on the host on a CPU: BENCHMARKS.md
+    weighted = config.approximation == "fitc" or (rows is not None and rows.known is not None)
+    on_host = rows is None or (weighted and on_cpu())
 
     def build(noise_prior):
         objective = SparseNegative(config.method.objective, chunk, float(config.jitter), noise_prior)
@@ -238,6 +240,11 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
         data.refuse(f"reselect={config.reselect!r}", "reselect")
     if config.prediction != "standard":
         data.refuse(f"prediction={config.prediction!r}", "prediction")
+        if getattr(data, "known", None) is not None:
+            raise InputError(
+                f"prediction={config.prediction!r} with noise_variance is not available (its training-row weights "
+                "assume one noise for every row); use prediction='standard'"
+            )
     n = data.moments.n
     s = scale_from_variances(data.moments.column_var)  # fit in units where the inputs have unit spread
     kernel = initial_kernel(config, np.sqrt(data.moments.column_var), n, s)
@@ -312,7 +319,9 @@ def _desc(config: SparseConfig, data) -> str:
 def _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng) -> Schedule:
     """``max_iter`` iterations on the rows ``sub``, then ``refine_iter`` on all rows."""
     X, y = data.fetch(sub)
-    part = InMemory.of_rows(X, y, collapsed=data.collapsed, moments=data.moments._replace(n=len(sub)))
+    part = InMemory.of_rows(
+        X, y, collapsed=data.collapsed, moments=data.moments._replace(n=len(sub)), known=data.known_at(sub)
+    )
     Z0 = start.Z0
     grown = None
     if config.auto:  # the growth on the subset's rows, the refinement at its final inducing set
@@ -437,7 +446,7 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
     rows = data.rows(1.0)
     if rows is not None:
         cert = growth.certificate(config, data, params, Z, 1.0, chunk, exact=done.exact)
-        if not done.exact:
+        if not done.exact and rows.known is None:  # known noise variances: the trace bound (upper_bounds.py)
             X, y = rows.X, rows.y
             cert = tighten(cert, kernel, Z, noise, X, y, chunk=chunk, jitter=float(config.jitter), **rows.weights())
         objective = cert.lower if done.exact else _value(config, data, kernel, noise, Z, 1.0, chunk)

@@ -76,7 +76,9 @@ def pretrain(config: SparseConfig, data, params, mask, s: float, rng, score) -> 
     t = time.perf_counter()
     sub = np.sort(rng.choice(n, size=PRETRAIN_ROWS, replace=False))
     X, y = data.fetch(sub)
-    part = InMemory.of_rows(X, y, collapsed=data.collapsed, moments=data.moments._replace(n=PRETRAIN_ROWS))
+    part = InMemory.of_rows(
+        X, y, collapsed=data.collapsed, moments=data.moments._replace(n=PRETRAIN_ROWS), known=data.known_at(sub)
+    )
     at = exact_problem(part.rows(s), PRETRAIN_ROWS)
     quiet = dataclasses.replace(config, callback=None)
     progress = tol_per_row(config) * PRETRAIN_ROWS * LOOSE
