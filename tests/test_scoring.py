@@ -58,3 +58,31 @@ def test_grid_search_and_cross_validation_rank_by_the_density(data):
     assert grid.best_params_ == {"inducing": 12}  # two inducing inputs cannot follow sin(x1) cos(x2)
     scores = cross_val_score(ExactGPRegressor(max_iter=30), X, y, cv=2, scoring=nlpd_scorer)
     assert scores.shape == (2,) and np.all(np.isfinite(scores))
+
+
+@pytest.mark.slow  # a grid search of whole fits
+@pytest.mark.filterwarnings("ignore")
+def test_grid_search_routes_the_known_noise_variances(data):
+    """``noise_variance`` reaches each fold's fit through scikit-learn's metadata routing, split with the rows."""
+    import sklearn
+    from sklearn.exceptions import UnsetMetadataPassedError
+
+    X, y, _, _ = data
+    known = np.where(X[:, 0] > 0, 0.05, 0.001)
+    seen = []
+
+    class Recording(SparseGPRegressor):
+        def fit(self, X, y, noise_variance=None):
+            seen.append(None if noise_variance is None else np.asarray(noise_variance).copy())
+            return super().fit(X, y, noise_variance=noise_variance)
+
+    options = {"max_iter": 10, "random_state": 0, "inducing": 8}
+    with sklearn.config_context(enable_metadata_routing=True):
+        with pytest.raises(UnsetMetadataPassedError):
+            GridSearchCV(SparseGPRegressor(**options), {"inducing": [4, 8]}, cv=2).fit(X, y, noise_variance=known)
+        estimator = Recording(**options).set_fit_request(noise_variance=True)
+        grid = GridSearchCV(estimator, {"inducing": [4, 8]}, cv=2, scoring=nlpd_scorer).fit(X, y, noise_variance=known)
+    assert len(seen) == 5 and all(v is not None for v in seen)  # 2 settings x 2 folds, and the refit
+    assert sorted(v.size for v in seen[:4]) == [20, 20, 20, 20] and np.array_equal(seen[-1], known)
+    plain = SparseGPRegressor(**dict(options, inducing=grid.best_params_["inducing"])).fit(X, y, noise_variance=known)
+    assert grid.best_estimator_.objective_ == plain.objective_

@@ -38,8 +38,8 @@ def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0, counts=None, sc
     if counts is None:
         counts, scatter = jnp.ones(n, X.dtype), jnp.zeros(n, X.dtype)
     lam = noise if known is None else noise + known
-    spread = jnp.sum(scatter) / noise if known is None else jnp.sum(scatter / lam)
-    within = 0.5 * jnp.sum((counts - 1.0) * (LOG_2PI + jnp.log(lam)) + jnp.log(counts)) + 0.5 * spread
+    within = 0.5 * jnp.sum((counts - 1.0) * (LOG_2PI + jnp.log(lam)) + jnp.log(counts))
+    within = within + (0.5 * jnp.sum(scatter) / noise if known is None else 0.5 * jnp.sum(scatter / lam))
     return -gaussian_nll(K + jnp.diag((lam + scale) / counts), y) - within
 
 
