@@ -69,6 +69,9 @@ def _examples(obj) -> list[doctest.DocTest]:
 # Examples that fit classifiers or several models to show a warning run in the slow tier, with the other
 # whole fits; every other example runs in the fast tier.
 SLOW_EXAMPLES = {
+    "sparsegp.SparseGPRegressor",
+    "sparsegp.ExactGPRegressor",
+    "sparsegp.metrics.nlpd_scorer",
     "sparsegp.SparseGPClassifier",
     "sparsegp.OneVsRestIVMClassifier",
     "sparsegp.CalibrationWarning",

@@ -140,6 +140,7 @@ def grown():
     return X, y, model, runs, caught
 
 
+@pytest.mark.slow  # the `grown` fixture is a whole growth
 @pytest.mark.xdist_group("grown")
 def test_auto_grows_records_its_path_and_stops_for_a_reason(grown):
     X, y, model, _, _ = grown
@@ -161,6 +162,7 @@ def test_auto_grows_records_its_path_and_stops_for_a_reason(grown):
         assert (step["next_start"] - step["lower"]) / n >= START_GAIN_PER_ROW
 
 
+@pytest.mark.slow  # the `grown` fixture is a whole growth
 @pytest.mark.xdist_group("grown")
 def test_a_cap_reached_while_still_gaining_is_said(grown):
     _, y, model, _, caught = grown
@@ -289,6 +291,7 @@ def test_auto_budgets():
     assert len(timed.inducing_path_) == 1 and timed.stop_reason_.startswith("time_budget")
 
 
+@pytest.mark.slow  # the `grown` fixture is a whole growth
 @pytest.mark.xdist_group("grown")
 def test_auto_model_file_round_trip(grown, tmp_path):
     X, y, model, _, _ = grown
@@ -363,6 +366,7 @@ def test_auto_under_max_inducing_fits_the_exact_gp(approximation):
     np.testing.assert_allclose(std, e_std, rtol=1e-4)
 
 
+@pytest.mark.slow  # the `grown` fixture is a whole growth
 @pytest.mark.xdist_group("grown")
 def test_auto_converges_the_last_size_to_tol(grown, monkeypatch):
     """Sizes passed through stop at LOOSE * tol; the size returned is fitted on until tol."""
@@ -386,6 +390,7 @@ def test_auto_converges_the_last_size_to_tol(grown, monkeypatch):
     assert runs[1][1].objective <= runs[0][1].objective  # fitting on did not lose ground
 
 
+@pytest.mark.slow  # the `grown` fixture is a whole growth
 @pytest.mark.xdist_group("grown")
 def test_a_size_whose_doubling_promises_little_is_converged_before_the_set_grows(grown, monkeypatch):
     """Twice the inputs promising less than GAIN_PER_ROW per row (here every promise, the threshold raised):

@@ -295,6 +295,7 @@ def test_a_kernel_rewritten_for_scaled_inputs_is_the_same_covariance_and_prior(k
 
 
 # ---- duplicated rows and optimiser failures ---------------------------------------------------
+@pytest.mark.slow  # whole fits
 def test_exactly_repeated_rows_are_fitted_once_with_duplicates_drop():
     X, y, Xt = _sine_data(80)
     ft = _sine(Xt)
@@ -317,6 +318,7 @@ def test_repeated_inputs_with_different_targets_are_kept():
     np.testing.assert_allclose(model.train_scatter_, 2 * (0.025 / model.y_std_) ** 2, rtol=1e-9)
 
 
+@pytest.mark.slow  # whole fits
 @pytest.mark.parametrize(
     "make", [lambda: ExactGPRegressor(max_iter=2), lambda: SparseGPRegressor(inducing=8, max_iter=2, random_state=0)]
 )
@@ -583,6 +585,7 @@ def test_cli_warnings_are_one_line_naming_the_command(toy_regression, tmp_path, 
     assert "Traceback" not in err and ".py:" not in err
 
 
+@pytest.mark.slow  # whole fits
 def test_ivm_site_parameters_are_fitted_attributes(tmp_path):
     from sparsegp import IVMClassifier
     from sparsegp.classification.ivm import ivm_select

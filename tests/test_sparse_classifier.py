@@ -33,6 +33,7 @@ def fitted_binary():
     return X, y, SparseGPClassifier(inducing=16, random_state=0).fit(X, y)
 
 
+@pytest.mark.slow  # the `fitted_binary` fixture is a whole fit
 def test_binary_fit_predicts_well_and_reports(fitted_binary):
     X, y, clf = fitted_binary
     Xt, yt = binary(400, seed=1)
@@ -93,6 +94,7 @@ def test_bad_labels_get_clear_errors(y, message):
         SparseGPClassifier().fit(X, y)
 
 
+@pytest.mark.slow  # the `fitted_binary` fixture is a whole fit
 def test_unseen_labels_and_bad_options(fitted_binary):
     X, y, clf = fitted_binary
     with pytest.raises(InputError, match="never saw"):
@@ -105,6 +107,7 @@ def test_unseen_labels_and_bad_options(fitted_binary):
         clf.predict(np.ones((2, 3)))
 
 
+@pytest.mark.slow  # the `fitted_binary` fixture is a whole fit
 def test_model_file_round_trips_and_rejects_damage(fitted_binary, tmp_path):
     X, y, clf = fitted_binary
     path = clf.save(tmp_path / "clf.npz")

@@ -146,6 +146,7 @@ def test_bad_options_are_named(toy_regression):
         m.predict(X, return_cov=True)
 
 
+@pytest.mark.slow  # whole fits; the algebra is checked against dense definitions (test_approximations.py)
 def test_nystrom_negative_variances_are_reported_not_hidden():
     r = np.random.default_rng(0)
     X = r.uniform(-1, 1, size=(200, 1))
@@ -182,6 +183,7 @@ def test_pipeline_and_grid_search(toy_regression):
     assert gs.best_estimator_.approximation == gs.best_params_["approximation"]
 
 
+@pytest.mark.slow  # whole fits; the algebra is checked against dense definitions (test_approximations.py)
 def test_chunk_size_does_not_change_the_fit(toy_regression):
     X, y = toy_regression(70, 2)
     a = SparseGPRegressor(inducing=7, optimize=False, chunk_size=9, random_state=1).fit(X, y)
@@ -210,6 +212,7 @@ def test_optimize_inducing_only_keeps_kernel_and_noise(toy_regression):
         SparseGPRegressor(k, optimize_inducing=False, **common)
 
 
+@pytest.mark.slow  # whole fits; the algebra is checked against dense definitions (test_approximations.py)
 def test_default_predictive_is_of_the_targets(toy_regression):
     """predict(return_std=True) gives the std of y (noise included), as scikit-learn's GPR with a WhiteKernel."""
     X, y = toy_regression(80, 2)
