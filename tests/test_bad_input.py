@@ -55,8 +55,8 @@ def test_y_none_and_2d_y(toy_regression):
     X, y = toy_regression(20, 2)
     with pytest.raises(InputError, match="requires y to be passed"):
         ExactGPRegressor().fit(X, None)
-    with pytest.raises(InputError, match="multi-output"):
-        ExactGPRegressor().fit(X, np.column_stack([y, y]))
+    with pytest.raises(InputError, match=r"expected \(n,\) targets, or \(n, k\)"):
+        ExactGPRegressor().fit(X, np.stack([np.column_stack([y, y])] * 2, axis=2))
 
 
 def test_non_numeric_input():

@@ -9,15 +9,14 @@ exact GP is scikit-learn's ``alpha`` model; its leave-one-out equals refits with
 
 import warnings
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jax.flatten_util import ravel_pytree
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF
 from sklearn.gaussian_process.kernels import ConstantKernel as C
 
+from host_check import assert_host_equals_jax_and_differences
 from sparsegp import ExactGPRegressor, InputError, SparseGPRegressor, load_model
 from sparsegp._config import LOG_2PI
 from sparsegp.approximations.certificate import certify
@@ -80,28 +79,7 @@ def test_host_sums_equal_the_jax_program_and_finite_differences(approximation):
         "raw_noise": jnp.asarray(to_raw(NOISE)),
         "Z": jnp.asarray(np.unique(X, axis=0)[:7] + 0.05),
     }
-    host = HostObjective(approximation, g.X, g.y, chunk=13, jitter=1e-10, penalty=lambda p: 0.0, **weights)
-    f, grad = host(params)
-    objective = APPROXIMATIONS[approximation].objective
-
-    def negative(p):
-        from sparsegp.transforms import to_positive
-
-        return -objective(
-            p["kernel"], p["Z"], to_positive(p["raw_noise"]), jnp.asarray(g.X), jnp.asarray(g.y),
-            chunk=13, jitter=1e-10, **weights,
-        )  # fmt: skip
-
-    f_jax, g_jax = jax.value_and_grad(negative)(params)
-    flat, unravel = ravel_pytree(params)
-    g_host, g_ref = ravel_pytree(grad)[0], ravel_pytree(g_jax)[0]
-    assert abs(f - float(f_jax)) <= 1e-10 * abs(f)
-    assert np.max(np.abs(g_host - g_ref)) <= 1e-8 * np.max(np.abs(g_ref))
-    # central differences along a random direction
-    u = np.random.default_rng(2).normal(size=flat.size)
-    h = 1e-5
-    fd = (host(unravel(flat + h * u))[0] - host(unravel(flat - h * u))[0]) / (2 * h)
-    assert abs(fd - float(g_host @ u)) <= 1e-5 * max(1.0, abs(fd))
+    assert_host_equals_jax_and_differences(approximation, g.X, g.y, weights, params)
 
 
 def test_the_certificate_brackets_the_exact_evidence():
@@ -121,6 +99,7 @@ def test_the_certificate_brackets_the_exact_evidence():
         assert abs(pair.upper - cert.upper) <= 1e-9 * abs(cert.upper)
 
 
+@pytest.mark.filterwarnings("ignore::sparsegp.CalibrationWarning")
 def test_exact_gp_equals_scikit_learns_alpha_model():
     X, y, known = problem(seed=4)
     X, y, known = X[:40], y[:40], known[:40]

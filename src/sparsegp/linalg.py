@@ -196,8 +196,12 @@ def _lapack_forward(Q, y):
         L, info = sl.lapack.dpotrf(Q, lower=1, clean=1)
     if info != 0:
         n = Q.shape[0]
-        return np.float64(np.nan), np.full((n, n), np.nan), np.full(n, np.nan)
+        return np.float64(np.nan), np.full((n, n), np.nan), np.full(y.shape, np.nan)
     alpha, _ = sl.lapack.dpotrs(L, y, lower=1)
+    if y.ndim == 2:  # k columns, each N(0, Q): the sum of their -log densities
+        k = y.shape[1]
+        val = k * np.sum(np.log(np.diag(L))) + 0.5 * np.sum(y * alpha) + 0.5 * len(y) * k * LOG_2PI
+        return np.float64(val), L, alpha
     val = np.sum(np.log(np.diag(L))) + 0.5 * y @ alpha + 0.5 * len(y) * LOG_2PI
     return np.float64(val), L, alpha
 
@@ -219,11 +223,15 @@ def _nll_forward(Q, y):
         shapes = (
             jax.ShapeDtypeStruct((), Q.dtype),
             jax.ShapeDtypeStruct((n, n), Q.dtype),
-            jax.ShapeDtypeStruct((n,), Q.dtype),
+            jax.ShapeDtypeStruct(y.shape, Q.dtype),
         )
         return jax.pure_callback(_lapack_forward, shapes, Q, y)
     L = jnp.linalg.cholesky(Q)
     alpha = cho_solve(L, y)
+    if y.ndim == 2:
+        k = y.shape[1]
+        val = k * jnp.sum(jnp.log(jnp.diag(L))) + 0.5 * jnp.sum(y * alpha) + 0.5 * n * k * LOG_2PI
+        return val, L, alpha
     val = jnp.sum(jnp.log(jnp.diag(L))) + 0.5 * jnp.dot(y, alpha) + 0.5 * n * LOG_2PI
     return val, L, alpha
 
@@ -242,7 +250,8 @@ def _make_gaussian_nll():
 
     @jax.custom_vjp
     def gaussian_nll(Q, y):
-        """-log N(y | 0, Q) = 1/2 log|Q| + 1/2 y^T Q^-1 y + n/2 log 2 pi (NaN if Q is not PD)."""
+        """-log N(y | 0, Q) = 1/2 log|Q| + 1/2 y^T Q^-1 y + n/2 log 2 pi (NaN if Q is not PD); for y of shape
+        (n, k), the sum over its columns."""
         return _nll_forward(Q, y)[0]
 
     def fwd(Q, y):
@@ -251,6 +260,9 @@ def _make_gaussian_nll():
 
     def bwd(res, g):
         L, alpha = res
+        if alpha.ndim == 2:  # k columns: 1/2 (k Q^-1 - alpha alpha^T)
+            W = 0.5 * (alpha.shape[1] * _cho_inverse(L) - alpha @ alpha.T)
+            return g * W, g * alpha
         W = 0.5 * (_cho_inverse(L) - jnp.outer(alpha, alpha))
         return g * W, g * alpha
 

@@ -100,8 +100,9 @@ def chunk_rows(X, y, chunk: int, counts=None):
     mask = jnp.concatenate([weights, jnp.zeros(pad, X.dtype)])
     if pad:
         X = jnp.concatenate([X, jnp.repeat(X[-1:], pad, axis=0)])
-        y = jnp.concatenate([y, jnp.zeros(pad, y.dtype)])
-    return X.reshape(n_chunks, chunk, -1), y.reshape(n_chunks, chunk), mask.reshape(n_chunks, chunk)
+        y = jnp.concatenate([y, jnp.zeros((pad,) + y.shape[1:], y.dtype)])
+    ys = y.reshape((n_chunks, chunk) + y.shape[1:])  # (n, k) targets: (n_chunks, chunk, k)
+    return X.reshape(n_chunks, chunk, -1), ys, mask.reshape(n_chunks, chunk)
 
 
 def chunk_values(a, chunk: int):
@@ -119,7 +120,8 @@ def chunk_values(a, chunk: int):
 def _chunk_forward(Luu_inv, kernel, Z, Xc, yc, wc):
     A = Luu_inv @ kernel.K(Z, Xc)
     Aw = A * wc  # row weights; padded rows (weight 0) contribute nothing
-    return Aw @ A.T, Aw @ yc, jnp.sum(wc * yc * yc), jnp.sum(wc * kernel.diag(Xc)), jnp.sum(Aw * A)
+    yy = jnp.sum(wc * yc * yc) if yc.ndim == 1 else jnp.sum(wc[:, None] * yc * yc)  # summed over k targets
+    return Aw @ A.T, Aw @ yc, yy, jnp.sum(wc * kernel.diag(Xc)), jnp.sum(Aw * A)
 
 
 def _stats_forward(Luu, kernel, Z, Xs, ys, ms, scatter=0.0):
@@ -130,7 +132,7 @@ def _stats_forward(Luu, kernel, Z, Xs, ys, ms, scatter=0.0):
     Luu_inv = solve_lower(Luu, jnp.eye(m, dtype=Luu.dtype))
     init = (
         jnp.zeros((m, m), Z.dtype),
-        jnp.zeros(m, Z.dtype),
+        jnp.zeros((m,) + ys.shape[2:], Z.dtype),
         jnp.zeros((), Z.dtype),
         jnp.zeros((), Z.dtype),
         jnp.zeros((), Z.dtype),
@@ -169,17 +171,22 @@ def _whitened_bwd(res, ct):
     G = 0.5 * (S_bar + S_bar.T) + trQ_bar * jnp.eye(m, dtype=Z.dtype)
     Phi_bar = solve_upper(Luu, solve_upper(Luu, G).T).T  # L^-T G L^-1 (symmetric)
     b_bar = solve_upper(Luu, v_bar)
-    L_bar = -2.0 * solve_upper(Luu, G @ S) - solve_upper(Luu, jnp.outer(v_bar, v))
+    vv = jnp.outer(v_bar, v) if v.ndim == 1 else v_bar @ v.T
+    L_bar = -2.0 * solve_upper(Luu, G @ S) - solve_upper(Luu, vv)
     L_bar = jnp.tril(L_bar)
 
     def body(acc, chunk):
         k_acc, z_acc = acc
         Xc, yc, mc = chunk
         Kuf, vjp = jax.vjp(lambda k, z, x: k.K(z, x), kernel, Z, Xc)
-        Kuf_bar = (2.0 * (Phi_bar @ Kuf) + jnp.outer(b_bar, yc)) * mc
+        if yc.ndim == 1:
+            Kuf_bar = (2.0 * (Phi_bar @ Kuf) + jnp.outer(b_bar, yc)) * mc
+        else:  # k targets: b_bar Y^T
+            Kuf_bar = (2.0 * (Phi_bar @ Kuf) + b_bar @ yc.T) * mc
         kb, zb, xb = vjp(Kuf_bar)
         kd, xd = jax.vjp(lambda k, x: k.diag(x), kernel, Xc)[1](trK_bar * mc)
-        y_bar = mc * (Kuf.T @ b_bar + 2.0 * yy_bar * yc)
+        w = mc if yc.ndim == 1 else mc[:, None]
+        y_bar = w * (Kuf.T @ b_bar + 2.0 * yy_bar * yc)
         k_acc = jax.tree_util.tree_map(lambda a, b, c: a + b + c, k_acc, kb, kd)
         return (k_acc, z_acc + zb), (xb + xd, y_bar)
 
@@ -228,7 +235,7 @@ def weighted_stats(kernel, Z, Luu, noise, X, y, chunk: int, counts=None, scatter
         lam = (r if fitc else 0.0) + noise + vc
         w = mc / lam
         Aw = A * w
-        yy = jnp.sum(w * yc * yc) + jnp.sum(ssc / lam)
+        yy = (jnp.sum(w * yc * yc) if yc.ndim == 1 else jnp.sum(w[:, None] * yc * yc)) + jnp.sum(ssc / lam)
         return A @ Aw.T, Aw @ yc, yy, jnp.sum(mc * jnp.log(lam)), jnp.sum(w * r), jnp.sum(mc * r)
 
     def body(acc, chunk_):
@@ -236,7 +243,7 @@ def weighted_stats(kernel, Z, Luu, noise, X, y, chunk: int, counts=None, scatter
         return tuple(a + o for a, o in zip(acc, out)), None
 
     zero = jnp.zeros((), Z.dtype)
-    init = (jnp.zeros((m, m), Z.dtype), jnp.zeros(m, Z.dtype), zero, zero, zero, zero)
+    init = (jnp.zeros((m, m), Z.dtype), jnp.zeros((m,) + ys.shape[2:], Z.dtype), zero, zero, zero, zero)
     rows = (Xs, ys, ms, chunk_values(ss, chunk), chunk_values(known, chunk))
     (S, v, yy, logdet, resid, trace), _ = jax.lax.scan(body, init, rows)
     return FITCStats(S, v, yy, logdet, jnp.sum(ms), resid, trace)

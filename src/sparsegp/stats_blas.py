@@ -106,6 +106,21 @@ class _Blocks:
         return k_bar, Z_bar
 
 
+def _outer(a, b):
+    """a b^T for vectors; A B^T for (rows, k) blocks of k targets."""
+    return np.outer(a, b) if a.ndim == 1 else a @ b.T
+
+
+def _per_row(x):
+    """A per-row term summed over the k targets (x itself for one target)."""
+    return x if x.ndim == 1 else x.sum(axis=1)
+
+
+def _weighted(w, y):
+    """Rows of y times their weights w (one target or k)."""
+    return w * y if y.ndim == 1 else w[:, None] * y
+
+
 def _tree_add(a, b):
     return b if a is None else jax.tree_util.tree_map(jnp.add, a, b)
 
@@ -136,7 +151,7 @@ class BlasStats:
             ss = np.zeros(n) if scatter is None else np.asarray(scatter, dtype=np.float64)
             self.ss = list(np.asarray(chunk_values(jnp.asarray(ss), chunk)))
             self.n = float(np.sum(counts))
-            self.yy = float(np.sum(np.asarray(counts) * np.asarray(y) ** 2) + np.sum(ss))
+            self.yy = float(np.sum(_weighted(np.asarray(counts), np.asarray(y) ** 2)) + np.sum(ss))
         else:
             self.n = n
             self.yy = float(np.sum(ys * ys))  # a constant of the data (padded targets are 0)
@@ -180,7 +195,7 @@ class BlasStats:
             if self.weighted:
                 w = self.ws[i]
                 Aw = At * np.sqrt(w)[:, None]
-                return Aw.T @ Aw, At.T @ (w * self.ys[i]), float(kdiag @ w)
+                return Aw.T @ Aw, At.T @ _weighted(w, self.ys[i]), float(kdiag @ w)
             S_i = At.T @ At
             return S_i, At.T @ self.ys[i], float(kdiag @ self.ms[i])
 
@@ -211,12 +226,12 @@ class BlasStats:
         M = 2.0 * (Linv.T @ G @ Linv)
         M = np.asfortranarray(0.5 * (M + M.T))
         b_bar = Linv.T @ v_bar
-        Linv_bar = (2.0 * G @ np.asarray(st.S) + np.outer(v_bar, np.asarray(st.v))) @ Luu.T
+        Linv_bar = (2.0 * G @ np.asarray(st.S) + _outer(v_bar, np.asarray(st.v))) @ Luu.T
 
         def chunk_cotangent(i):
             Kt = kept[i] if kept[i] is not None else blocks(i)[0]
             Kt_bar = Kt @ M  # (K_uf^T_bar) = K_uf^T M + y b_bar^T, M symmetric
-            Kt_bar += np.outer(self.ys[i], b_bar)
+            Kt_bar += _outer(self.ys[i], b_bar)
             if self.weighted:  # times the rows' weights W
                 w = self.ws[i]
                 return i, Kt_bar * w[:, None], float(ct.trK) * w
@@ -251,8 +266,8 @@ class BlasStats:
             w = c / lam
             Aw = At * np.sqrt(w)[:, None]
             S_i = Aw.T @ Aw
-            yy = float(w @ (yc * yc)) + (float(np.sum(self.ss[i] / lam)) if self.weighted else 0.0)
-            sums = (S_i, At.T @ (w * yc), yy, float(c @ np.log(lam)), float(w @ r), float(c @ r))
+            yy = float(w @ _per_row(yc * yc)) + (float(np.sum(self.ss[i] / lam)) if self.weighted else 0.0)
+            sums = (S_i, At.T @ _weighted(w, yc), yy, float(c @ np.log(lam)), float(w @ r), float(c @ r))
             return sums, (w, lam, r), ((Kt, At) if keep else None)
 
         S = v = yy = logdet = resid = trace = 0  # running sums in chunk order, as in forward
@@ -298,14 +313,14 @@ class BlasStats:
             c = self.ws[i] if self.weighted else mc
             C = At @ S_bar
             quad = np.einsum("ij,ij->i", At, C)
-            w_bar = quad + yc * (At @ v_bar) + yc * yc * yy_bar + resid_bar * r
+            w_bar = quad + _per_row(yc * (At @ v_bar)) + _per_row(yc * yc) * yy_bar + resid_bar * r
             if self.weighted:  # w = c / Lambda, and yy's sum_i SS_i / Lambda_i
                 lam_bar = -(w / lam) * w_bar - yy_bar * self.ss[i] / (lam * lam) + ld_bar * w
             else:
                 lam_bar = (-w * w * w_bar + ld_bar / lam) * mc
             r_bar = (lam_bar if fitc else 0.0) + resid_bar * w + trace_bar * c
             C *= 2.0 * w[:, None]
-            C += np.outer(w * yc, v_bar)
+            C += _outer(_weighted(w, yc), v_bar)
             C -= 2.0 * r_bar[:, None] * At  # C is now A_bar^T
             T_i = (At * r_bar[:, None]).T @ At
             Kt_bar = C @ Linv_f  # A_bar^T L^-1
@@ -320,7 +335,7 @@ class BlasStats:
             T = T + sum(o[1] for o in out)
             noise_bar += sum(o[2] for o in out)
         S, v = np.asarray(st.S), np.asarray(st.v)
-        Linv_bar = (2.0 * S_bar @ S + np.outer(v_bar, v) - 2.0 * T) @ Luu.T
+        Linv_bar = (2.0 * S_bar @ S + _outer(v_bar, v) - 2.0 * T) @ Luu.T
         return k_bar, Z_bar, Linv_bar, noise_bar
 
 

@@ -81,6 +81,20 @@ def as_float_vector(y, name: str = "y", *, n: int | None = None) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+def as_float_targets(y, n: int) -> np.ndarray:
+    """Targets as float64: a vector (n,), or (n, k) for k >= 2 targets fitted together (an (n, 1) column is
+    flattened, as :func:`as_float_vector` does)."""
+    arr = _to_float(y, "y") if y is not None else None
+    if arr is not None and arr.ndim > 2:
+        raise InputError(f"y has shape {arr.shape}; expected (n,) targets, or (n, k) for k targets fitted together")
+    if arr is None or arr.ndim != 2 or arr.shape[1] < 2:
+        return as_float_vector(y, "y", n=n)
+    if arr.shape[0] != n:
+        raise InputError(f"y has {arr.shape[0]} rows but X has {n}; they must match")
+    check_finite(arr, "y")
+    return np.ascontiguousarray(arr)
+
+
 def as_noise_variance(v, n: int, name: str = "noise_variance") -> np.ndarray | None:
     """A known noise variance per row: None, or a scalar or (n,) array of finite values >= 0, as float64 (n,)."""
     if v is None:

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 from .._config import LOG_2PI
 from ..linalg import cholesky_fixed, solve_lower
 from ..stats import weighted_stats, whitened_stats
-from .common import kuu_cholesky, weighted_from_stats
+from .common import kuu_cholesky, targets, weighted_from_stats
 from .vfe import vfe_from_stats
 
 
@@ -62,6 +62,9 @@ def vfe_upper_bound_from_stats(st, noise):
     corrected = noise + jnp.maximum(st.trK - st.trQ, 0.0)
     LC = cholesky_fixed(eye + st.S / corrected, 0.0)
     c = solve_lower(LC, st.v / corrected)
+    if st.v.ndim == 2:  # k targets: the sum of their bounds
+        quad = st.yy / corrected - jnp.sum(c * c)
+        return st.v.shape[1] * (-0.5 * st.n * LOG_2PI - 0.5 * logdet) - 0.5 * quad
     quad = st.yy / corrected - jnp.dot(c, c)  # y^T (Q_nn + (sigma^2 + t) I)^-1 y, by the inversion lemma
     return -0.5 * st.n * LOG_2PI - 0.5 * logdet - 0.5 * quad
 
@@ -82,8 +85,8 @@ def weighted_bounds(st, shifted):
     lower, g = weighted_from_stats(st, True)
     _, g2 = weighted_from_stats(shifted, False)
     logdet = st.logdet_lambda + 2.0 * jnp.sum(jnp.log(jnp.diag(g.LB)))  # log|Q_nn + Lambda|
-    quad = shifted.yy - jnp.dot(g2.c, g2.c)  # y^T (Q_nn + Lambda + t I)^-1 y, by the inversion lemma
-    return lower, -0.5 * st.n * LOG_2PI - 0.5 * logdet - 0.5 * quad
+    quad = shifted.yy - jnp.sum(g2.c * g2.c)  # y^T (Q_nn + Lambda + t I)^-1 y, by the inversion lemma
+    return lower, targets(st.v) * (-0.5 * st.n * LOG_2PI - 0.5 * logdet) - 0.5 * quad
 
 
 def certify(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, scatter=None, known=None) -> Certificate:

@@ -27,6 +27,11 @@ def kuu_cholesky(kernel, Z, jitter: float):
     return cholesky_fixed(kernel.K(Z), jitter)
 
 
+def targets(v) -> int:
+    """How many targets the sums hold: columns of ``v`` = A W Y (1 for a vector)."""
+    return 1 if v.ndim == 1 else v.shape[1]
+
+
 class GaussianTerms(NamedTuple):
     log_marginal: jnp.ndarray  # log N(y | 0, Q_nn + W^-1)
     LB: jnp.ndarray
@@ -42,6 +47,10 @@ def gaussian_terms(S_w, v_w, yWy, logdet_noise, n) -> GaussianTerms:
     B = jnp.eye(m, dtype=S_w.dtype) + S_w
     LB = cholesky_fixed(B, 0.0)
     c = solve_lower(LB, v_w)
+    if v_w.ndim == 2:  # k targets (``v_w`` = A W Y, yWy summed over them): the sum of their log densities
+        k = v_w.shape[1]
+        val = k * (-0.5 * n * LOG_2PI - jnp.sum(jnp.log(jnp.diag(LB))) - 0.5 * logdet_noise)
+        return GaussianTerms(val - 0.5 * yWy + 0.5 * jnp.sum(c * c), LB, c)
     val = -0.5 * n * LOG_2PI - jnp.sum(jnp.log(jnp.diag(LB))) - 0.5 * logdet_noise - 0.5 * yWy + 0.5 * jnp.dot(c, c)
     return GaussianTerms(val, LB, c)
 
@@ -51,7 +60,7 @@ def weighted_from_stats(st, trace_term: bool):
     weighted_stats`), less sum_i (K_ii - Q_ii) / (2 Lambda_i) with ``trace_term``: with Lambda = diag(sigma^2 +
     v_i), DTC's objective and VFE's bound (Titsias eq. 9 with the noise sigma^2 I replaced by Lambda)."""
     g = gaussian_terms(st.S, st.v, st.yy, st.logdet_lambda, st.n)
-    return (g.log_marginal - 0.5 * st.resid if trace_term else g.log_marginal), g
+    return (g.log_marginal - 0.5 * targets(st.v) * st.resid if trace_term else g.log_marginal), g
 
 
 def known_noise_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts, scatter, known, trace_term):

@@ -39,6 +39,8 @@ def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0, counts=None, sc
         counts, scatter = jnp.ones(n, X.dtype), jnp.zeros(n, X.dtype)
     lam = noise if known is None else noise + known
     within = 0.5 * jnp.sum((counts - 1.0) * (LOG_2PI + jnp.log(lam)) + jnp.log(counts))
+    if y.ndim == 2:  # k targets: each input's contrasts and Jacobian once per target (scatter sums over them)
+        within = y.shape[1] * within
     within = within + (0.5 * jnp.sum(scatter) / noise if known is None else 0.5 * jnp.sum(scatter / lam))
     return -gaussian_nll(K + jnp.diag((lam + scale) / counts), y) - within
 

@@ -80,11 +80,18 @@ def sparse_loo(kernel, post: SparsePosterior, noise, X, y, known=None, *, fitc: 
     kdiag = kernel.diag(X)
     residual = kdiag - jnp.sum(V1 * V1, axis=0)  # K_ii - Q_ii
     lam, extra = (residual + noise, 0.0) if fitc else (noise, 0.0 if degenerate else residual)
-    mean, var = loo_predictive(y, mu, h, lam, extra)
     # h's error through B's backward error E_B (|E_B| ~ eps tr B; |B^-1 a|^2 <= h as B >= I), and
     # for FITC the rounding of K_ii - Q_ii inside lambda
     gap_err = EPS * (jnp.sum(post.LB * post.LB) * h + (kdiag if fitc else 0.0))
+    if y.ndim == 2:  # k targets (columns of y and mu) share h, lambda and the extra variance
+        h, lam, extra, gap_err = (_column(a) for a in (h, lam, extra, gap_err))
+    mean, var = loo_predictive(y, mu, h, lam, extra)
     return mean, var, log_density_error(y - mu, lam - h, lam, extra, gap_err, 0.0)
+
+
+def _column(a):
+    """A per-row vector as a column, to broadcast over k targets (scalars as they are)."""
+    return a[:, None] if jnp.ndim(a) == 1 else a
 
 
 @jax.jit
@@ -100,11 +107,14 @@ def exact_loo(post: ExactPosterior, noise, index, y, y_bar):
     lam = noise + post.jitter  # the jitter counts as noise, as it does in the posterior
     nd, alpha = post.noise_diag[index], post.alpha[index]
     gap = (lam - nd) + nd * nd * p
-    resid = (y - y_bar) + nd * alpha
     backward = EPS * jnp.sum(post.L * post.L)  # |E| ~ eps tr(K + N), E the factor's backward error
     # dP_ii = -(P E P)_ii <= |E| |P e_i|^2; d alpha_i = -(P E alpha)_i <= |E| |P e_i| |alpha|
     gap_err = nd * nd * backward * Pe2
-    resid_err = nd * backward * jnp.sqrt(Pe2) * jnp.linalg.norm(post.alpha)
+    if y.ndim == 2:  # k targets: the columns of y and alpha share the rest
+        lam, nd, gap, gap_err, Pe2 = (_column(a) for a in (lam, nd, gap, gap_err, Pe2))
+    resid = (y - y_bar) + nd * alpha
+    alpha_norm = jnp.linalg.norm(post.alpha) if y.ndim == 1 else jnp.linalg.norm(post.alpha, axis=0)
+    resid_err = nd * backward * jnp.sqrt(Pe2) * alpha_norm
     mean, var = y - lam * resid / gap, lam * lam / gap
     return mean, var, log_density_error(resid, gap, lam, 0.0, gap_err, resid_err)
 

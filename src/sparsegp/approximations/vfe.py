@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from ..stats import whitened_stats
-from .common import known_noise_terms, kuu_cholesky, posterior_from_terms
+from .common import known_noise_terms, kuu_cholesky, posterior_from_terms, targets
 from .dtc import dtc_from_stats
 
 
 def vfe_from_stats(st, noise):
     """F_V (eq. 9) and the Gaussian terms from the unit-weight sums of :mod:`sparsegp.stats`."""
     g = dtc_from_stats(st, noise)
+    if st.v.ndim == 2:  # k targets share the trace term's penalty, once each
+        return g.log_marginal - 0.5 * targets(st.v) * (st.trK - st.trQ) / noise, g
     return g.log_marginal - 0.5 * (st.trK - st.trQ) / noise, g
 
 

@@ -15,8 +15,8 @@ class Moments(NamedTuple):
 
     n: int
     column_var: np.ndarray
-    y_mean: float
-    y_std: float
+    y_mean: Any  # a float; (k,) for k targets
+    y_std: Any
 
 
 class Backend(Protocol):

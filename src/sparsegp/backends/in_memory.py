@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -89,8 +90,21 @@ class InMemory:
                 DataWarning,
                 stacklevel=stacklevel + 1,
             )
-        y_mean, y_std = 0.0, 1.0
-        if normalize_y:
+        y_mean: Any
+        y_std: Any
+        if y.ndim == 2:  # k targets: each standardised on its own; one kernel and noise on that scale
+            if noise_variance is not None:
+                raise InputError(
+                    "noise_variance with several targets is not available (each target is scaled on its own, so "
+                    "the known variances would differ between them); fit each target on its own"
+                )
+            y_mean, y_std = np.zeros(y.shape[1]), np.ones(y.shape[1])
+            if normalize_y:
+                y_mean = np.mean(y, axis=0)
+                std = np.std(y, axis=0, ddof=target_ddof(*X.shape))
+                y_std = np.where(std > 0, std, 1.0)
+        y_mean, y_std = (0.0, 1.0) if y.ndim == 1 else (y_mean, y_std)
+        if normalize_y and y.ndim == 1:
             y_mean = float(np.mean(y))
             std = float(np.std(y, ddof=target_ddof(*X.shape)))
             y_std = std if std > 0 else 1.0
@@ -149,6 +163,8 @@ class InMemory:
     def loo_rows(self, rows: np.ndarray):
         """(X, normalised y, known noise variances or None) at ``rows``, and the normalised targets' mean and
         variance over all rows."""
+        if self.y.ndim == 2:  # per target
+            return self.X[rows], self.y[rows], None, np.mean(self.y, axis=0), np.var(self.y, axis=0)
         return self.X[rows], self.y[rows], self.known_at(rows), float(np.mean(self.y)), float(np.var(self.y))
 
     def close(self) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -23,6 +25,7 @@ from ..fitting.calibration import (
 from ..transforms import POSITIVE
 from ..validation import (
     as_float_matrix,
+    as_float_targets,
     as_float_vector,
     as_noise_variance,
     check_feature_names,
@@ -96,8 +99,25 @@ COMMON_JSON_PARAMS = (
 )
 
 
+def _target_scale(meta):
+    """(y_mean, y_std) from a model file: two numbers, or two lists of one number per target."""
+    mean, std = meta.get("y_mean"), meta.get("y_std")
+    if isinstance(mean, list) and isinstance(std, list):
+        if not (len(mean) == len(std) >= 2 and all(isinstance(v, (int, float)) for v in mean + std)):
+            raise persistence.ModelFileError("metadata fields 'y_mean'/'y_std' must be numbers or lists of k >= 2")
+        return np.asarray(mean, dtype=float), np.asarray(std, dtype=float)
+    return persistence.require(meta, "y_mean", float), persistence.require(meta, "y_std", float)
+
+
 class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
     """Common fit-time validation and predict-time rescaling for GP regressors."""
+
+    # one figure, or one per target (k targets): see _set_loo
+    loo_check_: Any
+    loo_log_predictive_: Any
+    loo_coverage_: Any
+    loo_z_: Any
+    loo_error_: Any
 
     # ---- fit helpers ---------------------------------------------------------
     def _training_data(self, X, y, config, noise_variance=None, dask: bool = True):
@@ -122,7 +142,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             raise InputError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         names = feature_names_of(X)
         X = as_float_matrix(X, "X", min_rows=2)
-        return X, as_float_vector(y, "y", n=X.shape[0]), names
+        return X, as_float_targets(y, X.shape[0]), names
 
     def _set_data_attributes(self, moments, n_features: int, names=None):
         """``n_features_in_``, ``feature_names_in_``, ``y_mean_`` and ``y_std_`` of a fit."""
@@ -135,6 +155,8 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         """``loo_*`` from a :class:`~.calibration.LOOCheck` (None: not computed), and the CalibrationWarning.
         Figures that rounding may have spoilt (``loo_error_`` above LOO_TRUSTED_ERROR nats per row) are NaN,
         with a NumericalWarning in place of any verdict on the model."""
+        if isinstance(check, list):  # k targets: each target's figures, in arrays
+            return self._set_loo_per_target(check, warn)
         self.loo_check_ = check
         if check is None:
             self.loo_log_predictive_ = self.loo_coverage_ = self.loo_z_ = self.loo_rows_ = self.loo_error_ = None
@@ -153,8 +175,32 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             warn_if_miscalibrated(check, type(self).__name__, stacklevel=4)
             warn_if_no_signal(check, type(self).__name__, stacklevel=4)
 
+    def _set_loo_per_target(self, checks: list, warn: bool):
+        """``loo_*`` of a fit of k targets: arrays of k figures (``loo_z_`` of shape (k, levels)), NaN where a
+        target's figures are not to be trusted; the warnings name the target."""
+        self.loo_check_ = checks
+        nan = float("nan")
+        self.loo_rows_ = checks[0].rows
+        self.loo_error_ = np.array([c.error for c in checks])
+        self.loo_log_predictive_ = np.array([c.log_predictive if c.trusted else nan for c in checks])
+        self.loo_coverage_ = np.array([c.coverage if c.trusted else nan for c in checks])
+        self.loo_z_ = np.array([c.z_quantiles if c.trusted else np.full(len(LOO_Z_LEVELS), nan) for c in checks])
+        for j, check in enumerate(checks if warn else []):
+            owner = f"{type(self).__name__} (target {j})"
+            if not check.trusted:
+                warn_loo_unavailable(check, owner, stacklevel=5)
+            else:
+                warn_if_miscalibrated(check, owner, stacklevel=5)
+                warn_if_no_signal(check, owner, stacklevel=5)
+
     def _loo_state(self):
         check = self.loo_check_
+        if isinstance(check, list):
+            return [self._loo_record(c) for c in check]
+        return self._loo_record(check)
+
+    @staticmethod
+    def _loo_record(check):
         if check is None:
             return None
         if not check.trusted:  # the figures are not kept; the error may be infinite
@@ -167,14 +213,20 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         loo = meta.get("loo")
         if loo is None:
             return self._set_loo(None)
+        if isinstance(loo, list) and loo:  # k targets
+            return self._set_loo([self._loo_from_record(r) for r in loo], warn=False)
+        return self._set_loo(self._loo_from_record(loo), warn=False)
+
+    @staticmethod
+    def _loo_from_record(loo) -> LOOCheck:
+        """One target's :class:`LOOCheck` from its record in a model file, every field validated."""
         req = persistence.require
         if isinstance(loo, dict) and set(loo) == {"rows", "error"}:
             rows, error = req(loo, "rows", int, where="'loo'"), req(loo, "error", float, where="'loo'")
             if not (rows >= 1 and error > LOO_TRUSTED_ERROR):
                 raise persistence.ModelFileError("metadata field 'loo' holds out-of-range values")
             nan = float("nan")
-            check = LOOCheck(nan, nan, np.full(len(LOO_Z_LEVELS), nan), rows, nan, nan, error)
-            return self._set_loo(check, warn=False)
+            return LOOCheck(nan, nan, np.full(len(LOO_Z_LEVELS), nan), rows, nan, nan, error)
         fields = set(LOOCheck._fields)
         optional = (fields, fields - {"tail"}, fields - {"error", "tail"})  # files before each was added
         if not isinstance(loo, dict) or set(loo) not in optional:
@@ -197,7 +249,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             and z == sorted(z)
         ):
             raise persistence.ModelFileError("metadata field 'loo' holds out-of-range values")
-        self._set_loo(LOOCheck(z_quantiles=np.asarray(z, dtype=float), rows=rows, **values), warn=False)
+        return LOOCheck(z_quantiles=np.asarray(z, dtype=float), rows=rows, **values)
 
     # ---- the objective at given hyper-parameters (scikit-learn's public name) ---------------
     def hyperparameter_names(self) -> list[str]:
@@ -319,16 +371,25 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         X = self._validate_test_inputs(X)
         n_samples = check_int(n_samples, "n_samples", minimum=1)
         mean, cov = self.predict(X, return_cov=True, include_noise=include_noise)
+        rng = random_state
+        if not isinstance(rng, (np.random.Generator, np.random.RandomState)):
+            rng = np.random.default_rng(rng)
+        if mean.ndim == 2:  # k targets: (t, k, n_samples), as scikit-learn's multi-output sample_y
+            return np.stack(
+                [self._joint_draws(mean[:, j], cov[..., j], n_samples, rng) for j in range(mean.shape[1])], 1
+            )
+        return self._joint_draws(mean, cov, n_samples, rng)
+
+    @staticmethod
+    def _joint_draws(mean, cov, n_samples: int, rng):
+        """``n_samples`` draws of N(mean, cov) as columns, through the eigendecomposition of cov."""
         w, V = np.linalg.eigh(0.5 * (cov + cov.T))
         if w.size and w[0] < -1e-8 * max(1.0, float(w[-1])):  # the policy of predict's variances
             raise NumericalError(
                 f"the predictive covariance has an eigenvalue {w[0]:.3g} < 0 beyond rounding: the model's "
                 "factorisation is ill-conditioned; refit with a larger noise lower bound (min_noise)"
             )
-        rng = random_state
-        if not isinstance(rng, (np.random.Generator, np.random.RandomState)):
-            rng = np.random.default_rng(rng)
-        z = rng.standard_normal((X.shape[0], n_samples))
+        z = rng.standard_normal((mean.shape[0], n_samples))
         return mean[:, None] + (V * np.sqrt(np.maximum(w, 0.0))) @ z
 
     def sample_functions(self, n_samples=1, random_state=0, n_features=1024):
@@ -363,6 +424,8 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             If an option is malformed, or the kernel has no random-feature form (a product, ``Periodic``).
         """
         self._check_fitted()
+        if np.ndim(self.y_mean_) == 1:
+            raise InputError("sample_functions draws one target's functions; fit each target on its own for them")
         n_samples = check_int(n_samples, "n_samples", minimum=1)
         n_features = check_int(n_features, "n_features", minimum=1)
         rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
@@ -415,9 +478,12 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         cov = np.asarray(var_or_cov)
         if include_noise:
             cov = cov + (np.eye(cov.shape[0]) * self.noise_ if return_cov else self.noise_)
+        if np.ndim(self.y_std_) == 1:  # k targets share the latent variance, each on its own scale
+            cov = cov[..., None]
         cov = cov * self.y_std_**2
         if include_noise and known is not None:  # the test rows' own known noise, in the targets' units
-            cov = cov + (np.diag(known) if return_cov else known)
+            own = np.diag(known) if return_cov else known
+            cov = cov + (own if cov.ndim == own.ndim else own[..., None])
         if return_cov:
             return mean, cov
         if np.any(cov < 0):
@@ -438,8 +504,8 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             "params": {k: v for k, v in self.get_params(deep=False).items() if k in self._json_params},
             "kernel": self.kernel_.to_dict(),
             "noise": float(self.noise_),
-            "y_mean": float(self.y_mean_),
-            "y_std": float(self.y_std_),
+            "y_mean": float(self.y_mean_) if np.ndim(self.y_mean_) == 0 else [float(v) for v in self.y_mean_],
+            "y_std": float(self.y_std_) if np.ndim(self.y_std_) == 0 else [float(v) for v in self.y_std_],
             "n_features_in": int(self.n_features_in_),
             "feature_names": self._feature_names_state(),
             "target_name": getattr(self, "target_name_", None),
@@ -451,12 +517,11 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         req = persistence.require
         model = persistence.construct(cls, meta, cls._json_params)
         model.noise_ = req(meta, "noise", float)
-        model.y_mean_ = req(meta, "y_mean", float)
-        model.y_std_ = req(meta, "y_std", float)
+        model.y_mean_, model.y_std_ = _target_scale(meta)
         model.n_features_in_ = req(meta, "n_features_in", int)
         if not (model.noise_ > 0 and np.isfinite(model.noise_)):
             raise persistence.ModelFileError(f"metadata field 'noise' must be positive and finite, got {model.noise_}")
-        if not (model.y_std_ > 0 and np.isfinite(model.y_std_) and np.isfinite(model.y_mean_)):
+        if not (np.all(model.y_std_ > 0) and np.all(np.isfinite(model.y_std_)) and np.all(np.isfinite(model.y_mean_))):
             raise persistence.ModelFileError("metadata fields 'y_mean'/'y_std' must be finite with y_std > 0")
         if model.n_features_in_ < 1:
             raise persistence.ModelFileError("metadata field 'n_features_in' must be >= 1")

@@ -249,7 +249,9 @@ class ExactGPRegressor(GPRegressorBase):
     def _from_state(cls, meta, arrays):
         model = cls._restore_base(meta)
         X = persistence.require_array(arrays, "X_train", ndim=2, shape=(None, model.n_features_in_))
-        y = persistence.require_array(arrays, "y_train", ndim=1, shape=(X.shape[0],))
+        y = persistence.require_array(
+            arrays, "y_train", ndim=1 + np.ndim(model.y_mean_), shape=(X.shape[0],) + np.shape(model.y_mean_)
+        )  # (n, k) for k targets
         counts = scatter = None
         if "train_counts" in arrays or "train_scatter" in arrays:
             counts = persistence.require_array(arrays, "train_counts", ndim=1, shape=(X.shape[0],))

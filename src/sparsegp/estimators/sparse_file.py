@@ -40,7 +40,8 @@ def sparse_from_state(cls, meta, arrays):
     Z = persistence.require_array(arrays, "posterior_Z", ndim=2, shape=(None, D))
     m = Z.shape[0]
     parts = {"Z": Z}
-    for key, shape in (("Luu", (m, m)), ("LB", (m, m)), ("c", (m,)), ("w_mean", (m,))):
+    per_target = (m,) + np.shape(model.y_mean_)  # (m, k) for k targets
+    for key, shape in (("Luu", (m, m)), ("LB", (m, m)), ("c", per_target), ("w_mean", per_target)):
         parts[key] = persistence.require_array(arrays, f"posterior_{key}", ndim=len(shape), shape=shape)
     for key in ("Luu", "LB"):
         L = parts[key]

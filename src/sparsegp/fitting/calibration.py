@@ -206,7 +206,10 @@ def loo_in_batches(batch_fn, X, y, batch: int = 1024, known=None):
     for i in range(0, len(y), batch):
         Xb, yb = X[i : i + batch], y[i : i + batch]
         pad = min(batch, 1 << max(6, (len(yb) - 1).bit_length())) - len(yb)
-        args = [to_device(np.concatenate([Xb, np.repeat(Xb[-1:], pad, axis=0)])), to_device(np.pad(yb, (0, pad)))]
+        args = [
+            to_device(np.concatenate([Xb, np.repeat(Xb[-1:], pad, axis=0)])),
+            to_device(np.pad(yb, [(0, pad)] + [(0, 0)] * (yb.ndim - 1))),
+        ]
         if known is not None:
             args.append(to_device(np.pad(known[i : i + batch], (0, pad), mode="edge")))
         out = batch_fn(*args)
@@ -214,11 +217,18 @@ def loo_in_batches(batch_fn, X, y, batch: int = 1024, known=None):
     return tuple(np.concatenate(a) for a in zip(*parts))
 
 
-def loo_check(batch_fn, data, y_std: float) -> LOOCheck:
+def loo_check(batch_fn, data, y_std) -> LOOCheck | list[LOOCheck]:
     """The leave-one-out figures of a fit whose training rows are the backend ``data``, on ``LOO_ROWS`` of them at
     most; ``batch_fn`` as in :func:`loo_in_batches`."""
     X, y, known, y_mean, y_var = data.loo_rows(loo_sample(data.moments.n))
     mean, var, *error = loo_in_batches(batch_fn, X, y, known=known)
+    if y.ndim == 2:  # k targets: the figures of each (a list of LOOCheck); the variance may be shared
+        var, error = np.broadcast_to(var, y.shape), [np.broadcast_to(e, y.shape) for e in error]
+        return [
+            summarise(y[:, j], mean[:, j], var[:, j], y_mean=y_mean[j], y_var=y_var[j], y_std=y_std[j],
+                      error=error[0][:, j] if error else None)
+            for j in range(y.shape[1])
+        ]  # fmt: skip
     return summarise(y, mean, var, y_mean=y_mean, y_var=y_var, y_std=y_std, error=error[0] if error else None)
 
 

@@ -240,6 +240,10 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
         data.refuse(f"reselect={config.reselect!r}", "reselect")
     if config.prediction != "standard":
         data.refuse(f"prediction={config.prediction!r}", "prediction")
+        if np.ndim(data.moments.y_mean) == 1:
+            raise InputError(
+                f"prediction={config.prediction!r} with several targets is not available; use prediction='standard'"
+            )
         if getattr(data, "known", None) is not None:
             raise InputError(
                 f"prediction={config.prediction!r} with noise_variance is not available (its training-row weights "
@@ -446,7 +450,8 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
     rows = data.rows(1.0)
     if rows is not None:
         cert = growth.certificate(config, data, params, Z, 1.0, chunk, exact=done.exact)
-        if not done.exact and rows.known is None:  # known noise variances: the trace bound (upper_bounds.py)
+        # known noise variances or several targets: the trace bound (upper_bounds.py assumes one of each)
+        if not done.exact and rows.known is None and rows.y.ndim == 1:
             X, y = rows.X, rows.y
             cert = tighten(cert, kernel, Z, noise, X, y, chunk=chunk, jitter=float(config.jitter), **rows.weights())
         objective = cert.lower if done.exact else _value(config, data, kernel, noise, Z, 1.0, chunk)
