@@ -111,6 +111,8 @@ def test_each_target_equals_a_fit_of_that_target_alone(estimator):
     Xs = np.random.default_rng(6).normal(size=(20, 2))
     mean, std = multi.predict(Xs, return_std=True)
     cov = multi.predict(Xs, return_cov=True)[1]
+    Ys = mean + 0.1 * np.random.default_rng(7).normal(size=mean.shape)
+    densities = []
     assert mean.shape == std.shape == (20, 3) and cov.shape == (20, 20, 3)
     assert multi.loo_log_predictive_.shape == multi.loo_coverage_.shape == (3,) and multi.loo_z_.shape[0] == 3
     for j in range(3):
@@ -119,6 +121,10 @@ def test_each_target_equals_a_fit_of_that_target_alone(estimator):
         assert np.max(np.abs(mean[:, j] - m1)) <= 1e-10 * np.max(np.abs(m1))
         assert np.max(np.abs(std[:, j] - s1)) <= 1e-10 * np.max(s1)
         assert abs(multi.loo_log_predictive_[j] - one.loo_log_predictive_) <= 1e-9 * abs(one.loo_log_predictive_)
+        densities.append(one.log_predictive_density(Xs, Ys[:, j]))
+    assert abs(multi.log_predictive_density(Xs, Ys) - np.mean(densities)) <= 1e-10 * abs(np.mean(densities))
+    draws = multi.sample_y(Xs, n_samples=4)
+    assert draws.shape == (20, 3, 4) and np.all(np.isfinite(draws))
 
 
 @pytest.mark.slow  # whole fits

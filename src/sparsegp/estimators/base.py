@@ -332,8 +332,10 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             (possible with ``include_noise=False`` at an input the model interpolates).
         """
         X = self._validate_test_inputs(X)
-        y = as_float_vector(y, "y", n=X.shape[0])
+        y = as_float_targets(y, X.shape[0])
         mean, std = self.predict(X, return_std=True, include_noise=include_noise, noise_variance=noise_variance)
+        if y.ndim == 2:  # k targets: the mean over them
+            return float(np.mean([-metrics.ntl(y[:, j], mean[:, j], std[:, j] ** 2) for j in range(y.shape[1])]))
         return -metrics.ntl(y, mean, std**2)
 
     def sample_y(self, X, n_samples=1, random_state=0, include_noise=True):
