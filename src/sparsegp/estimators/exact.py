@@ -140,7 +140,7 @@ class ExactGPRegressor(GPRegressorBase):
             Targets.
         noise_variance : float or array of shape (n,), optional
             A known noise variance per row, in the units of y squared, added to the learnt noise: the likelihood
-            N(y_i | f(x_i), noise_ + noise_variance_i) (scikit-learn's ``alpha``, beside a learnt noise). Routed
+            N(y_i | f(x_i), ``noise_`` + ``noise_variance[i]``) (scikit-learn's ``alpha``, beside a learnt noise). Routed
             by scikit-learn's metadata routing (``set_fit_request(noise_variance=True)``).
 
         Returns

@@ -242,7 +242,7 @@ class SparseGPRegressor(GPRegressorBase):
             Targets.
         noise_variance : float or array of shape (n,), optional
             A known noise variance per row, in the units of y squared, added to the learnt noise: the likelihood
-            N(y_i | f(x_i), noise_ + noise_variance_i). Routed by scikit-learn's metadata routing
+            N(y_i | f(x_i), ``noise_`` + ``noise_variance[i]``). Routed by scikit-learn's metadata routing
             (``set_fit_request(noise_variance=True)``).
 
         Returns
