@@ -25,6 +25,7 @@ from sparsegp.kernels import (
     kernel_from_dict,
 )
 from sparsegp.priors import Gamma, GammaPrecision, LogNormal, prior_from_dict
+from tiers import slow_beyond
 
 
 def make_kernels(D, r):
@@ -97,7 +98,8 @@ def test_eager_calls_run_one_program_and_traces_stay_inline(name, rng, caplog):
     assert len(compiled) == 1, compiled
 
 
-@pytest.mark.parametrize("name", KERNEL_NAMES)
+# the fast tier checks the SE's gradient and the sum and product rules; each other kernel's in the slow tier
+@pytest.mark.parametrize("name", slow_beyond(KERNEL_NAMES, {"se-ard", "sum", "product"}))
 def test_hyperparameter_gradients_match_central_differences(name, rng):
     k = make_kernels(3, rng)[name]
     X, Z = jnp.asarray(rng.normal(size=(9, 3))), jnp.asarray(rng.normal(size=(6, 3)))
@@ -308,7 +310,7 @@ def test_fixed_parameters_are_masked():
     assert list(np.asarray(flat)) == [True, True, False]  # lengthscale, variance, bias
 
 
-@pytest.mark.parametrize("name", KERNEL_NAMES)
+@pytest.mark.parametrize("name", slow_beyond(KERNEL_NAMES, {"se-ard", "sum"}))
 def test_prior_draws_have_the_kernel_as_covariance(name, rng):
     """Random features with features of their own per draw: the draws' covariance is k, within five Monte
     Carlo standard errors, however few the features; a kernel with no such form says so."""

@@ -217,7 +217,6 @@ def whitened_stats(kernel, Z, Luu, X, y, chunk: int, counts=None, scatter=None):
 # ---------------------------------------------------------------------------
 
 
-@partial(jax.jit, static_argnames=("chunk", "fitc"))
 def weighted_stats(kernel, Z, Luu, noise, X, y, chunk: int, counts=None, scatter=None, known=None, fitc=True):
     """:class:`FITCStats`: sums weighted by 1 / Lambda_i, with Lambda_i = K_ii - Q_ii + sigma^2 + v_i for FITC
     (Snelson & Ghahramani's SPGP) and sigma^2 + v_i otherwise; ``known`` holds each row's known noise variance
