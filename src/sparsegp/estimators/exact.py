@@ -136,8 +136,8 @@ class ExactGPRegressor(GPRegressorBase):
         ----------
         X : array or DataFrame of shape (n, D)
             Training inputs.
-        y : array of shape (n,)
-            Targets.
+        y : array of shape (n,) or (n, k)
+            Targets; k columns are k targets fitted with one kernel and noise (predictions then of shape (t, k)).
         noise_variance : float or array of shape (n,), optional
             A known noise variance per row, in the units of y squared, added to the learnt noise: the likelihood
             N(y_i | f(x_i), ``noise_`` + ``noise_variance[i]``) (scikit-learn's ``alpha``, beside a learnt noise). Routed
