@@ -23,6 +23,7 @@ from sparsegp.approximations.objective import HostObjective
 from sparsegp.approximations.registry import APPROXIMATIONS
 from sparsegp.kernels import SquaredExponential
 from sparsegp.replicates import collapse
+from sparsegp.selection import InfoGain
 from sparsegp.stats import whitened_stats
 from sparsegp.transforms import to_raw
 
@@ -140,10 +141,14 @@ def test_learnt_fits_of_several_targets_and_their_model_files(tmp_path):
         assert np.array_equal(loaded.loo_log_predictive_, model.loo_log_predictive_)
 
 
-def test_several_targets_refuse_known_noise_variances():
+def test_several_targets_refuse_what_reads_one_target():
     X, Y = problem(seed=9)
     with pytest.raises(InputError, match="several targets"):
         ExactGPRegressor(optimize=False).fit(X, Y, noise_variance=0.1)
+    with pytest.raises(InputError, match=r"greedy selection \(InfoGain\) with several targets"):
+        SparseGPRegressor(inducing=InfoGain(5), optimize=False).fit(X, Y)
+    with pytest.raises(InputError, match="prediction='augmented' with several targets"):
+        SparseGPRegressor(inducing=5, prediction="augmented", optimize=False).fit(X, Y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         one = ExactGPRegressor(kernel=KERNEL, optimize=False).fit(X, Y[:, :1])  # an (n, 1) column is one target

@@ -113,6 +113,11 @@ def initial_inducing(config: SparseConfig, data, rng, kernel, noise: float, s: f
         distinct = data.moments.n if data.first is None else data.first.size
         ind = min(growth.START_M, growth.max_inducing(config, int(data.moments.n)), distinct)
     if isinstance(ind, Selector):
+        if np.ndim(data.moments.y_mean) == 1:
+            raise InputError(
+                f"a greedy selection ({type(ind).__name__}) with several targets is not available (its criteria read "
+                "one target); pass inducing='auto', a number, KMeans(m) or the inducing inputs themselves"
+            )
         size = ind.size
         if config.reselect == "em":  # the first E-step selects the first share of the final size
             size = max(1, int(np.ceil(check_int(ind.size, "size", minimum=1) / config.n_rounds)))
