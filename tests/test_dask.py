@@ -186,6 +186,27 @@ def test_known_noise_variances_on_the_partitions_equal_every_row_in_memory(clien
     assert relative(lazy.predict(Xt), fitted.predict(Xt)) <= 1e-10
 
 
+def test_several_targets_on_dask_equal_the_fit_in_memory(client):
+    """y of shape (n, 3) on the partitions: the objective, the leave-one-out figures and the predictions of the
+    same fit in memory; predictions on dask inputs have shape (t, 3)."""
+    X, y = repeated_problem(2)
+    Y = np.column_stack([y, 2 * np.cos(X[:, 1]), X[:, 0] * X[:, 2]])
+    Z = np.unique(X, axis=0)[:10] + 0.05
+    common = dict(inducing=Z, optimize=False, noise=0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        local = SparseGPRegressor(**common).fit(X, Y)
+        remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(60, 3)), da.from_array(Y, chunks=(60, 2)))
+    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-10)
+    np.testing.assert_allclose(remote.y_std_, local.y_std_, rtol=1e-12)
+    np.testing.assert_allclose(remote.loo_log_predictive_, local.loo_log_predictive_, rtol=1e-10)
+    Xt = problem(30, seed=3)[0]
+    mean, std = remote.predict(da.from_array(Xt, chunks=(10, 3)), return_std=True)
+    assert mean.shape == std.shape == (30, 3)
+    m0, s0 = local.predict(Xt, return_std=True)
+    assert relative(mean.compute(), m0) <= 1e-10 and relative(std.compute(), s0) <= 1e-10
+
+
 @pytest.mark.parametrize("approximation", ["vfe", "fitc"])
 def test_a_fit_with_repeated_inputs_on_dask_equals_every_row_in_memory(client, approximation):
     X, y = repeated_problem(1)

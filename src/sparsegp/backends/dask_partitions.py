@@ -37,8 +37,14 @@ def _arrays(X, y):
     import dask.array as da
 
     X, y = da.asarray(X), da.asarray(y)
-    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
-        raise InputError(f"X must be 2-D and y 1-D with as many rows, got shapes {X.shape} and {y.shape}")
+    if y.ndim == 2 and y.shape[1] == 1:  # one target as a column
+        y = y[:, 0]
+    if X.ndim != 2 or y.ndim not in (1, 2) or X.shape[0] != y.shape[0]:
+        raise InputError(
+            f"X must be 2-D and y 1-D (or (n, k) for k targets) with as many rows, got shapes {X.shape} and {y.shape}"
+        )
+    if y.ndim == 2:  # k targets: every partition holds all of a row's targets
+        y = y.rechunk({1: -1})
     if X.shape[0] < MIN_INPUTS:
         raise InputError(f"X has {X.shape[0]} sample(s); at least {MIN_INPUTS} required")
     for name, a in (("X", X), ("y", y)):
@@ -79,18 +85,24 @@ class DaskPartitions:
         if duplicates == "drop":
             self.refuse("duplicates='drop'", "duplicates")
         self.X, y = _arrays(X, y)
+        if y.ndim == 2 and noise_variance is not None:
+            raise InputError("noise_variance with several targets is not available; fit each target on its own")
         n, D = self.X.shape
         y_mean, y_std, var, low = dask.compute(
-            y.mean(),
-            y.std(ddof=target_ddof(n, D)),
+            y.mean(axis=0),
+            y.std(axis=0, ddof=target_ddof(n, D)),
             self.X.var(axis=0),
             (0.0, 0.0) if noise_variance is None else (noise_variance.min(), noise_variance.max()),
         )
         if not (np.all(np.isfinite(low)) and low[0] >= 0):
             raise InputError(f"noise_variance must hold finite variances >= 0; its range is {low[0]} to {low[1]}")
-        if not (np.isfinite(y_mean) and np.isfinite(y_std) and np.all(np.isfinite(var))):
+        if not (np.all(np.isfinite(y_mean)) and np.all(np.isfinite(y_std)) and np.all(np.isfinite(var))):
             raise InputError("X or y contains NaN or infinity")
-        y_mean, y_std = (float(y_mean), float(y_std) if y_std > 0 else 1.0) if normalize_y else (0.0, 1.0)
+        if y.ndim == 2:  # k targets, each standardised on its own
+            ones = np.ones(y.shape[1])
+            y_mean, y_std = (np.asarray(y_mean), np.where(y_std > 0, y_std, 1.0)) if normalize_y else (0 * ones, ones)
+        else:
+            y_mean, y_std = (float(y_mean), float(y_std) if y_std > 0 else 1.0) if normalize_y else (0.0, 1.0)
         self.y_raw, self.y = y, (y - y_mean) / y_std
         # each row's known noise variance in the targets' units (a dask array), and on the normalised scale
         self.known_raw = noise_variance
@@ -177,9 +189,19 @@ class DaskPartitions:
         variance over all rows."""
         import dask
 
-        X, y, y_mean, y_var = dask.compute(self.X[rows], self.y_raw[rows], self.y_raw.mean(), self.y_raw.var())
+        X, y, y_mean, y_var = dask.compute(
+            self.X[rows], self.y_raw[rows], self.y_raw.mean(axis=0), self.y_raw.var(axis=0)
+        )
         mu, sd = self.moments.y_mean, self.moments.y_std
         known = None if self.known_raw is None else np.asarray(self.known_raw[rows].compute()) / sd**2
+        if np.ndim(mu) == 1:  # k targets: per target
+            return (
+                np.asarray(X),
+                (np.asarray(y) - mu) / sd,
+                None,
+                (np.asarray(y_mean) - mu) / sd,
+                np.asarray(y_var) / sd**2,
+            )
         return np.asarray(X), (np.asarray(y) - mu) / sd, known, (float(y_mean) - mu) / sd, float(y_var) / sd**2
 
     def close(self) -> None:
@@ -234,5 +256,9 @@ def predict_blocks(model, X, *, return_std=False, return_cov=False, include_nois
             f"X has shape {X.shape}, but {type(model).__name__} is expecting {model.n_features_in_} features as input"
         )
     X = X.rechunk({1: -1})
-    out = X.map_blocks(_predict_block, model, include_noise, chunks=(X.chunks[0], (2,)), dtype=np.float64)
+    k = int(np.size(model.y_mean_)) if np.ndim(model.y_mean_) == 1 else 0  # 0: one target
+    width = 2 * max(k, 1)
+    out = X.map_blocks(_predict_block, model, include_noise, chunks=(X.chunks[0], (width,)), dtype=np.float64)
+    if k:  # k targets: means in the first k columns, sds in the next k
+        return (out[:, :k], out[:, k:]) if return_std else out[:, :k]
     return (out[:, 0], out[:, 1]) if return_std else out[:, 0]

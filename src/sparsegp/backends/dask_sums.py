@@ -72,7 +72,7 @@ def _make_part(X, y, chunk, grouped=False, known=None):
     """One partition's :class:`BlasStats`; with ``grouped``, over one weighted row per distinct input (and known
     noise variance, ``known``) of its rows."""
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if X.ndim != 2 or y.shape != (X.shape[0],):
+    if X.ndim != 2 or y.ndim not in (1, 2) or y.shape[0] != X.shape[0]:
         raise InputError(
             f"a partition holds X of shape {X.shape} and y of shape {y.shape}: the row chunks of X "
             "and y must agree (rechunk both to the same row chunks)"
@@ -141,8 +141,8 @@ def _partitions(client, X, y, make, extra, known=None):
     the driver). X must have one column chunk."""
     if len(X.chunks[1]) != 1:
         X = X.rechunk({1: -1})
-    if X.chunks[0] != y.chunks[0]:
-        y = y.rechunk(X.chunks[0])
+    if X.chunks[0] != y.chunks[0] or (y.ndim == 2 and len(y.chunks[1]) != 1):
+        y = y.rechunk({0: X.chunks[0]} if y.ndim == 1 else {0: X.chunks[0], 1: -1})
     columns = [X, y] if known is None else [X, y, known.rechunk(X.chunks[0])]
     delayed = [list(a.to_delayed().ravel()) for a in columns]
     k = len(delayed[0])
@@ -205,8 +205,11 @@ class DaskStats:
 
     def __init__(self, X, y, chunk: int, client=None, grouped: bool = False, known=None):
         self.client = _client(client)
-        if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
-            raise InputError(f"X must be 2-D and y 1-D with as many rows, got shapes {X.shape} and {y.shape}")
+        if X.ndim != 2 or y.ndim not in (1, 2) or X.shape[0] != y.shape[0]:
+            raise InputError(
+                f"X must be 2-D and y 1-D (or (n, k) for k targets) with as many rows, got shapes {X.shape} and "
+                f"{y.shape}"
+            )
         self.n = int(X.shape[0])
         self.n_partitions = len(X.chunks[0])
         self.rows = [int(r) for r in X.chunks[0]]

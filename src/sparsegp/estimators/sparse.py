@@ -238,8 +238,8 @@ class SparseGPRegressor(GPRegressorBase):
         ----------
         X : array, DataFrame or dask array of shape (n, D)
             Training inputs.
-        y : array or dask array of shape (n,), or an array of shape (n, k)
-            Targets; k columns are k targets fitted with one kernel, noise and set of inducing inputs (in memory).
+        y : array or dask array of shape (n,) or (n, k)
+            Targets; k columns are k targets fitted with one kernel, noise and set of inducing inputs.
         noise_variance : float or array of shape (n,), optional
             A known noise variance per row, in the units of y squared, added to the learnt noise: the likelihood
             N(y_i | f(x_i), ``noise_`` + ``noise_variance[i]``). Routed by scikit-learn's metadata routing
