@@ -105,6 +105,11 @@ def chunk_rows(X, y, chunk: int, counts=None):
     return X.reshape(n_chunks, chunk, -1), ys, mask.reshape(n_chunks, chunk)
 
 
+def row_weighted(w, y):
+    """Rows of y times their weights w, for one target (y of shape (rows,)) or k (rows, k); NumPy or JAX."""
+    return w * y if y.ndim == 1 else w[:, None] * y
+
+
 def chunk_values(a, chunk: int):
     """A per-row vector (n,) as (n_chunks, chunk), padded with zeros like :func:`chunk_rows`'s targets."""
     n = a.shape[0]
@@ -120,7 +125,7 @@ def chunk_values(a, chunk: int):
 def _chunk_forward(Luu_inv, kernel, Z, Xc, yc, wc):
     A = Luu_inv @ kernel.K(Z, Xc)
     Aw = A * wc  # row weights; padded rows (weight 0) contribute nothing
-    yy = jnp.sum(wc * yc * yc) if yc.ndim == 1 else jnp.sum(wc[:, None] * yc * yc)  # summed over k targets
+    yy = jnp.sum(row_weighted(wc, yc) * yc)  # summed over k targets
     return Aw @ A.T, Aw @ yc, yy, jnp.sum(wc * kernel.diag(Xc)), jnp.sum(Aw * A)
 
 
@@ -185,8 +190,7 @@ def _whitened_bwd(res, ct):
             Kuf_bar = (2.0 * (Phi_bar @ Kuf) + b_bar @ yc.T) * mc
         kb, zb, xb = vjp(Kuf_bar)
         kd, xd = jax.vjp(lambda k, x: k.diag(x), kernel, Xc)[1](trK_bar * mc)
-        w = mc if yc.ndim == 1 else mc[:, None]
-        y_bar = w * (Kuf.T @ b_bar + 2.0 * yy_bar * yc)
+        y_bar = row_weighted(mc, Kuf.T @ b_bar + 2.0 * yy_bar * yc)
         k_acc = jax.tree_util.tree_map(lambda a, b, c: a + b + c, k_acc, kb, kd)
         return (k_acc, z_acc + zb), (xb + xd, y_bar)
 
@@ -235,7 +239,7 @@ def weighted_stats(kernel, Z, Luu, noise, X, y, chunk: int, counts=None, scatter
         lam = (r if fitc else 0.0) + noise + vc
         w = mc / lam
         Aw = A * w
-        yy = (jnp.sum(w * yc * yc) if yc.ndim == 1 else jnp.sum(w[:, None] * yc * yc)) + jnp.sum(ssc / lam)
+        yy = jnp.sum(row_weighted(w, yc) * yc) + jnp.sum(ssc / lam)
         return A @ Aw.T, Aw @ yc, yy, jnp.sum(mc * jnp.log(lam)), jnp.sum(w * r), jnp.sum(mc * r)
 
     def body(acc, chunk_):

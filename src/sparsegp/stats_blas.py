@@ -39,7 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from .stats import FITCStats, Stats, chunk_rows, chunk_values
+from .stats import FITCStats, Stats, chunk_rows, chunk_values, row_weighted
 
 # The first pass keeps each chunk's kernel block (VFE, DTC, SoR) or whitened block (FITC) for the
 # second when all of them fit in this many bytes; beyond it, the second pass recomputes them.
@@ -116,11 +116,6 @@ def _per_row(x):
     return x if x.ndim == 1 else x.sum(axis=1)
 
 
-def _weighted(w, y):
-    """Rows of y times their weights w (one target or k)."""
-    return w * y if y.ndim == 1 else w[:, None] * y
-
-
 def _tree_add(a, b):
     return b if a is None else jax.tree_util.tree_map(jnp.add, a, b)
 
@@ -151,7 +146,7 @@ class BlasStats:
             ss = np.zeros(n) if scatter is None else np.asarray(scatter, dtype=np.float64)
             self.ss = list(np.asarray(chunk_values(jnp.asarray(ss), chunk)))
             self.n = float(np.sum(counts))
-            self.yy = float(np.sum(_weighted(np.asarray(counts), np.asarray(y) ** 2)) + np.sum(ss))
+            self.yy = float(np.sum(row_weighted(np.asarray(counts), np.asarray(y) ** 2)) + np.sum(ss))
         else:
             self.n = n
             self.yy = float(np.sum(ys * ys))  # a constant of the data (padded targets are 0)
@@ -195,7 +190,7 @@ class BlasStats:
             if self.weighted:
                 w = self.ws[i]
                 Aw = At * np.sqrt(w)[:, None]
-                return Aw.T @ Aw, At.T @ _weighted(w, self.ys[i]), float(kdiag @ w)
+                return Aw.T @ Aw, At.T @ row_weighted(w, self.ys[i]), float(kdiag @ w)
             S_i = At.T @ At
             return S_i, At.T @ self.ys[i], float(kdiag @ self.ms[i])
 
@@ -267,7 +262,7 @@ class BlasStats:
             Aw = At * np.sqrt(w)[:, None]
             S_i = Aw.T @ Aw
             yy = float(w @ _per_row(yc * yc)) + (float(np.sum(self.ss[i] / lam)) if self.weighted else 0.0)
-            sums = (S_i, At.T @ _weighted(w, yc), yy, float(c @ np.log(lam)), float(w @ r), float(c @ r))
+            sums = (S_i, At.T @ row_weighted(w, yc), yy, float(c @ np.log(lam)), float(w @ r), float(c @ r))
             return sums, (w, lam, r), ((Kt, At) if keep else None)
 
         S = v = yy = logdet = resid = trace = 0  # running sums in chunk order, as in forward
@@ -320,7 +315,7 @@ class BlasStats:
                 lam_bar = (-w * w * w_bar + ld_bar / lam) * mc
             r_bar = (lam_bar if fitc else 0.0) + resid_bar * w + trace_bar * c
             C *= 2.0 * w[:, None]
-            C += _outer(_weighted(w, yc), v_bar)
+            C += _outer(row_weighted(w, yc), v_bar)
             C -= 2.0 * r_bar[:, None] * At  # C is now A_bar^T
             T_i = (At * r_bar[:, None]).T @ At
             Kt_bar = C @ Linv_f  # A_bar^T L^-1
