@@ -280,6 +280,27 @@ def test_auto_on_all_distinct_inputs_is_the_exact_gp(monkeypatch):
     assert sparse.stop_reason_.startswith("gap")
 
 
+def test_the_exact_gp_where_it_costs_less_than_the_sparse_objective_at_the_devices_cap(monkeypatch):
+    """Under max_inducing=None, d distinct inputs in memory with 2 d^2 <= 9 m^2 (m the device's cap: the exact
+    GP's evaluation costs at most the sparse objective's there) are fitted as the exact GP, beyond the cap; an
+    explicit max_inducing is kept."""
+    monkeypatch.setattr(growth, "CPU_MAX_INDUCING", 16)
+    auto, capped_config = sparse_config(SparseGPRegressor()), sparse_config(SparseGPRegressor(max_inducing=16))
+    assert growth.exact_costs_less(auto, 33, 16) and not growth.exact_costs_less(auto, 34, 16)
+    assert not growth.exact_costs_less(capped_config, 20, 16)
+    X, y = data(30)
+    kernel = SquaredExponential([0.8, 1.2], 1.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sparse = SparseGPRegressor(kernel, noise=0.05, optimize=False, jitter=1e-12).fit(X, y)
+        capped = SparseGPRegressor(kernel, noise=0.05, optimize=False, max_inducing=16, random_state=0).fit(X, y)
+        exact = ExactGPRegressor(kernel, noise=0.05, optimize=False).fit(X, y)
+    assert sparse.Z_.shape[0] == 30 and len(sparse.inducing_path_) == 1
+    assert sparse.objective_ == pytest.approx(exact.log_marginal_likelihood_, rel=1e-8)
+    assert sparse.gap_ == pytest.approx(0.0, abs=1e-6 * abs(sparse.objective_))
+    assert capped.Z_.shape[0] == 16 and capped.stop_reason_.startswith("max_inducing")
+
+
 @pytest.mark.slow  # whole growths under each budget
 @pytest.mark.xdist_group("grown")  # the same data as the fixture's: the same compiled programs
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

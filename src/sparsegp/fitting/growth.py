@@ -3,7 +3,9 @@
 The schedule (one function, :func:`grow`, on any backend), from the kernel and noise of the exact GP on a
 subset (:mod:`.pretrain`):
 
-0. where there are at most ``max_inducing`` distinct training inputs, Z is all of them, held: Z = X maximises
+0. where there are at most ``max_inducing`` distinct training inputs (under ``max_inducing=None``, also where the
+   exact GP on them costs less per evaluation than the sparse objective at the device's cap, in memory:
+   :func:`exact_costs_less`), Z is all of them, held: Z = X maximises
    the bound over Z, and there VFE, DTC, SoR and FITC are the exact GP (Q_ff = K_ff), so the stage fits the
    exact log p(y) (:class:`~.objectives.ExactNegative`, cheaper than the sparse objective at m = n); its
    certificate's gap is zero up to the jitter and the growth stops there;
@@ -103,6 +105,14 @@ def device_max_inducing(n: int) -> int:
     while 2 * n * (2 * m) ** 2 <= ACCELERATOR_FLOPS and ACCELERATOR_COPIES * 8 * (2 * m) ** 2 <= memory:
         m *= 2
     return m
+
+
+def exact_costs_less(config: SparseConfig, distinct: int, cap: int) -> bool:
+    """Under ``max_inducing=None``, whether the exact GP on the ``distinct`` inputs costs no more per evaluation
+    (about 4/3 d^3 flops: the Cholesky of K + sigma^2 I and the inverse its gradient reads) than the sparse
+    objective at the device's ``cap`` (about 6 d m^2: the bound's 2 d m^2 and its gradient), i.e. d <= 2.12 m.
+    The fit is then the exact GP (step 0 of the module docstring), without the sizes below the cap."""
+    return config.max_inducing is None and 2 * distinct**2 <= 9 * cap**2
 
 
 class Step(NamedTuple):
@@ -291,6 +301,8 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
     distinct = n if data.first is None else data.first.size
     cap = max_inducing(config, n)
     m_cap = min(cap, distinct)
+    if m_cap < distinct and exact_costs_less(config, distinct, cap) and data.rows(s) is not None:
+        m_cap = distinct  # step 0 beyond the cap: the exact GP costs less than the sparse objective there
     cap_name = "max_inducing" if m_cap == cap else "every distinct input"
     everything = Xc.shape[0] == distinct and np.unique(Xc, axis=0).shape[0] == distinct
     tol = tol_per_row(config) * n
@@ -377,6 +389,7 @@ __all__ = [
     "candidates",
     "certificate",
     "climb",
+    "exact_costs_less",
     "grow",
     "stop_reason",
 ]
