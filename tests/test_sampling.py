@@ -63,6 +63,9 @@ def test_shapes_seeds_and_bad_options(fitted):
     assert a.shape == b.shape == (4, 3) and not np.allclose(a, model.sample_y(X[:4], 3, random_state=3))
     with pytest.raises(InputError, match="n_samples must be >= 1"):
         model.sample_y(X[:4], 0)
+    # function draws take scikit-learn's seeds too: the same RandomState seed, the same functions
+    f, g = (model.sample_functions(2, random_state=np.random.RandomState(4), n_features=16) for _ in range(2))
+    np.testing.assert_array_equal(f(X[:4]), g(X[:4]))
     with pytest.raises(InputError, match="n_samples must be an integer"):
         model.sample_y(X[:4], 2.5)
 

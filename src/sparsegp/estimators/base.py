@@ -410,7 +410,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         ----------
         n_samples : int
             Number of function draws.
-        random_state : int, numpy Generator or None
+        random_state : int, numpy Generator or RandomState, or None
             The draws' seed.
         n_features : int
             Random features per draw and stationary part of the kernel.
