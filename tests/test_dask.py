@@ -504,6 +504,14 @@ def test_auto_growth_equals_in_memory(client, monkeypatch):
         da.from_array(X, chunks=(75, 3)), da.from_array(y, chunks=75)
     )
     assert local.Z_.shape == remote.Z_.shape == (300, 3) and len(remote.inducing_path_) == 1
+    # beyond the device's cap where the exact GP costs less (2 d^2 <= 9 m^2): every input on both backends too
+    monkeypatch.setattr(growth, "CPU_MAX_INDUCING", 200)
+    local_beyond = SparseGPRegressor(max_iter=8, random_state=3).fit(X, y)
+    remote_beyond = SparseGPRegressor(max_iter=8, random_state=3).fit(
+        da.from_array(X, chunks=(75, 3)), da.from_array(y, chunks=75)
+    )
+    assert local_beyond.Z_.shape == remote_beyond.Z_.shape == (300, 3)
+    assert remote_beyond.objective_ == pytest.approx(local_beyond.objective_, rel=1e-4)
     # the same optimum from two objectives that differ by the jitter (VFE's K_uu + jitter), 8 iterations each
     assert remote.objective_ == pytest.approx(local.objective_, rel=1e-4)
     np.testing.assert_allclose(remote.kernel_.lengthscale, local.kernel_.lengthscale, rtol=1e-3)

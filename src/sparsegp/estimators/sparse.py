@@ -38,7 +38,7 @@ class SparseGPRegressor(GPRegressorBase):
     inducing : "auto", int, int array of shape (m,), float array of shape (m, D), Selector or KMeans
         "auto" (the default): the fit chooses m (:mod:`sparsegp.fitting.growth`): all distinct inputs, the exact
         GP, where there are at most ``max_inducing`` (under None, also where the exact GP costs less than the
-        sparse objective at the device's cap: up to 2.12 times it, in memory); else doubling m from 256 until the last doubling raised the
+        sparse objective at the device's cap: up to 2.12 times it); else doubling m from 256 until the last doubling raised the
         objective, or the gap falls, below 0.01 nats per row, or a budget is reached. An int m draws m distinct
         training inputs at random (``random_state``); an integer array names training rows
         (the papers' active set I); a float array gives the initial inducing inputs themselves; a selector from

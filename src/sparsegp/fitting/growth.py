@@ -4,7 +4,7 @@ The schedule (one function, :func:`grow`, on any backend), from the kernel and n
 subset (:mod:`.pretrain`):
 
 0. where there are at most ``max_inducing`` distinct training inputs (under ``max_inducing=None``, also where the
-   exact GP on them costs less per evaluation than the sparse objective at the device's cap, in memory:
+   exact GP on them costs less per evaluation than the sparse objective at the device's cap:
    :func:`exact_costs_less`), Z is all of them, held: Z = X maximises
    the bound over Z, and there VFE, DTC, SoR and FITC are the exact GP (Q_ff = K_ff), so the stage fits the
    exact log p(y) (:class:`~.objectives.ExactNegative`, cheaper than the sparse objective at m = n); its
@@ -26,11 +26,7 @@ subset (:mod:`.pretrain`):
    grows was decided by the loose fit's promise: the converged size grows on even where its own promise has
    fallen below START_GAIN_PER_ROW (on abalone it stopped at 256 with a gap of 0.43 nats per row, where
    growing on ends at 0.009);
-2. the certificate at the fitted values (:mod:`sparsegp.approximations.certificate`: F_V <= log p(y) <= U), U
-   log p(y) itself where the rows are in memory (one target, no known noise variances), below the cap, and its
-   dense Cholesky costs less than a fit at the next size (:func:`exact_bound_pays`: d up to about 49 m distinct inputs,
-   d <= 20,000), so that the gap is KL(q || posterior) and the gap rule stops where the fit is that close; else
-   the trace bound (the fitted model's own certificate is the tightest in any case);
+2. the certificate at the fitted values (:mod:`sparsegp.approximations.certificate`: F_V <= log p(y) <= U);
 3. stop when the gap U - F_V is at most GAP_PER_ROW nats per row; when the last doubling of m, both sizes
    fitted, raised the objective by less than GAIN_PER_ROW nats per row (the gain of the bound per added batch,
    as in Pescador-Barrios, Filippi & van der Wilk 2025); at ``max_inducing`` or every distinct input; or after
@@ -65,7 +61,6 @@ from .._config import accelerator_memory
 from ..approximations.certificate import Certificate, certify
 from ..approximations.exact import exact_log_marginal
 from ..approximations.objective import HostObjective
-from ..approximations.upper_bounds import EXACT_ROWS, tighten
 from ..errors import InducingWarning, NumericalError
 from ..kernels.distance import narrow
 from ..selection.extend import extend_conditional_variance
@@ -116,7 +111,8 @@ def exact_costs_less(config: SparseConfig, distinct: int, cap: int) -> bool:
     """Under ``max_inducing=None``, whether the exact GP on the ``distinct`` inputs costs no more per evaluation
     (about 4/3 d^3 flops: the Cholesky of K + sigma^2 I and the inverse its gradient reads) than the sparse
     objective at the device's ``cap`` (about 6 d m^2: the bound's 2 d m^2 and its gradient), i.e. d <= 2.12 m.
-    The fit is then the exact GP (step 0 of the module docstring), without the sizes below the cap."""
+    The fit is then the exact GP (step 0 of the module docstring), without the sizes below the cap: in memory
+    its own objective, on a cluster VFE at Z = every input (the same model, as at most ``max_inducing`` inputs)."""
     return config.max_inducing is None and 2 * distinct**2 <= 9 * cap**2
 
 
@@ -174,29 +170,6 @@ def certificate(config: SparseConfig, data, params, Z, s: float, chunk: int, exa
     return certify(
         params["kernel"], jnp.asarray(Z), noise, X, y, chunk=chunk, jitter=float(config.jitter), **rows.weights()
     )
-
-
-def tight_certificate(config: SparseConfig, data, params, Z, s: float, chunk: int, exact: bool = False) -> Certificate:
-    """:func:`certificate` with its upper end the tightest bound the rows allow (:func:`~sparsegp.approximations.
-    upper_bounds.tighten`: log p(y) itself up to 20,000 distinct inputs in memory, the CG bound up to 100,000),
-    where there is one target and no known noise variances (those bounds assume both); else the trace bound. What
-    the gap rule reads and the fitted model reports."""
-    cert = certificate(config, data, params, Z, s, chunk, exact=exact)
-    rows = data.rows(s)
-    if exact or rows is None or rows.known is not None or rows.y.ndim != 1:
-        return cert
-    noise = float(to_positive(params["raw_noise"]))
-    return tighten(
-        cert, params["kernel"], Z, noise, rows.X, rows.y, chunk=chunk, jitter=float(config.jitter), **rows.weights()
-    )
-
-
-def exact_bound_pays(distinct: int, m: int) -> bool:
-    """Whether the gap rule at size m reads log p(y) itself: a dense Cholesky of the ``distinct`` inputs (about
-    d^3 / 3 flops, d <= 20,000) costs at most about 100 evaluations of the sparse objective at twice m
-    (2 d (2m)^2 flops each), what a fit at the next size would take, i.e. d up to about 49 m. Beyond that the bound costs
-    more than the size it might save (elevators, BENCHMARKS.md "The gap rule on the tightest bound")."""
-    return distinct <= EXACT_ROWS and distinct * distinct <= 2400 * m * m
 
 
 def candidates(data, rng):
@@ -318,16 +291,6 @@ def climb(config: SparseConfig, data, params, Z, idx, Xc, rows_c, m_cap: int, s:
     return Z, idx, lower, gain
 
 
-def growth_cap(config: SparseConfig, data, n: int, distinct: int, s: float) -> tuple[int, str]:
-    """The largest m of the growth and its name in ``stop_reason_``: ``max_inducing``, or every distinct input
-    where there are fewer, or where the exact GP on them costs less in memory (:func:`exact_costs_less`)."""
-    cap = max_inducing(config, n)
-    m_cap = min(cap, distinct)
-    if m_cap < distinct and exact_costs_less(config, distinct, cap) and data.rows(s) is not None:
-        m_cap = distinct
-    return m_cap, "max_inducing" if m_cap == cap else "every distinct input"
-
-
 def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) -> Grown:
     """Steps 1-4 of the module docstring from the scaled ``params``/``mask`` and the first inducing inputs
     ``Z0`` (scaled; training rows ``idx0``). ``problem(data, Z, chunk, Z_fixed, exact)`` is the fit's objective
@@ -337,7 +300,11 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
     Xc, rows_c = candidates(data, np.random.default_rng(config.random_state))
     Xc = Xc / s
     distinct = n if data.first is None else data.first.size
-    m_cap, cap_name = growth_cap(config, data, n, distinct, s)
+    cap = max_inducing(config, n)
+    m_cap = min(cap, distinct)
+    if m_cap < distinct and exact_costs_less(config, distinct, cap):
+        m_cap = distinct  # step 0 beyond the cap: the exact GP costs less than the sparse objective there
+    cap_name = "max_inducing" if m_cap == cap else "every distinct input"
     everything = Xc.shape[0] == distinct and np.unique(Xc, axis=0).shape[0] == distinct
     tol = tol_per_row(config) * n
     all_at_once = everything and distinct <= m_cap  # fewer inputs than max_inducing: the exact GP, no growth
@@ -370,9 +337,7 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
         )
         params, report = stage.params, stage.report
         Z = np.asarray(params["Z"]) if moving else Z
-        # the tightest bound where it may stop the growth and costs less than the next size (exact_bound_pays)
-        read = tight_certificate if m < m_cap and exact_bound_pays(distinct, m) else certificate
-        cert = read(config, data, params, Z, s, chunk, exact=at_all)
+        cert = certificate(config, data, params, Z, s, chunk, exact=at_all)
         iters = 0 if report is None else report.n_iter
         objective = cert.lower if report is None else -float(report.objective)
         n_iter += iters
@@ -425,10 +390,7 @@ __all__ = [
     "candidates",
     "certificate",
     "climb",
-    "exact_bound_pays",
     "exact_costs_less",
     "grow",
-    "growth_cap",
     "stop_reason",
-    "tight_certificate",
 ]

@@ -26,6 +26,7 @@ from ..approximations.common import make_posterior
 from ..approximations.loo import sparse_loo
 from ..approximations.objective import HostObjective
 from ..approximations.registry import APPROXIMATIONS
+from ..approximations.upper_bounds import tighten
 from ..backends.in_memory import InMemory
 from ..errors import CertificateWarning, InputError, NumericalError
 from ..linalg import MAX_JITTER, jitter_ladder
@@ -453,7 +454,11 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
         Z = data.fetch(idx)[0]  # the training rows themselves, not a round trip through X / s
     rows = data.rows(1.0)
     if rows is not None:
-        cert = growth.tight_certificate(config, data, params, Z, 1.0, chunk, exact=done.exact)
+        cert = growth.certificate(config, data, params, Z, 1.0, chunk, exact=done.exact)
+        # known noise variances or several targets: the trace bound (upper_bounds.py assumes one of each)
+        if not done.exact and rows.known is None and rows.y.ndim == 1:
+            X, y = rows.X, rows.y
+            cert = tighten(cert, kernel, Z, noise, X, y, chunk=chunk, jitter=float(config.jitter), **rows.weights())
         objective = cert.lower if done.exact else _value(config, data, kernel, noise, Z, 1.0, chunk)
         posterior = _posterior_in_memory(config, data, kernel, noise, Z, chunk)
     else:
