@@ -42,6 +42,7 @@ def dense(k, Z, noise, X, y, Xs, method):
 
 @pytest.mark.parametrize("method", ["augmented", "nystrom"])
 @pytest.mark.parametrize("chunk", [7, 40])
+@pytest.mark.slow
 def test_matches_dense_definition(method, chunk):
     k, X, y, noise = problem()
     Z = X[::5]

@@ -106,6 +106,7 @@ def loo_log_density_mp(K, y):
         (30.0, 1e6, 1e-10),
     ],
 )
+@pytest.mark.slow
 def test_exact_leave_one_out_is_accurate_or_says_it_may_not_be(lengthscale, amplitude, noise):
     """Ill-conditioned exact GPs (condition numbers about 1e9 to 1e16, a near-deterministic target): each row's
     leave-one-out log density against 60-digit arithmetic. The error estimate bounds the actual error, and

@@ -74,6 +74,7 @@ def test_the_host_pass_equals_the_jax_program():
 
 
 @pytest.mark.parametrize("approximation", ["vfe", pytest.param("fitc", marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_a_fitted_model_carries_its_certificate_and_saves_it(approximation, tmp_path):
     X, y = _data(80, 2, seed=5)
     model = SparseGPRegressor(inducing=10, approximation=approximation, max_iter=300, random_state=0).fit(X, y)

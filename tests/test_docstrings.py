@@ -66,8 +66,8 @@ def _examples(obj) -> list[doctest.DocTest]:
     return [t for t in tests if t.examples]
 
 
-# Examples that fit classifiers or several models to show a warning run in the slow tier, with the other
-# whole fits; every other example runs in the fast tier.
+# Examples that fit classifiers, several models to show a warning, or a model to save and load, run in the
+# slow tier with the other whole fits; every other example runs in the fast tier.
 SLOW_EXAMPLES = {
     "sparsegp.SparseGPRegressor",
     "sparsegp.ExactGPRegressor",
@@ -78,6 +78,8 @@ SLOW_EXAMPLES = {
     "sparsegp.CertificateWarning",
     "sparsegp.InducingWarning",
     "sparsegp.DataWarning",
+    "sparsegp.NumericalWarning",
+    "sparsegp.load_model",
 }
 
 

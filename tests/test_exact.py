@@ -44,6 +44,7 @@ def test_predictions_match_sklearn_to_1e8(toy_regression, rng):
     assert m.log_marginal_likelihood_ == pytest.approx(sk.log_marginal_likelihood_value_, rel=1e-8)
 
 
+@pytest.mark.slow
 def test_fitted_hyperparameters_match_sklearn_optimum(toy_regression):
     X, y = toy_regression(80, 2, seed=3)
     kern = ConstantKernel(1.0, (1e-5, 1e5)) * SkRBF([1.0, 1.0], (1e-5, 1e5)) + WhiteKernel(1.0, (1e-6, 1e5))
@@ -53,6 +54,7 @@ def test_fitted_hyperparameters_match_sklearn_optimum(toy_regression):
     assert m.log_marginal_likelihood_ >= sk.log_marginal_likelihood_value_ - 1e-4
 
 
+@pytest.mark.slow
 def test_neg_log_marginal_gradient_matches_finite_differences(toy_regression, rng):
     X, y = toy_regression(30, 2)
     params = {"kernel": SquaredExponential([0.8, 1.5], 1.2, bias=0.3), "log_noise": jnp.log(0.1)}

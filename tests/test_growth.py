@@ -230,6 +230,7 @@ def test_the_first_fit_is_at_the_cap_where_every_doubling_to_it_pays(monkeypatch
 
 
 @pytest.mark.xdist_group("grown")
+@pytest.mark.slow
 def test_a_cap_at_the_first_size_says_nothing_of_gains():
     X, y = data(300, freq=3.0, noise=0.05)
     with warnings.catch_warnings(record=True) as caught:
@@ -240,6 +241,7 @@ def test_a_cap_at_the_first_size_says_nothing_of_gains():
 
 
 @pytest.mark.xdist_group("grown")
+@pytest.mark.slow
 def test_auto_stops_when_a_fitted_doubling_gains_too_little(monkeypatch):
     monkeypatch.setattr(growth, "GAIN_PER_ROW", 1e9)  # no fitted doubling is ever enough
     X, y = data(300, freq=3.0, noise=0.05)
@@ -266,6 +268,7 @@ def test_auto_stays_where_a_larger_set_cannot_be_factorised(monkeypatch):
     assert np.isfinite(model.objective_)
 
 
+@pytest.mark.slow
 def test_auto_on_all_distinct_inputs_is_the_exact_gp(monkeypatch):
     monkeypatch.setattr(growth, "START_M", 64)  # more than the 40 inputs: the first size is all of them
     X, y = data(40)
@@ -356,6 +359,7 @@ def test_the_default_max_inducing_is_sized_to_the_device(monkeypatch):
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.slow
 def test_a_column_constant_up_to_rounding_starts_as_constant():
     # elevators' first 10,000 training rows: two columns vary only in the last bit after standardisation
     X, y = data(300, D=3)

@@ -107,6 +107,7 @@ def test_state_matches_dense_adf_after_every_inclusion(index_size):
 
 
 @pytest.mark.parametrize("n, size", [(120, 40), (700, 300)])
+@pytest.mark.slow
 def test_delayed_columns_equal_eager_ones(n, size):
     # a randomised run leaves most columns behind; bringing them up afterwards gives the eager values
     # (size 300 also crosses the 128-row blocks of the padded factor used for far-behind columns)
@@ -383,6 +384,7 @@ def test_save_load_round_trip_and_corrupt_files(tmp_path):
         load_model(tmp_path / "bad2.npz")
 
 
+@pytest.mark.slow
 def test_site_evidence_against_dense_and_its_gradient():
     import jax
     import jax.numpy as jnp
@@ -464,6 +466,7 @@ def test_validation_folds_keep_two_rows_of_every_class_in_training(n):
         assert np.sum(codes[held] == 1) == (0 if small == 2 else small if n == 60 else 1)
 
 
+@pytest.mark.slow
 def test_the_default_ivm_fits_a_class_of_two_rows():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 2))

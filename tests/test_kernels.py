@@ -61,6 +61,7 @@ def _gram_and_diag(k, X):
     seed=st.integers(0, 2**31 - 1),
     spread=st.floats(0.01, 10.0),
 )
+@pytest.mark.slow
 def test_gram_symmetric_psd_and_diag(name, n, D, seed, spread):
     r = np.random.default_rng(seed)
     k = make_kernels(D, r)[name]
@@ -74,6 +75,7 @@ def test_gram_symmetric_psd_and_diag(name, n, D, seed, spread):
 
 
 @pytest.mark.parametrize("name", KERNEL_NAMES)
+@pytest.mark.slow
 def test_matrix_form_equals_pairwise_evaluation(name, rng):
     k = make_kernels(3, rng)[name]
     X, Z = jnp.asarray(rng.normal(size=(7, 3))), jnp.asarray(rng.normal(size=(5, 3)))
@@ -100,6 +102,7 @@ def test_eager_calls_run_one_program_and_traces_stay_inline(name, rng, caplog):
 
 # the fast tier checks the SE's gradient and the sum and product rules; each other kernel's in the slow tier
 @pytest.mark.parametrize("name", slow_beyond(KERNEL_NAMES, {"se-ard", "sum", "product"}))
+@pytest.mark.slow
 def test_hyperparameter_gradients_match_central_differences(name, rng):
     k = make_kernels(3, rng)[name]
     X, Z = jnp.asarray(rng.normal(size=(9, 3))), jnp.asarray(rng.normal(size=(6, 3)))
@@ -133,6 +136,7 @@ def test_stable_distances_for_inputs_offset_by_1e6(cls, rng):
 
 
 @pytest.mark.parametrize("cls", [SquaredExponential, pytest.param(Matern32, marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_a_length_scale_far_below_its_columns_spread_keeps_k_uu_positive_definite(cls, rng):
     """A column that identifies a group (patients) with a length-scale 1e-7 of its spread: rows of one group
     are at distance 0 in it. The expansion |a|^2 + |b|^2 - 2 a.b rounds there at eps |a|^2 ~ 1e-2, which made
@@ -177,6 +181,7 @@ def test_se_matches_seeger_form_with_bias(rng):
     assert np.isclose(float(k.evaluate(jnp.asarray(x), jnp.asarray(z))), expected, rtol=1e-14)
 
 
+@pytest.mark.slow
 def test_bias_is_non_negative_and_a_fit_can_drive_it_to_zero():
     """v_b has the identity transform boxed to [0, 1e12]: 0 is a value, reached exactly by L-BFGS-B."""
     from sparsegp import ExactGPRegressor

@@ -71,6 +71,7 @@ def test_each_objective_equals_its_dense_definition_on_every_row(approximation):
 
 
 @pytest.mark.parametrize("approximation", ["vfe", "dtc", "fitc"])
+@pytest.mark.slow
 def test_host_sums_equal_the_jax_program_and_finite_differences(approximation):
     X, y, known = problem(seed=1)
     g, weights = grouped(X, y, known)
@@ -82,6 +83,7 @@ def test_host_sums_equal_the_jax_program_and_finite_differences(approximation):
     assert_host_equals_jax_and_differences(approximation, g.X, g.y, weights, params)
 
 
+@pytest.mark.slow
 def test_the_certificate_brackets_the_exact_evidence():
     X, y, known = problem(seed=3)
     g, weights = grouped(X, y, known)
@@ -115,6 +117,7 @@ def test_exact_gp_equals_scikit_learns_alpha_model():
 
 
 @pytest.mark.parametrize("estimator", ["exact", "vfe", "fitc"])
+@pytest.mark.slow
 def test_equal_known_variances_are_the_homoscedastic_model(estimator):
     X, y, _ = problem(seed=6)
     c, sigma2 = 0.05, 0.02

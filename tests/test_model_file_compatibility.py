@@ -18,6 +18,7 @@ EXPECTED = json.loads((FILES / "expected.json").read_text())
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED["models"]))
+@pytest.mark.slow
 def test_a_model_file_of_an_earlier_version_loads_and_predicts_as_it_did(name):
     record = EXPECTED["models"][name]
     model = load_model(FILES / record["file"])

@@ -189,6 +189,7 @@ def _zip_with_member_flag(src, dst, *, compress_type=None, flag_bits=None):
 
 
 @pytest.mark.parametrize("edit", [dict(compress_type=99), dict(flag_bits=1)])
+@pytest.mark.slow
 def test_unsupported_or_encrypted_members_give_model_file_error(toy_regression, edit, tmp_path):
     X, y = toy_regression(20, 2)
     path = ExactGPRegressor(max_iter=5).fit(X, y).save(tmp_path / "m.npz")
@@ -271,6 +272,7 @@ def test_default_length_scales_start_at_the_column_spread():
         Periodic(np.array([0.8, 2.5]), 0.7, priors={"period": LogNormal(0.0, 1.0)}) * RationalQuadratic(1.3, alpha=0.4),
     ],
 )
+@pytest.mark.slow
 def test_a_kernel_rewritten_for_scaled_inputs_is_the_same_covariance_and_prior(kernel):
     rng = np.random.default_rng(1)
     X, Z, s = rng.normal(size=(7, 2)), rng.normal(size=(5, 2)), 3.7e-4
@@ -307,6 +309,7 @@ def test_exactly_repeated_rows_are_fitted_once_with_duplicates_drop():
     assert thrice.noise_ > 1e-3  # not driven to min_noise by the copies
 
 
+@pytest.mark.slow
 def test_repeated_inputs_with_different_targets_are_kept():
     X, y, _ = _sine_data(40)
     X2, y2 = np.vstack([X, X]), np.concatenate([y, y + 0.05])
@@ -491,6 +494,7 @@ def test_log_marginal_likelihood_theta_holds_a_non_negative_bias_as_its_value():
 
 # ---- pandas (an optional dependency; part of the dev install) ----------------------------------
 @pytest.mark.parametrize("make", ESTIMATORS)
+@pytest.mark.slow
 def test_pandas_dataframes_and_series_in(toy_regression, make):
     pd = pytest.importorskip("pandas")
     X, y = toy_regression(40, 3)

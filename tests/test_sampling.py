@@ -40,6 +40,7 @@ def assert_moments(draws, mean, cov):
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("name", ["exact", pytest.param("vfe", marks=pytest.mark.slow)])  # one algebra for both
 @pytest.mark.parametrize("include_noise", [True, False])
+@pytest.mark.slow
 def test_the_draws_mean_and_covariance_are_the_predictive_within_monte_carlo_error(fitted, name, include_noise):
     models, X = fitted
     model = models[name]
@@ -53,6 +54,7 @@ def test_the_draws_mean_and_covariance_are_the_predictive_within_monte_carlo_err
 
 
 @pytest.mark.filterwarnings("ignore")
+@pytest.mark.slow
 def test_shapes_seeds_and_bad_options(fitted):
     models, X = fitted
     model = models["exact"]
@@ -72,6 +74,7 @@ def test_shapes_seeds_and_bad_options(fitted):
 
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("name", ["exact", "vfe", "sor"])
+@pytest.mark.slow
 def test_function_draws_are_functions_with_the_posteriors_moments(fitted, name):
     models, X = fitted
     model = models[name]

@@ -25,6 +25,7 @@ def data():
 
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("name", list(ESTIMATORS))
+@pytest.mark.slow
 def test_the_density_is_the_mean_log_normal_density_of_the_predictions(name, data):
     X, y, Xt, yt = data
     model = ESTIMATORS[name]().fit(X, y)

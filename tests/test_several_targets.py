@@ -39,6 +39,7 @@ def problem(n=70, seed=0):
 
 
 @pytest.mark.parametrize("approximation", ["vfe", "dtc", "sor", "fitc"])
+@pytest.mark.slow
 def test_the_objective_of_k_targets_is_the_sum_of_each_targets(approximation):
     X, Y = problem()
     Z = jnp.asarray(X[:9] + 0.01)
@@ -65,6 +66,7 @@ def test_the_exact_gp_and_the_certificate_of_k_targets_are_sums():
     assert cert.lower <= exact <= cert.upper
 
 
+@pytest.mark.slow
 def test_the_unit_weight_backward_pass_with_k_targets_equals_autodiff():
     X, Y = problem(seed=2)
     Z = jnp.asarray(X[:8] + 0.01)
@@ -87,6 +89,7 @@ def test_the_unit_weight_backward_pass_with_k_targets_equals_autodiff():
 
 
 @pytest.mark.parametrize("approximation", ["vfe", "fitc"])
+@pytest.mark.slow
 def test_host_sums_with_k_targets_equal_the_jax_program_and_finite_differences(approximation):
     X, Y = problem(seed=3)
     g = collapse(np.vstack([X, X[:20]]), np.vstack([Y, Y[:20] + 0.1]))  # repeated inputs, grouped
@@ -101,6 +104,7 @@ def test_host_sums_with_k_targets_equal_the_jax_program_and_finite_differences(a
 
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("estimator", ["exact", "vfe", "sor", "fitc"])
+@pytest.mark.slow
 def test_each_target_equals_a_fit_of_that_target_alone(estimator):
     X, Y = problem(seed=5)
     options = {"kernel": KERNEL, "optimize": False, "noise": NOISE}

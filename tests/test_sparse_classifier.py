@@ -218,6 +218,7 @@ def test_an_ivm_active_set_as_the_inducing_inputs():
     np.testing.assert_allclose(np.sort(fixed.Z_, axis=0), np.sort(X[ivm.active_], axis=0), atol=1e-12)
 
 
+@pytest.mark.slow
 def test_the_growth_rules():
     """Continue after one doubling that paid; stop on a small gain; stop where the gains' decline says the next
     doubling would add less than tol."""

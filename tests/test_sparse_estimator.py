@@ -39,6 +39,7 @@ def test_fit_optimises_inducing_inputs_and_improves_bound(toy_regression):
 
 
 @pytest.mark.parametrize("prediction", ["standard", "augmented", "nystrom"])
+@pytest.mark.slow
 def test_save_load_round_trip(toy_regression, prediction, tmp_path, rng):
     X, y = toy_regression(50, 2)
     m = SparseGPRegressor(inducing=6, prediction=prediction, max_iter=30, random_state=0).fit(X, 2 * y + 1)
@@ -54,6 +55,7 @@ def test_save_load_round_trip(toy_regression, prediction, tmp_path, rng):
     assert m2.objective_ == m.objective_
 
 
+@pytest.mark.slow
 def test_corrupt_sparse_model_is_refused(toy_regression, tmp_path):
     import json
 
@@ -123,6 +125,7 @@ def test_inducing_given_as_training_indices(toy_regression):
         SparseGPRegressor(inducing=np.array([0, 40])).fit(X, y)
 
 
+@pytest.mark.slow
 def test_bad_options_are_named(toy_regression):
     X, y = toy_regression(20, 2)
     with pytest.raises(InputError, match="approximation must be one of"):

@@ -24,6 +24,7 @@ def problem(n=57, m=9, D=3, seed=0):
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 16, 57])
+@pytest.mark.slow
 def test_chunked_equals_dense_to_1e10(chunk):
     k, Z, X, y = problem()
     Luu = kuu_cholesky(k, Z, 1e-10)
@@ -64,6 +65,7 @@ def _objective(stats_fn, chunk):
 
 
 @pytest.mark.parametrize("kernel_cls", [SquaredExponential, pytest.param(Matern32, marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_custom_backward_equals_autodiff_and_finite_differences(kernel_cls):
     _, Z, X, y = problem()
     k = kernel_cls(np.array([0.7, 1.1, 1.9]), 1.3)

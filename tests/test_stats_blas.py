@@ -73,6 +73,7 @@ def test_recomputed_blocks_equal_kept_blocks(approximation, monkeypatch):
     np.testing.assert_allclose(ravel_pytree(again[1])[0], ravel_pytree(kept[1])[0], rtol=1e-11, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_fixed_inducing_inputs_and_finite_differences():
     """With Z fixed the gradient covers kernel and noise; it matches central differences."""
     X, y, Z = problem(n=60, m=8)
@@ -99,6 +100,7 @@ def test_unfactorisable_kuu_reports_nan():
 
 
 @pytest.mark.parametrize("method", ["forward", "fitc_forward"])
+@pytest.mark.slow
 def test_the_sums_do_not_keep_one_m_by_m_term_per_chunk(method, monkeypatch):
     """Beyond KEEP_BYTES (large n) the chunks run a few at a time and only running sums are kept."""
     import tracemalloc
@@ -140,6 +142,7 @@ def dense_reference(approximation, params, X, y, jitter=1e-8):
 
 @pytest.mark.parametrize("engine", ["jax program", "host BLAS"])
 @pytest.mark.parametrize("approximation", ["vfe", pytest.param("dtc", marks=pytest.mark.slow), "fitc"])
+@pytest.mark.slow
 def test_both_engines_equal_one_dense_reference(engine, approximation):
     """The JAX program (chunked scan; a hand-written VJP with respect to L_uu, autodiff for FITC) and the host
     BLAS sums (a written-out backward pass with respect to L_uu^-1) compute the same sums two ways, for speed

@@ -65,6 +65,7 @@ def dense_kl(params, Luu):
 
 
 @pytest.mark.parametrize("link", ["probit", "logit"])
+@pytest.mark.slow
 def test_bound_against_dense_monte_carlo(link):
     X, params, rng = problem()
     y = (np.sin(2 * X[:, 0]) > 0).astype(np.int32)
@@ -82,6 +83,7 @@ def test_bound_against_dense_monte_carlo(link):
     assert se < 0.03  # the check can fail: 5 standard errors are at most 0.15 nats here
 
 
+@pytest.mark.slow
 def test_quadrature_against_adaptive_integration():
     X, params, _ = problem(n=20)
     mu, var, _ = svgp.marginals(svgp.posterior_of(params), jnp.asarray(X[:8]))
@@ -103,6 +105,7 @@ def test_quadrature_against_adaptive_integration():
 
 
 @pytest.mark.parametrize("lik", [Softmax(), pytest.param(RobustMax(), marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_multiclass_expectations_against_monte_carlo(lik):
     rng = np.random.default_rng(3)
     mu, var = rng.normal(size=(5, 4)), rng.uniform(0.1, 2.0, size=(5, 4))
@@ -130,6 +133,7 @@ def test_multiclass_expectations_against_monte_carlo(lik):
         pytest.param(RobustMax(), marks=pytest.mark.slow),
     ],
 )
+@pytest.mark.slow
 def test_gradient_against_finite_differences(lik):
     L = lik.latent_count(3)
     X, params, rng = problem(n=40, M=6, L=L)
@@ -187,6 +191,7 @@ def optimal_gaussian_q(params, X, y, noise):
 
 
 @pytest.mark.parametrize("at_data", [False, True])
+@pytest.mark.slow
 def test_gaussian_likelihood_recovers_titsias_collapsed_bound(at_data):
     X, params, rng = problem(n=50, M=10)
     if at_data:
@@ -201,6 +206,7 @@ def test_gaussian_likelihood_recovers_titsias_collapsed_bound(at_data):
     assert float(svgp.bound(other, jnp.asarray(X), jnp.asarray(y), jnp.ones(50), Gaussian(noise), 16)) < value
 
 
+@pytest.mark.slow
 def test_leave_one_out_is_the_exact_gp_at_z_equals_x():
     """With a Gaussian likelihood, Z = X and the optimal q, each row's cavity is the exact GP's leave-one-out
     predictive (Rasmussen & Williams eqs. 5.10-5.12)."""
@@ -219,6 +225,7 @@ def test_leave_one_out_is_the_exact_gp_at_z_equals_x():
     np.testing.assert_allclose(np.asarray(var_c)[:, 0] + noise, loo_var, rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_extend_q_keeps_the_marginals_and_the_bound():
     X, params, rng = problem(n=80, M=8)
     y = (X[:, 0] > 0).astype(np.int32)
@@ -271,6 +278,7 @@ def test_one_natural_step_with_a_gaussian_likelihood_is_the_optimal_q():
 @pytest.mark.parametrize(
     "lik", [Bernoulli("probit"), pytest.param(RobustMax(), marks=pytest.mark.slow)], ids=["probit", "robustmax"]
 )
+@pytest.mark.slow
 def test_site_sums_against_a_dense_computation(lik):
     """P and h summed chunk by chunk over weighted rows equal the dense sums of the rows' sites."""
     L = lik.latent_count(3) if lik.name == "robustmax" else 1

@@ -75,6 +75,7 @@ def test_the_exact_and_cg_bounds_sit_between_log_p_and_the_trace_bound(name):
     assert log_p - tol <= upper <= trace.upper + 1e-9 * abs(trace.upper), (log_p, upper, trace.upper)
 
 
+@pytest.mark.slow
 def test_the_cg_bound_parts_bound_their_terms_and_converge():
     """CG's quadratic form from below, within its stopping rule of y^T A^-1 y; the log-determinant's second-order
     term between 0 and log|A| - log|Q + D|; with a tighter rule the bound meets log p(y)."""
@@ -129,6 +130,7 @@ def test_the_bounds_with_repeated_inputs_are_those_of_all_the_rows():
 
 
 @pytest.mark.parametrize("approximation", ["vfe", pytest.param("fitc", marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_a_fitted_model_reports_its_distance_to_the_exact_gp(approximation, tmp_path):
     """objective_, upper_bound_ and gap_ against the dense reference at the fitted values: the upper end is
     log p(y) itself (n <= 20,000), so gap_ is log p(y) - F_V; certificate_ says so and survives its file."""
@@ -145,6 +147,7 @@ def test_a_fitted_model_reports_its_distance_to_the_exact_gp(approximation, tmp_
     assert loaded.certificate_ == model.certificate_
 
 
+@pytest.mark.slow
 def test_a_model_file_with_a_malformed_certificate_record_is_refused(tmp_path):
     X, y = problem(60, 1, seed=2)
     path = SparseGPRegressor(inducing=8, max_iter=30, random_state=0).fit(X, y).save(tmp_path / "m.npz")
