@@ -229,6 +229,9 @@ def test_a_fit_with_repeated_inputs_on_dask_equals_every_row_in_memory(client, a
     np.testing.assert_array_equal(drawn.Z_, X[drawn.inducing_indices_])
     with pytest.raises(InputError, match="duplicates='drop' is not available on dask arrays"):
         SparseGPRegressor(duplicates="drop").fit(da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60))
+    Y = np.column_stack([y, 2 * y])
+    with pytest.raises(InputError, match="one noise variance per target is not available on dask arrays"):
+        SparseGPRegressor(noise=[0.1, 0.1]).fit(da.from_array(X, chunks=(60, 3)), da.from_array(Y, chunks=(60, 2)))
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

@@ -225,7 +225,8 @@ def _nll_forward(Q, y):
             jax.ShapeDtypeStruct((n, n), Q.dtype),
             jax.ShapeDtypeStruct(y.shape, Q.dtype),
         )
-        return jax.pure_callback(_lapack_forward, shapes, Q, y)
+        # one LAPACK call per target where the targets have a noise each (vmapped, sparsegp.approximations.per_target)
+        return jax.pure_callback(_lapack_forward, shapes, Q, y, vmap_method="sequential")
     L = jnp.linalg.cholesky(Q)
     alpha = cho_solve(L, y)
     if y.ndim == 2:
@@ -240,7 +241,7 @@ def _cho_inverse(L):
     import jax
 
     if _use_lapack():
-        return jax.pure_callback(_lapack_inverse, jax.ShapeDtypeStruct(L.shape, L.dtype), L)
+        return jax.pure_callback(_lapack_inverse, jax.ShapeDtypeStruct(L.shape, L.dtype), L, vmap_method="sequential")
     Linv = solve_lower(L, jnp.eye(L.shape[0], dtype=L.dtype))
     return Linv.T @ Linv
 

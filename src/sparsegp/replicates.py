@@ -37,7 +37,7 @@ class Replicates(NamedTuple):
     X: np.ndarray  # (n_d, D) the distinct inputs, in the order of their first row
     y: np.ndarray  # (n_d,) mean target at each; (n_d, k) for k targets
     counts: np.ndarray  # (n_d,) rows at each (float64)
-    scatter: np.ndarray  # (n_d,) within-input sum of squares of the targets about their mean
+    scatter: np.ndarray  # (n_d,) within-input sum of squares of the targets about their mean; (n_d, k) per target
     group: np.ndarray  # (n,) the distinct input of each row
     first: np.ndarray  # (n_d,) the first row of each distinct input
     known: np.ndarray | None = None  # (n_d,) the known noise variance of each group's rows
@@ -97,10 +97,11 @@ def collapse(X: np.ndarray, y: np.ndarray, known: np.ndarray | None = None) -> R
     counts = np.bincount(group, minlength=first.size).astype(np.float64)
     v = None if known is None else np.asarray(known, dtype=np.float64)[first]
     if first.size == X.shape[0]:  # nothing repeats: the rows themselves, bit for bit
-        return Replicates(X[first], y[first], counts, np.zeros(first.size), group, first, v)
-    if y.ndim == 2:  # k targets: the mean of each, and the sum of squares over all of them
+        return Replicates(X[first], y[first], counts, np.zeros(y[first].shape), group, first, v)
+    if y.ndim == 2:  # k targets: the mean and the sum of squares of each (each may have a noise of its own)
         mean = np.column_stack([np.bincount(group, weights=col, minlength=first.size) for col in y.T]) / counts[:, None]
-        scatter = np.bincount(group, weights=np.sum((y - mean[group]) ** 2, axis=1), minlength=first.size)
+        ss = (y - mean[group]) ** 2
+        scatter = np.column_stack([np.bincount(group, weights=col, minlength=first.size) for col in ss.T])
         return Replicates(X[first], mean, counts, scatter, group, first, v)
     mean = np.bincount(group, weights=y, minlength=first.size) / counts
     scatter = np.bincount(group, weights=(y - mean[group]) ** 2, minlength=first.size)

@@ -110,6 +110,11 @@ def row_weighted(w, y):
     return w * y if y.ndim == 1 else w[:, None] * y
 
 
+def row_scatter(scatter):
+    """Each row's within-input sum of squares over its targets: ``scatter`` (n,) as it is, (n, k) summed over k."""
+    return scatter if scatter.ndim == 1 else scatter.sum(axis=1)
+
+
 def chunk_values(a, chunk: int):
     """A per-row vector (n,) as (n_chunks, chunk), padded with zeros like :func:`chunk_rows`'s targets."""
     n = a.shape[0]
@@ -230,7 +235,7 @@ def weighted_stats(kernel, Z, Luu, noise, X, y, chunk: int, counts=None, scatter
     m = Z.shape[0]
     Luu_inv = solve_lower(Luu, jnp.eye(m, dtype=Luu.dtype))  # see _stats_forward
     known = jnp.zeros(X.shape[0], X.dtype) if known is None else jnp.asarray(known, X.dtype)
-    ss = jnp.zeros(X.shape[0], X.dtype) if scatter is None else jnp.asarray(scatter, X.dtype)
+    ss = jnp.zeros(X.shape[0], X.dtype) if scatter is None else row_scatter(jnp.asarray(scatter, X.dtype))
 
     @jax.checkpoint
     def chunk_sums(Xc, yc, mc, ssc, vc):

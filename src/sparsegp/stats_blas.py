@@ -39,7 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from .stats import FITCStats, Stats, chunk_rows, chunk_values, row_weighted
+from .stats import FITCStats, Stats, chunk_rows, chunk_values, row_scatter, row_weighted
 
 # The first pass keeps each chunk's kernel block (VFE, DTC, SoR) or whitened block (FITC) for the
 # second when all of them fit in this many bytes; beyond it, the second pass recomputes them.
@@ -143,7 +143,7 @@ class BlasStats:
         self.weighted = counts is not None
         if self.weighted:  # ws: the rows' weights c_i (0 on padding); ss: within-input sums of squares
             self.ws = list(np.asarray(chunk_values(jnp.asarray(counts, dtype=jnp.float64), chunk)))
-            ss = np.zeros(n) if scatter is None else np.asarray(scatter, dtype=np.float64)
+            ss = np.zeros(n) if scatter is None else row_scatter(np.asarray(scatter, dtype=np.float64))
             self.ss = list(np.asarray(chunk_values(jnp.asarray(ss), chunk)))
             self.n = float(np.sum(counts))
             self.yy = float(np.sum(row_weighted(np.asarray(counts), np.asarray(y) ** 2)) + np.sum(ss))

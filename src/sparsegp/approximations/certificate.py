@@ -25,6 +25,7 @@ from .._config import LOG_2PI
 from ..linalg import cholesky_fixed, solve_lower
 from ..stats import weighted_stats, whitened_stats
 from .common import kuu_cholesky, targets, weighted_from_stats
+from .per_target import per_target
 from .vfe import vfe_from_stats
 
 
@@ -96,7 +97,14 @@ def weighted_bounds(st, shifted):
 def certify(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, scatter=None, known=None) -> Certificate:
     """F_V and U at the given values over rows in memory (one chunked pass; ``counts`` and ``scatter`` for rows
     grouped by input, :mod:`sparsegp.replicates`; with ``known`` noise variances per row, two weighted passes,
-    :func:`weighted_bounds`)."""
+    :func:`weighted_bounds`); with one noise per target (``noise`` (k,)), the sums of the targets' bounds."""
+    if per_target(noise):
+        each = [
+            certify(kernel, Z, s2, X, y[:, j], chunk=chunk, jitter=jitter, counts=counts,
+                    scatter=None if scatter is None else scatter[:, j])
+            for j, s2 in enumerate(noise)
+        ]  # fmt: skip
+        return Certificate(sum(c.lower for c in each), sum(c.upper for c in each))
     Luu = kuu_cholesky(kernel, Z, jitter)
     if known is not None:
         rows = (X, y, chunk, counts, scatter)

@@ -19,6 +19,7 @@ from .._compile import compiled_when_eager
 from .._config import LOG_2PI
 from ..linalg import cholesky_fixed, solve_lower, solve_upper
 from ..stats import weighted_stats
+from .per_target import batched, last_axis
 
 
 @compiled_when_eager
@@ -105,8 +106,12 @@ def sparse_predict(kernel, post: SparsePosterior, Xs, full_cov: bool = False, de
     DTC / VFE / FITC (Titsias eq. 6; Seeger et al. App. A.2):
         mean = K_*u Sigma K_un W y,  var = K_** - Q_** + K_*u Sigma K_u*;
     SoR (Quiñonero-Candela & Rasmussen eq. 27, degenerate): var = K_*u Sigma K_u*.
-    Computed as V1 = Luu^-1 K_u*, V2 = LB^-1 V1: var = K_** - |V1|^2 + |V2|^2.
+    Computed as V1 = Luu^-1 K_u*, V2 = LB^-1 V1: var = K_** - |V1|^2 + |V2|^2. A posterior of k targets with a
+    noise each gives each target's, the targets last.
     """
+    if batched(post, "LB"):
+        one = partial(sparse_predict, kernel, full_cov=full_cov, degenerate=degenerate)
+        return tuple(last_axis(a) for a in jax.vmap(one, in_axes=(0, None))(post, Xs))
     Kus = kernel.K(post.Z, Xs)
     mean = Kus.T @ post.w_mean
     V1 = solve_lower(post.Luu, Kus)
@@ -120,6 +125,9 @@ def sparse_predict(kernel, post: SparsePosterior, Xs, full_cov: bool = False, de
 
 @jax.jit
 def unexplained_variance(kernel, post: SparsePosterior, Xs):
-    """K_** - Q_** at Xs: the prior variance the inducing inputs do not span (what SoR's eq. 27 variance omits)."""
+    """K_** - Q_** at Xs: the prior variance the inducing inputs do not span (what SoR's eq. 27 variance omits);
+    the same for every target of a posterior with a noise each (they share Z and K_uu)."""
+    if batched(post, "LB"):
+        post = jax.tree_util.tree_map(lambda a: a[0], post)
     V1 = solve_lower(post.Luu, kernel.K(post.Z, Xs))
     return kernel.diag(Xs) - jnp.sum(V1 * V1, axis=0)

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 from .._compile import compiled_when_eager
 from ..stats import whitened_stats
 from .common import gaussian_terms, known_noise_terms, kuu_cholesky, posterior_from_terms
+from .per_target import mapped_over_targets, summed_over_targets
 
 
 @compiled_when_eager
@@ -31,6 +32,7 @@ def dtc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None,
     return g.log_marginal, Luu, g
 
 
+@summed_over_targets
 def dtc_log_marginal(
     kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None
 ):
@@ -38,6 +40,7 @@ def dtc_log_marginal(
     return dtc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter, known=known)[0]
 
 
+@mapped_over_targets
 def dtc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None):
     return posterior_from_terms(
         Z, dtc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter, known=known)

@@ -13,8 +13,10 @@ import jax.numpy as jnp
 
 from .._config import LOG_2PI
 from ..linalg import cholesky, gaussian_nll, solve_lower, solve_upper
+from .per_target import batched, last_axis, per_target, stack_targets, summed_over_targets
 
 
+@summed_over_targets
 def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0, counts=None, scatter=None, known=None):
     """log p(y | X, theta, sigma^2) for y ~ N(0, K + sigma^2 I).
 
@@ -28,7 +30,8 @@ def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0, counts=None, sc
     within-input sums of squares (:mod:`sparsegp.replicates`), the value is that of all the rows:
     log N(y | 0, K + sigma^2 C^-1) - sum_i [(c_i - 1)/2 log(2 pi sigma^2) + SS_i / (2 sigma^2) + 1/2 log c_i].
     With ``known`` noise variances v_i (rows grouped together share theirs), sigma^2 is sigma^2 + v_i in each
-    term: the Gaussian likelihood N(y | f, diag(sigma^2 + v_i)).
+    term: the Gaussian likelihood N(y | f, diag(sigma^2 + v_i)). With one noise per target (``noise`` (k,)), the sum
+    of the targets' (:mod:`.per_target`).
     """
     n = X.shape[0]
     K = kernel.K(X)
@@ -62,7 +65,11 @@ class ExactPosterior(NamedTuple):
 def exact_posterior(kernel, noise, X, y, counts=None, known=None) -> ExactPosterior:
     """Factorise Q = K + sigma^2 I (escalating jitter on failure) and solve for alpha; with ``counts`` rows at
     each input and y their mean targets, Q = K + sigma^2 C^-1 (the same predictions as from all the rows); with
-    ``known`` noise variances, sigma^2 + v_i in place of sigma^2."""
+    ``known`` noise variances, sigma^2 + v_i in place of sigma^2. With one noise per target (``noise`` (k,), y (n, k)),
+    one posterior per target, each field with a leading axis k."""
+    if per_target(noise):
+        each = [exact_posterior(kernel, s2, X, y[:, j], counts=counts, known=known) for j, s2 in enumerate(noise)]
+        return stack_targets(each)
     n = X.shape[0]
     lam = noise if known is None else noise + jnp.asarray(known, dtype=X.dtype)
     noise_diag = lam * jnp.ones(n, dtype=X.dtype) if counts is None else lam / jnp.asarray(counts, dtype=X.dtype)
@@ -77,8 +84,12 @@ def exact_predict(kernel, posterior: ExactPosterior, Xs, full_cov: bool = False)
 
     m(x*) = k*^T Q^-1 y, v(x*) = k** - k*^T Q^-1 k*. The variance is computed as
     k** - |L^-1 k*|^2, which can round slightly below 0 only when the true value
-    is at the rounding level; it is returned as computed (not clamped).
+    is at the rounding level; it is returned as computed (not clamped). A posterior of k targets with a noise each
+    gives each target's, the targets last.
     """
+    if batched(posterior, "L"):
+        each = jax.vmap(lambda p: exact_predict(kernel, p, Xs, full_cov=full_cov))(posterior)
+        return tuple(last_axis(a) for a in each)
     Ks = kernel.K(posterior.X, Xs)
     mean = Ks.T @ posterior.alpha
     V = solve_lower(posterior.L, Ks)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..stats import fitc_stats
 from .common import kuu_cholesky, posterior_from_terms, weighted_from_stats
+from .per_target import mapped_over_targets, summed_over_targets
 
 
 def fitc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, scatter=None, known=None):
@@ -18,6 +19,7 @@ def fitc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None
     return g.log_marginal, Luu, g
 
 
+@summed_over_targets
 def fitc_log_marginal(
     kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None
 ):
@@ -27,6 +29,7 @@ def fitc_log_marginal(
     ]
 
 
+@mapped_over_targets
 def fitc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None):
     return posterior_from_terms(
         Z, fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter, known=known)

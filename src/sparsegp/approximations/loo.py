@@ -44,6 +44,7 @@ import jax.numpy as jnp
 from ..linalg import solve_lower, solve_upper
 from .common import SparsePosterior
 from .exact import ExactPosterior
+from .per_target import batched, last_axis
 
 EPS = float(jnp.finfo(jnp.float64).eps)
 
@@ -70,7 +71,11 @@ def log_density_error(resid, gap, lam, extra, gap_err, resid_err):
 @partial(jax.jit, static_argnames=("fitc", "degenerate"))
 def sparse_loo(kernel, post: SparsePosterior, noise, X, y, known=None, *, fitc: bool = False, degenerate: bool = False):
     """Leave-one-out (mean, variance, error of the log density) of training rows (X, y) under a fitted SoR /
-    DTC / VFE / FITC posterior; ``known``: the rows' known noise variances (added to sigma^2 in lambda_i)."""
+    DTC / VFE / FITC posterior; ``known``: the rows' known noise variances (added to sigma^2 in lambda_i). A posterior of k targets with a noise each (``noise`` (k,)):
+    each target's, the targets last."""
+    if batched(post, "LB"):
+        one = partial(sparse_loo, kernel, fitc=fitc, degenerate=degenerate)
+        return tuple(last_axis(a) for a in jax.vmap(one, in_axes=(0, 0, None, 1))(post, noise, X, y))
     noise = noise if known is None else noise + known
     Kus = kernel.K(post.Z, X)
     V1 = solve_lower(post.Luu, Kus)
@@ -98,7 +103,10 @@ def _column(a):
 def exact_loo(post: ExactPosterior, noise, index, y, y_bar):
     """Leave-one-out (mean, variance, error of the log density) of training rows with targets y at the
     posterior's inputs ``index`` (mean target ``y_bar`` there), in the cancellation-free form of the module
-    docstring."""
+    docstring. A posterior of k targets with a noise each (``noise`` (k,)): each target's, the targets last."""
+    if batched(post, "L"):
+        each = jax.vmap(exact_loo, in_axes=(0, 0, None, 1, 1))(post, noise, index, y, y_bar)
+        return tuple(last_axis(a) for a in each)
     n = post.L.shape[0]
     W = solve_lower(post.L, (jnp.arange(n)[:, None] == index[None, :]).astype(post.L.dtype))  # L^-1 e_i
     p = jnp.sum(W * W, axis=0)  # P_ii

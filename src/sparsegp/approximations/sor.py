@@ -9,8 +9,10 @@ sigma^2 + k(x*)^T Sigma k(x*), which collapses to the noise far from Z.
 from __future__ import annotations
 
 from .dtc import dtc_log_marginal, dtc_posterior
+from .per_target import mapped_over_targets, summed_over_targets
 
 
+@summed_over_targets
 def sor_log_marginal(
     kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None
 ):
@@ -20,6 +22,7 @@ def sor_log_marginal(
     )
 
 
+@mapped_over_targets
 def sor_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None):
     """mu and Sigma of eq. 26 in factored form; predict with ``degenerate=True``."""
     return dtc_posterior(

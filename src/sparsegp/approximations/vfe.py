@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..stats import whitened_stats
 from .common import known_noise_terms, kuu_cholesky, posterior_from_terms, targets
 from .dtc import dtc_from_stats
+from .per_target import mapped_over_targets, summed_over_targets
 
 
 def vfe_from_stats(st, noise):
@@ -24,6 +25,7 @@ def vfe_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None,
     return value, Luu, g
 
 
+@summed_over_targets
 def vfe_bound(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None):
     """F_V(X_m) = log N(y | 0, sigma^2 I + Q_nn) - 1/(2 sigma^2) tr(K_nn - Q_nn)  (Titsias eq. 9).
 
@@ -34,6 +36,7 @@ def vfe_bound(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, count
     return vfe_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter, known=known)[0]
 
 
+@mapped_over_targets
 def vfe_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None):
     """Cache for prediction with Titsias's eq. 6 (the same predictive form as DTC)."""
     return posterior_from_terms(

@@ -28,6 +28,8 @@ SAMPLE_ROWS = 20_000  # rows fetched to the driver for a greedy selection or k-m
 REFUSED = {
     "reselect": "is not available on dask arrays; use reselect=None",
     "prediction": "keeps the training data in memory: use prediction='standard' with dask arrays",
+    "noise": "is not available on dask arrays (the partitions' sums hold one noise for every target); pass one "
+    "number as noise, or fit the targets in memory",
     "duplicates": "is not available on dask arrays (it compares every row with every other): remove the copies "
     "first (dask.dataframe's drop_duplicates), or keep every row (duplicates='collapse')",
 }

@@ -109,6 +109,16 @@ def _target_scale(meta):
     return persistence.require(meta, "y_mean", float), persistence.require(meta, "y_std", float)
 
 
+def _noise(meta, y_mean):
+    """The fitted noise from a model file: a number, or a list of one per target (as many as ``y_mean``'s)."""
+    noise = meta.get("noise")
+    if isinstance(noise, list):
+        if not (np.ndim(y_mean) == 1 and len(noise) == len(y_mean) and all(isinstance(v, (int, float)) for v in noise)):
+            raise persistence.ModelFileError("metadata field 'noise' must be a number or a list of one per target")
+        return np.asarray(noise, dtype=float)
+    return persistence.require(meta, "noise", float)
+
+
 class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMixin, BaseEstimator):
     """Common fit-time validation and predict-time rescaling for GP regressors."""
 
@@ -258,7 +268,8 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         names = []
         for name, value in self.kernel_.parameters().items():
             names += [name] if np.ndim(value) == 0 else [f"{name}[{d}]" for d in range(np.size(value))]
-        return names + ["noise"]
+        k = np.size(self.noise_)
+        return names + (["noise"] if np.ndim(self.noise_) == 0 else [f"noise[{j}]" for j in range(k)])
 
     def log_marginal_likelihood(self, theta=None, eval_gradient=False, *, X=None, y=None):
         """The model's objective at ``theta``, and its gradient with respect to ``theta``.
@@ -279,11 +290,14 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         sizes = [int(np.size(leaf)) for leaf in leaves]
         shapes = [np.shape(leaf) for leaf in leaves]
         values = [np.ravel(np.asarray(v)) for v in self.kernel_.parameters().values()]
-        theta0 = np.concatenate([np.log(v) if log else v for v, log in zip(values, logged)] + [[np.log(self.noise_)]])
+        noise = np.log(np.ravel(self.noise_))  # one entry, or one per target
+        theta0 = np.concatenate([np.log(v) if log else v for v, log in zip(values, logged)] + [noise])
         if theta is None:
             theta = theta0
         theta = as_float_vector(theta, "theta", n=theta0.size)
-        unlogged = np.concatenate([np.full(size, not log) for size, log in zip(sizes, logged)] + [[False]])
+        unlogged = np.concatenate(
+            [np.full(size, not log) for size, log in zip(sizes, logged)] + [np.zeros(noise.size, bool)]
+        )
         if np.any(theta[unlogged] < 0):
             names = [n for n, u in zip(self.hyperparameter_names(), unlogged) if u]
             raise InputError(f"theta holds the values of the non-negative {names}: they must be >= 0, got {theta}")
@@ -295,7 +309,8 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
                 v = values[start : start + size].reshape(shape)
                 raws.append(v + jnp.log(-jnp.expm1(-v)) if log else v)  # the inverse softplus, traceable
                 start += size
-            return self._log_objective(jax.tree_util.tree_unflatten(treedef, raws), values[-1], data)
+            noise = values[-1] if np.ndim(self.noise_) == 0 else values[start:]
+            return self._log_objective(jax.tree_util.tree_unflatten(treedef, raws), noise, data)
 
         if not eval_gradient:
             return float(objective(jnp.asarray(theta)))
@@ -478,9 +493,11 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         if not (return_std or return_cov):
             return mean
         cov = np.asarray(var_or_cov)
+        per_target = np.ndim(self.noise_) == 1  # k targets with a noise each: a variance each, targets last
         if include_noise:
-            cov = cov + (np.eye(cov.shape[0]) * self.noise_ if return_cov else self.noise_)
-        if np.ndim(self.y_std_) == 1:  # k targets share the latent variance, each on its own scale
+            eye = np.eye(cov.shape[0])[..., None] if per_target else np.eye(cov.shape[0])
+            cov = cov + (eye * self.noise_ if return_cov else self.noise_)
+        if np.ndim(self.y_std_) == 1 and not per_target:  # k targets share the latent variance, each on its scale
             cov = cov[..., None]
         cov = cov * self.y_std_**2
         if include_noise and known is not None:  # the test rows' own known noise, in the targets' units
@@ -503,9 +520,13 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
     # ---- persistence (save / load from persistence.SaveLoadMixin) ---------------------
     def _base_state(self):
         return {
-            "params": {k: v for k, v in self.get_params(deep=False).items() if k in self._json_params},
+            "params": {  # an array (noise, one per target) as a list
+                k: v.tolist() if isinstance(v, np.ndarray) else v
+                for k, v in self.get_params(deep=False).items()
+                if k in self._json_params
+            },
             "kernel": self.kernel_.to_dict(),
-            "noise": float(self.noise_),
+            "noise": float(self.noise_) if np.ndim(self.noise_) == 0 else [float(v) for v in self.noise_],
             "y_mean": float(self.y_mean_) if np.ndim(self.y_mean_) == 0 else [float(v) for v in self.y_mean_],
             "y_std": float(self.y_std_) if np.ndim(self.y_std_) == 0 else [float(v) for v in self.y_std_],
             "n_features_in": int(self.n_features_in_),
@@ -518,10 +539,10 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
     def _restore_base(cls, meta):
         req = persistence.require
         model = persistence.construct(cls, meta, cls._json_params)
-        model.noise_ = req(meta, "noise", float)
         model.y_mean_, model.y_std_ = _target_scale(meta)
+        model.noise_ = _noise(meta, model.y_mean_)
         model.n_features_in_ = req(meta, "n_features_in", int)
-        if not (model.noise_ > 0 and np.isfinite(model.noise_)):
+        if not (np.all(model.noise_ > 0) and np.all(np.isfinite(model.noise_))):
             raise persistence.ModelFileError(f"metadata field 'noise' must be positive and finite, got {model.noise_}")
         if not (np.all(model.y_std_ > 0) and np.all(np.isfinite(model.y_std_)) and np.all(np.isfinite(model.y_mean_))):
             raise persistence.ModelFileError("metadata fields 'y_mean'/'y_std' must be finite with y_std > 0")

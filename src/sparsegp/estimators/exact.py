@@ -30,8 +30,10 @@ class ExactGPRegressor(GPRegressorBase):
         length-scale per input dimension (ARD), each starting at its column's
         standard deviation. Fitting runs in units where the inputs have unit
         spread, so the result does not depend on the units of X.
-    noise : float
+    noise : float or array of shape (k,)
         Initial Gaussian noise variance sigma^2 (on the normalised target scale).
+        An array of k values, for y of k columns, gives each target a noise variance of its own (``noise_`` then
+        holds k).
     optimize : bool
         Fit hyper-parameters by maximising the log marginal likelihood (plus
         the kernel's and ``noise_prior``'s log hyper-priors). False keeps them.
@@ -66,8 +68,8 @@ class ExactGPRegressor(GPRegressorBase):
     ----------
     kernel_ : Kernel
         The fitted kernel (in the units of X).
-    noise_ : float
-        The fitted noise variance (normalised targets).
+    noise_ : float or ndarray of shape (k,)
+        The fitted noise variance (normalised targets); one per target where ``noise`` gave one each.
     log_marginal_likelihood_ : float
         log p(y | X) at the fitted hyper-parameters (normalised targets).
     optimizer_report_ : OptimizeReport
@@ -204,7 +206,8 @@ class ExactGPRegressor(GPRegressorBase):
         self.train_counts_ = np.ones(rows.X.shape[0]) if rows.counts is None else rows.counts
         self.train_scatter_ = np.zeros(rows.X.shape[0]) if rows.scatter is None else rows.scatter
         self.train_known_ = rows.known  # each group's known noise variance (normalised scale), or None
-        self.alpha_ = np.asarray(post.alpha)
+        alpha = np.asarray(post.alpha)
+        self.alpha_ = alpha.T if np.ndim(self.noise_) == 1 else alpha  # (n, k): a noise per target maps over k first
 
     @fill(predict_options=PREDICT_OPTIONS)
     def predict(self, X, return_std=False, return_cov=False, include_noise=True, noise_variance=None):
@@ -255,7 +258,12 @@ class ExactGPRegressor(GPRegressorBase):
         counts = scatter = None
         if "train_counts" in arrays or "train_scatter" in arrays:
             counts = persistence.require_array(arrays, "train_counts", ndim=1, shape=(X.shape[0],))
-            scatter = persistence.require_array(arrays, "train_scatter", ndim=1, shape=(X.shape[0],))
+            shape = (X.shape[0],) + np.shape(model.y_mean_)  # (n, k): each target's sums of squares
+            # summed over the k targets in files written before each target kept its own (one noise for all)
+            summed = np.ndim(model.noise_) == 0 and np.ndim(arrays.get("train_scatter")) == 1
+            scatter = persistence.require_array(
+                arrays, "train_scatter", ndim=1 if summed else len(shape), shape=shape[:1] if summed else shape
+            )
             if np.any(counts < 1) or np.any(counts != np.round(counts)) or np.any(scatter < 0):
                 raise persistence.ModelFileError(
                     "arrays 'train_counts' / 'train_scatter' must hold counts >= 1 and sums of squares >= 0"

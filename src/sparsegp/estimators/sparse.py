@@ -80,8 +80,10 @@ class SparseGPRegressor(GPRegressorBase):
         sec. 4, SPGP). "hyperparameters": the kernel and noise, the inducing inputs kept where they started (the
         papers' fixed active sets). "inducing": only the inducing inputs, at the given kernel and noise (Titsias's
         Boston experiment, Fig. 2 a-c). False: nothing; everything as given.
-    noise : float
+    noise : float or array of shape (k,)
         Initial Gaussian noise variance sigma^2 (normalised targets), as in :class:`ExactGPRegressor`.
+        An array of k values, for y of k columns, gives each target a noise variance of its own (``noise_`` then
+        holds k).
     n_restarts : int
         Extra L-BFGS-B starts from perturbed initial points; the best is kept.
     max_iter : int
@@ -112,8 +114,8 @@ class SparseGPRegressor(GPRegressorBase):
     ----------
     kernel_ : Kernel
         The fitted kernel (in the units of X).
-    noise_ : float
-        The fitted noise variance (normalised targets).
+    noise_ : float or ndarray of shape (k,)
+        The fitted noise variance (normalised targets); one per target where ``noise`` gave one each.
     Z_ : ndarray of shape (m, D)
         The fitted inducing inputs.
     inducing_indices_ : ndarray of int or None
@@ -362,7 +364,8 @@ class SparseGPRegressor(GPRegressorBase):
         X = self._validate_test_inputs(X)
         mean, var = self._mean_var(X, full_cov=return_cov)
         if return_std or return_cov:
-            self._check_degenerate_variances(X, np.diag(var) if return_cov else var)
+            # the variances: a covariance's diagonal, (t,) or (t, k) for targets with a noise each
+            self._check_degenerate_variances(X, np.diagonal(var, axis1=0, axis2=1).T if return_cov else var)
         if self.prediction == "nystrom" and return_std:
             total = var + (self.noise_ if include_noise else 0.0)
             if np.any(total < 0):
@@ -400,6 +403,8 @@ class SparseGPRegressor(GPRegressorBase):
         mean, var = self._mean_var(X, full_cov=False)
         self._check_degenerate_variances(X, var)
         var = var + (self.noise_ if include_noise else 0.0)
+        if np.ndim(self.y_std_) == 1 and np.ndim(var) == 1:  # k targets sharing one variance, each on its scale
+            var = var[:, None]
         return mean * self.y_std_ + self.y_mean_, var * self.y_std_**2
 
     def _check_degenerate_variances(self, X, var):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -21,7 +22,10 @@ def sparse_state(model):
     meta["certificate"] = dict(model.certificate_)
     meta["has_inducing_indices"] = model.inducing_indices_ is not None
     meta["stop_reason"], meta["inducing_path"] = model.stop_reason_, _path_for_json(model.inducing_path_)
-    arrays = {f"posterior_{k}": np.asarray(v) for k, v in model.posterior_._asdict().items()}
+    post = model.posterior_
+    if np.ndim(model.noise_) == 1:  # a noise per target: Z and K_uu's factor once, the rest per target
+        post = post._replace(Z=post.Z[0], Luu=post.Luu[0])
+    arrays = {f"posterior_{k}": np.asarray(v) for k, v in post._asdict().items()}
     if model.inducing_indices_ is not None:
         arrays["inducing_indices"] = np.asarray(model.inducing_indices_, dtype=np.int64)
     if model.train_cache_ is not None:
@@ -40,14 +44,19 @@ def sparse_from_state(cls, meta, arrays):
     Z = persistence.require_array(arrays, "posterior_Z", ndim=2, shape=(None, D))
     m = Z.shape[0]
     parts = {"Z": Z}
-    per_target = (m,) + np.shape(model.y_mean_)  # (m, k) for k targets
-    for key, shape in (("Luu", (m, m)), ("LB", (m, m)), ("c", per_target), ("w_mean", per_target)):
+    k = np.size(model.noise_)
+    each = np.ndim(model.noise_) == 1  # a noise per target: LB, c and w_mean per target (leading axis k)
+    per_target = (k, m) if each else (m,) + np.shape(model.y_mean_)  # (m, k) for k targets sharing a noise
+    LB = (k, m, m) if each else (m, m)
+    for key, shape in (("Luu", (m, m)), ("LB", LB), ("c", per_target), ("w_mean", per_target)):
         parts[key] = persistence.require_array(arrays, f"posterior_{key}", ndim=len(shape), shape=shape)
     for key in ("Luu", "LB"):
         L = parts[key]
-        if np.any(np.triu(L, 1) != 0) or np.any(np.diag(L) <= 0):
+        diag = np.diagonal(L, axis1=-2, axis2=-1)
+        if np.any(np.triu(L, 1) != 0) or np.any(diag <= 0):
             raise ModelFileError(f"array 'posterior_{key}' must be lower triangular with a positive diagonal")
-    post = make_posterior(*(jnp.asarray(parts[k]) for k in ("Z", "Luu", "LB", "c")))
+    factors = [jnp.asarray(parts[key]) for key in ("Z", "Luu", "LB", "c")]
+    post = jax.vmap(make_posterior, in_axes=(None, None, 0, 0))(*factors) if each else make_posterior(*factors)
     if not np.allclose(np.asarray(post.w_mean), parts["w_mean"], rtol=1e-8, atol=1e-12):
         raise ModelFileError("array 'posterior_w_mean' is inconsistent with the stored factors")
     model.posterior_ = post

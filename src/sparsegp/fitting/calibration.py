@@ -240,7 +240,10 @@ def warn_if_sor_too_narrow(omitted, reported, stacklevel: int = 2) -> None:
     than ``SOR_SHARE`` of the test points, the error bars are too narrow by more than a factor sqrt(2) there
     (BENCHMARKS.md, "Tiny training sets": 2-sd coverage 0.28 to 0.48 with three to eight points).
     """
-    share = float(np.mean(np.asarray(omitted) > np.asarray(reported)))
+    omitted, reported = np.asarray(omitted), np.asarray(reported)
+    if reported.ndim == 2:  # k targets with a noise each: the omitted part is every target's
+        omitted = omitted[:, None]
+    share = float(np.mean(omitted > reported))
     if share > SOR_SHARE:
         warnings.warn(
             f"SparseGPRegressor: SoR's predictive variance (Quiñonero-Candela & Rasmussen eq. 27) leaves out "

@@ -7,15 +7,15 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
-from ..transforms import to_positive, to_raw
+from ..transforms import to_raw
 from .config import FitConfig
-from .hyper import Problem, initial_kernel, initial_noise, optimise, scale_from_variances
+from .hyper import Problem, initial_kernel, initial_noise, n_targets, noise_value, optimise, scale_from_variances
 from .objectives import ExactNegative
 
 
 class ExactFit(NamedTuple):
     kernel: Any  # for the inputs in the user's units
-    noise: float  # normalised targets
+    noise: Any  # normalised targets: a float, or one per target
     optimizer_report: Any
     n_iter: int
 
@@ -32,9 +32,10 @@ def fit_exact(config: FitConfig, data) -> ExactFit:
     moments = data.moments
     s = scale_from_variances(moments.column_var)
     kernel = initial_kernel(config, np.sqrt(moments.column_var), moments.n, s)
-    params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(initial_noise(config)))}
-    mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(True)}
+    noise = initial_noise(config, n_targets(moments))
+    params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
+    mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.full(np.shape(noise), True)}
     fit = optimise(config, exact_problem(data.rows(s), moments.n), params, mask, "ExactGP fit", scale=s)
     n_iter = 0 if fit.report is None else fit.report.n_iter
     kernel = fit.params["kernel"].for_scaled_inputs(1.0 / s)
-    return ExactFit(kernel, float(to_positive(fit.params["raw_noise"])), fit.report, n_iter)
+    return ExactFit(kernel, noise_value(fit.params["raw_noise"]), fit.report, n_iter)

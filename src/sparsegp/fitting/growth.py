@@ -66,7 +66,7 @@ from ..kernels.distance import narrow
 from ..selection.extend import extend_conditional_variance
 from ..transforms import to_positive
 from .config import SparseConfig
-from .hyper import optimise
+from .hyper import noise_value, optimise
 
 START_M = 256
 GAP_PER_ROW = 0.01  # nats per training row: U - F_V below this bounds KL(q || posterior) per row
@@ -165,7 +165,7 @@ def certificate(config: SparseConfig, data, params, Z, s: float, chunk: int, exa
             config.approximation, data=data.host_sums(s, chunk), jitter=float(config.jitter), penalty=lambda p: 0.0
         )
         return host.certificate(dict(params, Z=jnp.asarray(Z)))
-    noise = float(to_positive(params["raw_noise"]))
+    noise = noise_value(params["raw_noise"])
     X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
     return certify(
         params["kernel"], jnp.asarray(Z), noise, X, y, chunk=chunk, jitter=float(config.jitter), **rows.weights()

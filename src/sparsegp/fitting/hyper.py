@@ -87,10 +87,36 @@ def initial_kernel(config: FitConfig, column_std, n_samples: int, s: float) -> K
     return config.kernel.for_scaled_inputs(s)
 
 
-def initial_noise(config: FitConfig) -> float:
-    noise = float(check_positive(config.noise, "noise"))
+def initial_noise(config: FitConfig, targets: int = 0):
+    """The noise's start, at least ``min_noise``: a float, or one per target where ``noise`` is a vector (then y has
+    ``targets`` > 0 columns, as many as its entries: :mod:`sparsegp.approximations.per_target`)."""
     min_noise = float(check_positive(config.min_noise, "min_noise"))
-    return max(noise, min_noise)
+    if np.ndim(config.noise) == 0:
+        return max(float(check_positive(config.noise, "noise")), min_noise)
+    noise = check_positive(config.noise, "noise")
+    if noise.ndim != 1 or noise.size != targets:
+        raise InputError(
+            f"noise of shape {noise.shape} gives one noise variance per target, so y needs {noise.size} columns "
+            f"(got {'one target' if targets == 0 else f'{targets} columns'}); pass one number for a noise shared by "
+            "every target"
+        )
+    return np.maximum(noise, min_noise)
+
+
+def n_targets(moments) -> int:
+    """The number of target columns of the training data's ``moments`` (0 for one target, y a vector)."""
+    return 0 if np.ndim(moments.y_mean) == 0 else int(np.size(moments.y_mean))
+
+
+def noise_value(raw_noise):
+    """The noise variance of a raw noise: a float, or an array of one per target."""
+    value = np.asarray(to_positive(raw_noise))
+    return float(value) if value.ndim == 0 else value
+
+
+def raw_noise_like(raw_noise, value: float):
+    """The variance ``value`` as a raw noise of the shape of ``raw_noise`` (every target's, where one per target)."""
+    return jnp.full(jnp.shape(raw_noise), to_raw(float(value)))
 
 
 def raw_bounds(params, min_noise: float):
@@ -99,7 +125,8 @@ def raw_bounds(params, min_noise: float):
     space), any other entry (free inducing inputs) unbounded."""
     lower, upper = params["kernel"].raw_bounds()
     lower, upper = {"kernel": lower}, {"kernel": upper}
-    lower["raw_noise"], upper["raw_noise"] = jnp.asarray(to_raw(float(min_noise))), jnp.asarray(RAW_MAX)
+    lower["raw_noise"] = raw_noise_like(params["raw_noise"], min_noise)
+    upper["raw_noise"] = jnp.full(jnp.shape(params["raw_noise"]), RAW_MAX)
     for key, leaf in params.items():
         if key not in lower:
             lower[key] = jax.tree_util.tree_map(lambda a: jnp.full(jnp.shape(a), -jnp.inf), leaf)
@@ -122,7 +149,7 @@ def tiny_data_prior(config: FitConfig, mask, n_samples: int, stacklevel: int = 2
     if not too_few(n_samples, n_free):
         return config.noise_prior
     prior = config.noise_prior
-    if prior is None and bool(mask["raw_noise"]):
+    if prior is None and np.any(mask["raw_noise"]):
         prior = LogNormal(float(np.log(TINY_DATA_NOISE)), TINY_DATA_LOG_SD)
     warnings.warn(
         f"{config.owner}: {n_samples} training samples for {n_free} free hyper-parameters; "
@@ -224,8 +251,8 @@ def warn_unconverged(config: FitConfig, report, params, mask, planned_cap=False,
                 ConvergenceWarning,
                 stacklevel=stacklevel,
             )
-    noise = float(to_positive(params["raw_noise"]))
-    if bool(mask["raw_noise"]) and noise <= float(config.min_noise) * 1.001:
+    at_floor = np.asarray(to_positive(params["raw_noise"])) <= float(config.min_noise) * 1.001
+    if np.any(np.asarray(mask["raw_noise"]) & at_floor):
         warnings.warn(
             f"{name}: the noise variance ended at its lower bound min_noise={float(config.min_noise):g} (normalised "
             "targets): the model interpolates the training targets; if they are noisy, raise min_noise or set "

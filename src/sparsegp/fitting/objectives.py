@@ -11,15 +11,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import jax.numpy as jnp
+
 from ..approximations.exact import exact_log_marginal
 from ..transforms import log_jacobian, to_positive
 
 
 def noise_log_prior(prior, raw_noise):
-    """log p(sigma^2) plus the log-Jacobian of the positive transform (0 without a prior)."""
+    """log p(sigma^2) plus the log-Jacobian of the positive transform (0 without a prior); summed over the targets
+    where each has its noise."""
     if prior is None:
         return 0.0
-    return prior.log_prob(to_positive(raw_noise)) + log_jacobian(raw_noise)
+    return jnp.sum(prior.log_prob(to_positive(raw_noise))) + log_jacobian(raw_noise)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,8 @@ from .hyper import (
     Problem,
     initial_kernel,
     initial_noise,
+    n_targets,
+    noise_value,
     optimise,
     params_for_scaled_inputs,
     raw_bounds,
@@ -145,7 +147,7 @@ def trainable(config: SparseConfig, kernel, noise: float, Z0):
     """The optimiser's start ``params`` and the ``mask`` of what it may change, from ``optimize``."""
     hyper, inducing = config.learns
     params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
-    mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.asarray(hyper)}
+    mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.full(np.shape(noise), hyper)}
     if not hyper:
         mask["kernel"] = jax.tree_util.tree_map(lambda m: jnp.zeros_like(m, dtype=bool), mask["kernel"])
     if inducing:
@@ -167,7 +169,8 @@ def problem(config: SparseConfig, data, Z, s: float, chunk: int, Z_fixed=None) -
     rows = data.rows(s)
     # weighted sums (FITC's, or with known noise variances) on the host on a CPU: BENCHMARKS.md
     weighted = config.approximation == "fitc" or (rows is not None and rows.known is not None)
-    on_host = rows is None or (weighted and on_cpu())
+    # one noise per target: the JAX program maps the sums over the targets (the host sums hold one noise)
+    on_host = rows is None or (weighted and on_cpu() and np.ndim(config.noise) == 0)
 
     def build(noise_prior):
         objective = SparseNegative(config.method.objective, chunk, float(config.jitter), noise_prior)
@@ -257,7 +260,9 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
     n = data.moments.n
     s = scale_from_variances(data.moments.column_var)  # fit in units where the inputs have unit spread
     kernel = initial_kernel(config, np.sqrt(data.moments.column_var), n, s)
-    noise = initial_noise(config)
+    noise = initial_noise(config, n_targets(data.moments))
+    if np.ndim(noise) == 1:
+        data.refuse("one noise variance per target", "noise")
     rng = np.random.default_rng(config.random_state)
     start = initial_inducing(config, data, rng, kernel, noise, s)
     chunk = data.chunk(start.Z0.shape[0], config.chunk_size)
@@ -448,7 +453,7 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
     Zs = jnp.asarray(Z0) if (config.reselect is None or idx is None) else jnp.asarray(data.fetch(idx)[0] / s)
     scaled = dict(done.params, Z=done.params.get("Z", Zs))
     params = params_for_scaled_inputs(scaled, 1.0 / s)
-    kernel, noise = params["kernel"], float(to_positive(params["raw_noise"]))
+    kernel, noise = params["kernel"], noise_value(params["raw_noise"])
     Z = np.asarray(params["Z"])
     if idx is not None and fixed:
         Z = data.fetch(idx)[0]  # the training rows themselves, not a round trip through X / s

@@ -45,11 +45,10 @@ from sklearn.exceptions import ConvergenceWarning
 from ..backends.in_memory import InMemory
 from ..errors import NumericalError
 from ..kernels.distance import narrow
-from ..transforms import to_positive, to_raw
 from .config import SparseConfig
 from .exact import exact_problem
 from .growth import LOOSE, tol_per_row
-from .hyper import optimise, too_few
+from .hyper import noise_value, optimise, raw_noise_like, too_few
 
 PRETRAIN_ROWS = 512
 HELD_NOISE = (0.1, 0.01)  # of the normalised targets' variance
@@ -86,22 +85,22 @@ def pretrain(config: SparseConfig, data, params, mask, s: float, rng, score) -> 
     if config.kernel is None:  # the default kernel: length-scales at sqrt(D) times the columns' spread
         ell = np.asarray(kernel.parameters()["lengthscale"])
         kernel = kernel.replace(lengthscale=ell * np.sqrt(ell.size))
-    noise = float(to_positive(params["raw_noise"]))
+    noise = float(np.min(noise_value(params["raw_noise"])))  # held alike for every target where each has its own
     fitted, n_iter = {}, 0
     with warnings.catch_warnings():  # a start's convergence is not the model's: the growth's own fit warns
         warnings.simplefilter("ignore", ConvergenceWarning)
         for held in sorted({max(min(noise, h), float(config.min_noise)) for h in HELD_NOISE}, reverse=True):
-            start = dict(params, kernel=kernel, raw_noise=jnp.asarray(to_raw(held)))
+            start = dict(params, kernel=kernel, raw_noise=raw_noise_like(params["raw_noise"], held))
             desc = f"SparseGP ({config.approximation}) start: exact GP on {PRETRAIN_ROWS} rows"
             first = optimise(
-                quiet, at, start, dict(mask, raw_noise=jnp.asarray(False)), f"{desc}, noise held at {held:g}",
+                quiet, at, start, dict(mask, raw_noise=jnp.zeros_like(mask["raw_noise"])), f"{desc}, noise held at {held:g}",
                 scale=s, max_iter=PRETRAIN_ITER, progress=progress,
             )  # fmt: skip
             second = optimise(quiet, at, first.params, mask, desc, scale=s, max_iter=PRETRAIN_ITER, progress=progress)
             n_iter += sum(0 if st.report is None else st.report.n_iter for st in (first, second))
             fitted[f"noise held at {held:g}"] = second.params
     fitted["the given start"] = params
-    floor = float(config.min_noise) if bool(mask["raw_noise"]) else None
+    floor = float(config.min_noise) if np.any(mask["raw_noise"]) else None
     scored = {
         name: (p, _finite(score, p)) if narrow(p["kernel"], X / s) else _at_best_noise(score, p, floor)
         for name, p in fitted.items()
@@ -113,7 +112,7 @@ def pretrain(config: SparseConfig, data, params, mask, s: float, rng, score) -> 
         "seconds": time.perf_counter() - t,
         "chosen": chosen,
         "scores": {name: value for name, (_, value) in scored.items()},
-        "noise": float(to_positive(scored[chosen][0]["raw_noise"])),
+        "noise": np.asarray(noise_value(scored[chosen][0]["raw_noise"])).tolist(),
     }
     return Pretrained(scored[chosen][0], record, n_iter)
 
@@ -126,7 +125,7 @@ def _at_best_noise(score, params, floor: float | None):
     best = (params, _finite(score, params))
     for noise in NOISE_GRID if floor is not None else ():
         if noise >= floor:
-            trial = dict(params, raw_noise=jnp.asarray(to_raw(noise)))
+            trial = dict(params, raw_noise=raw_noise_like(params["raw_noise"], noise))
             value = _finite(score, trial)
             if value > best[1]:
                 best = (trial, value)
