@@ -135,7 +135,6 @@ def test_vfe_never_exceeds_exact_and_grows_with_inducing_points(seed, shape, ell
 
 
 @pytest.mark.parametrize("name", slow_beyond(list(OBJECTIVES), {"vfe", "fitc"}))
-@pytest.mark.slow
 def test_gradients_wrt_hyperparameters_and_inducing_inputs(name):
     k, X, y, noise = problem(n=20)
     Z = X[::4] + 0.1

@@ -54,7 +54,6 @@ def test_fitted_hyperparameters_match_sklearn_optimum(toy_regression):
     assert m.log_marginal_likelihood_ >= sk.log_marginal_likelihood_value_ - 1e-4
 
 
-@pytest.mark.slow
 def test_neg_log_marginal_gradient_matches_finite_differences(toy_regression, rng):
     X, y = toy_regression(30, 2)
     params = {"kernel": SquaredExponential([0.8, 1.5], 1.2, bias=0.3), "log_noise": jnp.log(0.1)}

@@ -65,7 +65,6 @@ def _objective(stats_fn, chunk):
 
 
 @pytest.mark.parametrize("kernel_cls", [SquaredExponential, pytest.param(Matern32, marks=pytest.mark.slow)])
-@pytest.mark.slow
 def test_custom_backward_equals_autodiff_and_finite_differences(kernel_cls):
     _, Z, X, y = problem()
     k = kernel_cls(np.array([0.7, 1.1, 1.9]), 1.3)
