@@ -22,6 +22,7 @@ from sparsegp.fitting.objectives import ExactNegative, SparseNegative
 from sparsegp.kernels import SquaredExponential
 from sparsegp.replicates import collapse
 from sparsegp.transforms import to_raw
+from tiers import slow_beyond
 
 KERNEL = SquaredExponential([0.9, 1.3], 1.2)
 NOISE = np.array([0.002, 0.05, 0.4])
@@ -41,7 +42,7 @@ def repeated(X, Y, seed=1):
     return np.vstack([X, extra]), np.vstack([Y, Y[:15] + 0.3 * r.normal(size=(15, Y.shape[1]))])
 
 
-@pytest.mark.parametrize("approximation", ["vfe", "fitc", "exact"])
+@pytest.mark.parametrize("approximation", slow_beyond(["vfe", "fitc", "exact"], {"vfe", "exact"}))
 def test_the_objective_is_the_sum_of_each_targets_at_its_noise_with_inputs_grouped(approximation):
     X, Y = repeated(*problem())
     g = collapse(X, Y)
@@ -65,7 +66,7 @@ def test_the_objective_is_the_sum_of_each_targets_at_its_noise_with_inputs_group
         assert abs(cert.upper - sum(c.upper for c in alone)) <= 1e-9 * abs(cert.upper)
 
 
-@pytest.mark.parametrize("approximation", ["vfe", "fitc", "exact"])
+@pytest.mark.parametrize("approximation", slow_beyond(["vfe", "fitc", "exact"], {"vfe"}))
 def test_the_gradient_in_every_parameter_against_central_differences(approximation):
     X, Y = problem(n=40, seed=2)
     params = {"kernel": KERNEL, "raw_noise": jnp.asarray(to_raw(NOISE))}
@@ -86,7 +87,7 @@ def test_the_gradient_in_every_parameter_against_central_differences(approximati
 
 
 @pytest.mark.filterwarnings("ignore")
-@pytest.mark.parametrize("estimator", ["exact", "vfe", "sor"])
+@pytest.mark.parametrize("estimator", slow_beyond(["exact", "vfe", "sor"], {"exact", "vfe"}))
 def test_predictions_and_leave_one_out_equal_each_target_fitted_alone_at_its_noise(estimator, tmp_path):
     X, Y = repeated(*problem(seed=5))
     Xs = np.random.default_rng(6).normal(size=(20, 2))
