@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -13,6 +14,7 @@ import zipfile
 
 import numpy as np
 
+from ._atomic import replaced_atomically
 from .approximations.registry import APPROXIMATIONS
 from .errors import SparseGPError
 from .fitting.config import DUPLICATES, PREDICTIONS, RESELECT
@@ -358,18 +360,24 @@ def cmd_predict(args):
     if hasattr(model, "classes_"):
         return _predict_classes(args, model, X, y)
     mean, std = model.predict(X, return_std=True, include_noise=not args.latent)
-    out = sys.stdout if args.out in (None, "-") else open(args.out, "w", newline="")
-    try:
+    with _output(args) as out:
         w = csv.writer(out)
         w.writerow(["mean", "std"])
         for m, s in zip(mean, std):
             w.writerow([repr(float(m)), repr(float(s))])
-    finally:
-        if out is not sys.stdout:
-            out.close()
     if y is not None:  # beside the predictions: on standard error where they went to standard output
         print(_table([_regression_scores(model, y, mean, std, latent=args.latent)]), file=_summary_stream(args))
     return 0
+
+
+@contextlib.contextmanager
+def _output(args):
+    """Where predictions go: standard output, or ``--out`` written whole or not at all (:mod:`sparsegp._atomic`)."""
+    if args.out in (None, "-"):
+        yield sys.stdout
+        return
+    with replaced_atomically(args.out, "w", newline="") as out:
+        yield out
 
 
 def _summary_stream(args):
@@ -398,15 +406,11 @@ def _regression_scores(model, y, mean, std, *, latent: bool) -> dict:
 def _predict_classes(args, model, X, y):
     """A classifier's predictions: the label, then one probability column per class."""
     p = model.predict_proba(X)
-    out = sys.stdout if args.out in (None, "-") else open(args.out, "w", newline="")
-    try:
+    with _output(args) as out:
         w = csv.writer(out)
         w.writerow(["label"] + [f"p_{c}" for c in model.classes_])
         for label, row in zip(model.classes_[p.argmax(axis=1)], p):
             w.writerow([label] + [repr(float(v)) for v in row])
-    finally:
-        if out is not sys.stdout:
-            out.close()
     if y is not None and args.out not in (None, "-"):
         labels = _labels_from_table(y)
         codes = np.searchsorted(model.classes_, labels)

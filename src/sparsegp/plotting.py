@@ -10,6 +10,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from ._atomic import replaced_atomically  # noqa: E402
+
 
 def pyplot():
     """matplotlib.pyplot on the non-interactive Agg backend (figures are written, never shown)."""
@@ -20,7 +22,8 @@ def save_figure(fig, path: str, dpi: int = 120) -> str:
     """Lay out, write and close ``fig``; creates the folder. Every figure of the package is saved here."""
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, dpi=dpi)
+    with replaced_atomically(path) as f:  # written whole or not at all
+        fig.savefig(f, dpi=dpi, format=os.path.splitext(path)[1][1:] or None)
     plt.close(fig)
     return path
 

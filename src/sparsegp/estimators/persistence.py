@@ -16,6 +16,7 @@ import zipfile
 
 import numpy as np
 
+from .._atomic import replaced_atomically
 from .._docstrings import fill
 from ..errors import ModelFileError
 
@@ -116,7 +117,8 @@ def save_model(estimator, path) -> str:
             raise ModelFileError(f"array {k!r} has dtype object and cannot be saved without pickle")
     payload = {"__metadata__": np.array(json.dumps(meta, allow_nan=False))}
     payload.update((k, np.asarray(v)) for k, v in arrays.items())
-    np.savez(path, allow_pickle=False, **payload)
+    with replaced_atomically(path) as f:  # a crash while saving leaves the old file whole
+        np.savez(f, allow_pickle=False, **payload)
     return path
 
 

@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 
+from .._atomic import replaced_atomically
 from ..tables import markdown_table
 from .claims import BEGIN, END, STATUSES, evaluate, section_of, verdict_table
 
@@ -151,7 +152,7 @@ def refresh(out: str, papers: list[str]) -> str:
         if section:
             updated = with_verdicts(report_md, section)
             if updated != report_md:
-                with open(report_path, "w") as f:
+                with replaced_atomically(report_path, "w") as f:
                     f.write(updated)
         counts = [sum(v.status == s for _, v in rows) for s in STATUSES]
         title = _title(report_md, paper)
@@ -160,6 +161,6 @@ def refresh(out: str, papers: list[str]) -> str:
             sections.append(f"## {title}\n\n`{paper}/`: `{run['command']}` ({run['date']})\n\n{verdict_table(rows)}")
     table = markdown_table(["paper", "run", "claims", *STATUSES], summary, pad=False)
     readme = os.path.join(out, "README.md")
-    with open(readme, "w") as f:
+    with replaced_atomically(readme, "w") as f:
         f.write("\n".join([README_HEAD, table, "", *sections]))
     return readme

@@ -16,6 +16,7 @@ import subprocess
 
 import numpy as np
 
+from .._atomic import replaced_atomically
 from ..tables import markdown_table
 from .claims import verdict_section
 
@@ -116,7 +117,7 @@ class Report:
         section = verdict_section(self.paper, _finite_tree(self.results))
         if section:
             head += "\n" + section
-        with open(os.path.join(out_dir, "report.md"), "w") as f:
+        with replaced_atomically(os.path.join(out_dir, "report.md"), "w") as f:
             f.write("\n".join([head, *self.parts]))
         payload = {
             "paper": self.paper,
@@ -129,6 +130,6 @@ class Report:
             "protocol": [dict(zip(("setting", "paper", "ours", "why"), row)) for row in self.protocol_rows],
             "results": self.results,
         }
-        with open(os.path.join(out_dir, "results.json"), "w") as f:
+        with replaced_atomically(os.path.join(out_dir, "results.json"), "w") as f:
             json.dump(_finite_tree(payload), f, indent=1, allow_nan=False)
         return os.path.join(out_dir, "report.md")

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import datasets, metrics
+from .._atomic import replaced_atomically
 from ..estimators import ExactGPRegressor, SparseGPRegressor
 from ..kernels import SquaredExponential
 from .protocols import titsias_sparse
@@ -124,7 +125,7 @@ def snelson(
         os.path.join(out_dir, f"{name}.png"),
         title=f"Snelson 1-D, n = {len(X)}, m = {n_inducing} (Titsias 2009, Fig. 1): predictive mean ±2 sd of f",
     )
-    with open(os.path.join(out_dir, f"{name}.json"), "w") as f:
+    with replaced_atomically(os.path.join(out_dir, f"{name}.json"), "w") as f:
         json.dump(results, f, indent=2)
     return results
 
