@@ -102,6 +102,8 @@ def test_predictions_and_leave_one_out_equal_each_target_fitted_alone_at_its_noi
     mean, std = multi.predict(Xs, return_std=True)
     latent_cov = multi.predict(Xs, return_cov=True, include_noise=False)[1]
     assert mean.shape == std.shape == (20, 3) and latent_cov.shape == (20, 20, 3)
+    if estimator != "exact":  # the variances as computed: each target's
+        np.testing.assert_allclose(multi.predict_var(Xs)[1], std**2, rtol=1e-12)
     for j in range(3):
         one = make(NOISE[j]).fit(X, Y[:, j])
         m1, s1 = one.predict(Xs, return_std=True)

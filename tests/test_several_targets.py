@@ -119,6 +119,8 @@ def test_each_target_equals_a_fit_of_that_target_alone(estimator):
     Ys = mean + 0.1 * np.random.default_rng(7).normal(size=mean.shape)
     densities = []
     assert mean.shape == std.shape == (20, 3) and cov.shape == (20, 20, 3)
+    if estimator != "exact":  # predict_var: the shared variance on each target's scale
+        np.testing.assert_allclose(multi.predict_var(Xs)[1], std**2, rtol=1e-12)
     assert multi.loo_log_predictive_.shape == multi.loo_coverage_.shape == (3,) and multi.loo_z_.shape[0] == 3
     for j in range(3):
         one = make().fit(X, Y[:, j])
