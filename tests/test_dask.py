@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax.flatten_util import ravel_pytree
+from sklearn.exceptions import ConvergenceWarning
 
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
@@ -518,3 +519,19 @@ def test_auto_growth_equals_in_memory(client, monkeypatch):
     # the same optimum from two objectives that differ by the jitter (VFE's K_uu + jitter), 8 iterations each
     assert remote.objective_ == pytest.approx(local.objective_, rel=1e-4)
     np.testing.assert_allclose(remote.kernel_.lengthscale, local.kernel_.lengthscale, rtol=1e-3)
+
+
+def test_an_interrupted_fit_on_dask_arrays_keeps_its_best_iterate(client):
+    X, y = problem(300)
+    calls = []
+
+    def callback(iteration, value, params):
+        calls.append(value)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+
+    model = SparseGPRegressor(inducing=12, random_state=0, callback=callback)
+    with pytest.raises(KeyboardInterrupt), pytest.warns(ConvergenceWarning, match="interrupted"):
+        model.fit(da.from_array(X, chunks=(100, 3)), da.from_array(y, chunks=100))
+    assert model.stop_reason_.startswith("interrupted (KeyboardInterrupt)") and model.objective_ >= -calls[-1] - 1e-6
+    assert np.all(np.isfinite(model.predict(X[:5], return_std=True)[1]))

@@ -131,12 +131,21 @@ NOT_FINITE_START = (
 )
 
 
+class Interrupted(KeyboardInterrupt):
+    """A KeyboardInterrupt during a run, carrying the best point it had evaluated: ``x`` (flat), ``report`` and, once
+    :func:`minimize` has them, ``params``. Callers that can keep a fitted model catch it; others see the interrupt."""
+
+    def __init__(self, x, report, params=None):
+        super().__init__("interrupted")
+        self.x, self.report, self.params = x, report, params
+
+
 def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar, progress=None, progress_after=0):
     """One L-BFGS-B run from ``x_start`` over its ``free`` entries: (x, f, scipy's result, history, evaluations).
 
     ``progress``: stop, converged, once the objective fell by less than this per iteration on average over the
     last PROGRESS_WINDOW iterations, none of them among the first ``progress_after``."""
-    history, state = [], {"evals": 0, "best_f": np.inf, "slow": False}
+    history, state = [], {"evals": 0, "best_f": np.inf, "best_z": None, "slow": False}
 
     def fun(z):
         x = x_start.copy()
@@ -152,7 +161,8 @@ def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar,
             # search backs off rather than stopping the run.
             base = state["best_f"] if np.isfinite(state["best_f"]) else 0.0
             return base + 1e10 * (1.0 + abs(base)), np.zeros_like(z)
-        state["best_f"] = min(state["best_f"], f)
+        if f < state["best_f"]:  # kept for an interrupt: the best point evaluated so far
+            state["best_f"], state["best_z"] = f, np.array(z, copy=True)
         return f, g
 
     def cb(intermediate_result):
@@ -180,8 +190,15 @@ def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar,
             options=dict(options, maxiter=maxiter),
         )
 
-    res = run(x_start[free], options["maxiter"])
-    res = _after_line_search_failures(run, res, options)
+    try:
+        res = run(x_start[free], options["maxiter"])
+        res = _after_line_search_failures(run, res, options)
+    except KeyboardInterrupt:
+        x = x_start.copy()
+        if state["best_z"] is not None:
+            x[free] = state["best_z"]
+        report = OptimizeReport(objective=state["best_f"], history=history, n_iter=len(history), n_evals=state["evals"])
+        raise Interrupted(x, report) from None
     if state["slow"]:
         res.success = True
         res.message = f"progress below tol: the objective fell by less than {progress:.3g} per iteration"
@@ -285,13 +302,18 @@ def minimize(
     options = {"maxiter": max_iter, "ftol": tol, "gtol": 1e-6, "maxcor": memory}
     results: list[tuple] = []
     with progress_bar(total=max_iter * (n_restarts + 1), desc=desc, verbose=verbose) as bar:
-        for r in range(n_restarts + 1):
-            xs = x0.copy()
-            if r > 0:
-                xs[free] = np.clip(xs[free] + restart_scale * rng.standard_normal(int(free.sum())), lo[free], hi[free])
-            results.append(
-                _one_start(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, r, progress_after)
-            )
+        try:
+            for r in range(n_restarts + 1):
+                xs = x0.copy()
+                if r > 0:
+                    xs[free] = np.clip(
+                        xs[free] + restart_scale * rng.standard_normal(int(free.sum())), lo[free], hi[free]
+                    )
+                results.append(
+                    _one_start(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, r, progress_after)
+                )
+        except Interrupted as stop:
+            raise _best_when_interrupted(stop, results, x0, unravel, start) from None
     finite = [i for i, r in enumerate(results) if np.isfinite(r[1])]
     best = min(finite, key=lambda i: results[i][1]) if finite else 0
     x, f, res, history, n_evals = results[best]
@@ -307,6 +329,19 @@ def minimize(
         seconds=time.perf_counter() - start,
     )
     return unravel(x), report
+
+
+def _best_when_interrupted(stop: Interrupted, results, x0, unravel, start: float) -> Interrupted:
+    """The interrupt with the best point of the finished starts and the interrupted one (``x0`` where none was
+    evaluated), as ``params``, and its report."""
+    points = [(r[1], r[0]) for r in results if np.isfinite(r[1])] + [(stop.report.objective, stop.x)]
+    objective, x = min(points, key=lambda p: p[0])
+    stop.report.objective = objective
+    stop.report.n_iter += sum(0 if r[2] is None else int(r[2].nit) for r in results)
+    stop.report.reason = "interrupted (KeyboardInterrupt): the best point evaluated so far"
+    stop.report.seconds = time.perf_counter() - start
+    stop.params = unravel(x if np.isfinite(objective) else x0)
+    return stop
 
 
 def _lbfgs_direction(g_free, held, S, Y):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
 
 from .. import metrics
 from .._compile import to_device
@@ -159,6 +161,19 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         self.n_features_in_ = n_features
         self._set_feature_names(names)
         self.y_mean_, self.y_std_ = moments.y_mean, moments.y_std
+
+    def _raise_if_interrupted(self, reason: str | None) -> None:
+        """After a fit that a KeyboardInterrupt stopped (``reason`` "interrupted ..."), left fitted with the best
+        state it reached: a warning that says so, and the KeyboardInterrupt, so that a script still stops."""
+        if reason is None or not reason.startswith("interrupted"):
+            return
+        warnings.warn(
+            f"{type(self).__name__}: the fit was {reason}; the estimator is fitted with that state (stop_reason_) "
+            "and predicts; fit again to go on",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+        raise KeyboardInterrupt(reason)
 
     # ---- the leave-one-out check --------------------------------------------------
     def _set_loo(self, check: LOOCheck | None, warn: bool = True):

@@ -74,6 +74,9 @@ class ExactGPRegressor(GPRegressorBase):
         log p(y | X) at the fitted hyper-parameters (normalised targets).
     optimizer_report_ : OptimizeReport
         The optimiser's report.
+    stop_reason_ : str or None
+        None, or "interrupted ..." after a KeyboardInterrupt during ``fit``: the estimator then holds the best
+        iterate reached, warns and lets the KeyboardInterrupt go on.
     X_train_, y_train_, alpha_ : ndarray
         Cached for prediction: the training inputs and (normalised) targets, or with
         ``duplicates="collapse"`` and repeated inputs, the distinct inputs and their mean targets.
@@ -165,6 +168,8 @@ class ExactGPRegressor(GPRegressorBase):
         self.optimizer_report_, self.n_iter_ = fit.optimizer_report, fit.n_iter
         self._cache(data.rows(1.0))
         self._set_loo(loo_check(self._loo_batch, data, self.y_std_))
+        self.stop_reason_ = fit.stop_reason
+        self._raise_if_interrupted(fit.stop_reason)
         return self
 
     def _loo_batch(self, X, y, known=None):
@@ -277,5 +282,6 @@ class ExactGPRegressor(GPRegressorBase):
                 )
         model.optimizer_report_ = None
         model.n_iter_ = 0
+        model.stop_reason_ = None
         model._cache(Rows(X, y, counts, scatter, known))
         return model

@@ -131,7 +131,9 @@ class SparseGPRegressor(GPRegressorBase):
     objective_ : float
         The approximation's objective at the fit: its log marginal likelihood, or VFE's bound F_V.
     stop_reason_ : str or None
-        With ``inducing="auto"``, why m stopped growing; None otherwise.
+        With ``inducing="auto"``, why m stopped growing; None otherwise. "interrupted ..." after a
+        KeyboardInterrupt during ``fit``: the estimator then holds the best state reached (the current size's best
+        iterate, its posterior recomputed), warns and lets the KeyboardInterrupt go on.
     inducing_path_ : list of dict or None
         With ``inducing="auto"``, one record per size: m, the objective, the certificate's lower and upper
         bound, iterations, seconds.
@@ -279,6 +281,7 @@ class SparseGPRegressor(GPRegressorBase):
         self.upper_bound_, self.gap_ = fit.certificate.upper, fit.certificate.gap
         self.certificate_ = fit.certificate.as_dict()
         self._set_loo(fit.loo)
+        self._raise_if_interrupted(fit.stop_reason)
         return self
 
     def _loo_batch(self, X, y, known=None):
@@ -364,7 +367,6 @@ class SparseGPRegressor(GPRegressorBase):
         X = self._validate_test_inputs(X)
         mean, var = self._mean_var(X, full_cov=return_cov)
         if return_std or return_cov:
-            # the variances: a covariance's diagonal, (t,) or (t, k) for targets with a noise each
             self._check_degenerate_variances(X, np.diagonal(var, axis1=0, axis2=1).T if return_cov else var)
         if self.prediction == "nystrom" and return_std:
             total = var + (self.noise_ if include_noise else 0.0)
@@ -403,8 +405,7 @@ class SparseGPRegressor(GPRegressorBase):
         mean, var = self._mean_var(X, full_cov=False)
         self._check_degenerate_variances(X, var)
         var = var + (self.noise_ if include_noise else 0.0)
-        if np.ndim(self.y_std_) == 1 and np.ndim(var) == 1:  # k targets sharing one variance, each on its scale
-            var = var[:, None]
+        var = var[:, None] if np.ndim(self.y_std_) == 1 and np.ndim(var) == 1 else var  # k targets, one variance
         return mean * self.y_std_ + self.y_mean_, var * self.y_std_**2
 
     def _check_degenerate_variances(self, X, var):

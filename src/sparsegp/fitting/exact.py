@@ -7,9 +7,19 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
+from ..training import Interrupted
 from ..transforms import to_raw
 from .config import FitConfig
-from .hyper import Problem, initial_kernel, initial_noise, n_targets, noise_value, optimise, scale_from_variances
+from .hyper import (
+    Problem,
+    Stage,
+    initial_kernel,
+    initial_noise,
+    n_targets,
+    noise_value,
+    optimise,
+    scale_from_variances,
+)
 from .objectives import ExactNegative
 
 
@@ -18,6 +28,7 @@ class ExactFit(NamedTuple):
     noise: Any  # normalised targets: a float, or one per target
     optimizer_report: Any
     n_iter: int
+    stop_reason: str | None = None  # "interrupted ..." after a KeyboardInterrupt: the best iterate reached
 
 
 def exact_problem(rows, n: int) -> Problem:
@@ -35,7 +46,11 @@ def fit_exact(config: FitConfig, data) -> ExactFit:
     noise = initial_noise(config, n_targets(moments))
     params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
     mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.full(np.shape(noise), True)}
-    fit = optimise(config, exact_problem(data.rows(s), moments.n), params, mask, "ExactGP fit", scale=s)
+    reason = None
+    try:
+        fit = optimise(config, exact_problem(data.rows(s), moments.n), params, mask, "ExactGP fit", scale=s)
+    except Interrupted as stop:
+        fit, reason = Stage(stop.params, stop.report, None), "interrupted (KeyboardInterrupt): the best iterate reached"
     n_iter = 0 if fit.report is None else fit.report.n_iter
     kernel = fit.params["kernel"].for_scaled_inputs(1.0 / s)
-    return ExactFit(kernel, noise_value(fit.params["raw_noise"]), fit.report, n_iter)
+    return ExactFit(kernel, noise_value(fit.params["raw_noise"]), fit.report, n_iter, reason)

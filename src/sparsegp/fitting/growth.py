@@ -64,6 +64,7 @@ from ..approximations.objective import HostObjective
 from ..errors import InducingWarning, NumericalError
 from ..kernels.distance import narrow
 from ..selection.extend import extend_conditional_variance
+from ..training import Interrupted
 from ..transforms import to_positive
 from .config import SparseConfig
 from .hyper import noise_value, optimise
@@ -291,6 +292,16 @@ def climb(config: SparseConfig, data, params, Z, idx, Xc, rows_c, m_cap: int, s:
     return Z, idx, lower, gain
 
 
+def _largest_size(config: SparseConfig, data, n: int) -> tuple[int, int, str]:
+    """(distinct training inputs, the largest m the growth may reach, what sets it)."""
+    distinct = n if data.first is None else data.first.size
+    cap = max_inducing(config, n)
+    m_cap = min(cap, distinct)
+    if m_cap < distinct and exact_costs_less(config, distinct, cap):
+        m_cap = distinct  # step 0 beyond the cap: the exact GP costs less than the sparse objective there
+    return distinct, m_cap, "max_inducing" if m_cap == cap else "every distinct input"
+
+
 def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) -> Grown:
     """Steps 1-4 of the module docstring from the scaled ``params``/``mask`` and the first inducing inputs
     ``Z0`` (scaled; training rows ``idx0``). ``problem(data, Z, chunk, Z_fixed, exact)`` is the fit's objective
@@ -299,12 +310,7 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
     moves = bool(config.learns[1])
     Xc, rows_c = candidates(data, np.random.default_rng(config.random_state))
     Xc = Xc / s
-    distinct = n if data.first is None else data.first.size
-    cap = max_inducing(config, n)
-    m_cap = min(cap, distinct)
-    if m_cap < distinct and exact_costs_less(config, distinct, cap):
-        m_cap = distinct  # step 0 beyond the cap: the exact GP costs less than the sparse objective there
-    cap_name = "max_inducing" if m_cap == cap else "every distinct input"
+    distinct, m_cap, cap_name = _largest_size(config, data, n)
     everything = Xc.shape[0] == distinct and np.unique(Xc, axis=0).shape[0] == distinct
     tol = tol_per_row(config) * n
     all_at_once = everything and distinct <= m_cap  # fewer inputs than max_inducing: the exact GP, no growth
@@ -316,62 +322,67 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
     start = certificate(config, data, params, Z, s, data.chunk(Z.shape[0], config.chunk_size)).lower
     if not all_at_once:
         Z, idx, start, climbed = climb(config, data, params, Z, idx, Xc, rows_c, m_cap, s, start)
-    while True:
-        t, m = time.perf_counter(), Z.shape[0]
-        chunk = data.chunk(m, config.chunk_size)
-        at_all = everything and m >= distinct  # Z = X: the bound's maximum over Z, held there
-        moving = moves and not at_all
-        loose = not (tight or m >= m_cap)  # a size that may not be the last: fitted to LOOSE * tol
-        # a length-scale so far below its column's spread that the bound changes over less than a step of Z:
-        # the inputs are held and the kernel and noise fitted (on parkinsons, moving them left no step at all)
-        moving = moving and narrow(params["kernel"], Xc)
-        hyper = {k: v for k, v in params.items() if k != "Z"}
-        stage = optimise(
-            config,
-            problem(data, Z, chunk, None if moving else Z, exact=at_all),
-            dict(hyper, Z=jnp.asarray(Z)) if moving else hyper,
-            dict(mask, Z=jnp.ones(Z.shape, dtype=bool)) if moving else mask,
-            f"SparseGP ({config.approximation}) fit, m = {m}" + ("" if moving or not moves else ", Z held"),
-            scale=s,
-            progress=tol * (LOOSE if loose else 1.0),
-        )
-        params, report = stage.params, stage.report
-        Z = np.asarray(params["Z"]) if moving else Z
-        cert = certificate(config, data, params, Z, s, chunk, exact=at_all)
-        iters = 0 if report is None else report.n_iter
-        objective = cert.lower if report is None else -float(report.objective)
-        n_iter += iters
-        step = Step(m, objective, cert.lower, cert.upper, iters, time.perf_counter() - t, start, float("nan"))
-        if tight:  # the same size converged further: one step
-            last = path.pop()
-            step = step._replace(n_iter=last.n_iter + iters, seconds=last.seconds + step.seconds, start=last.start)
-        path.append(step)
-        over = config.time_budget is not None and time.perf_counter() - t0 >= float(config.time_budget)
-        reason, tight = stop_reason(path, n, m_cap, cap_name, over, climbed), False
-        if reason is None:
-            bigger, bigger_idx, start = _doubled(config, data, params, Z, idx, Xc, rows_c, min(2 * m, m_cap), s)
-            if bigger is None:
-                reason = f"every candidate explained: no residual variance left at m = {m}"
-            else:
-                path[-1] = path[-1]._replace(next_start=start)
-                reason = added_too_little(path[-1], n)
-                if promised and reason is not None and reason.startswith("gain"):
-                    reason = None  # the loose fit's promise decided to grow; converging this size was for speed
-        promised = False
-        if reason is None and loose and promises_little(path[-1], n):  # likely the last size worth fitting
-            tight = promised = True
-            continue
-        if reason is not None:
-            if loose and not over:  # the model is the last size: converge it to tol, then ask again
-                tight = True
+    try:
+        while True:
+            t, m = time.perf_counter(), Z.shape[0]
+            chunk = data.chunk(m, config.chunk_size)
+            at_all = everything and m >= distinct  # Z = X: the bound's maximum over Z, held there
+            moving = moves and not at_all
+            loose = not (tight or m >= m_cap)  # a size that may not be the last: fitted to LOOSE * tol
+            # a length-scale so far below its column's spread that the bound changes over less than a step of Z:
+            # the inputs are held and the kernel and noise fitted (on parkinsons, moving them left no step at all)
+            moving = moving and narrow(params["kernel"], Xc)
+            hyper = {k: v for k, v in params.items() if k != "Z"}
+            stage = optimise(
+                config,
+                problem(data, Z, chunk, None if moving else Z, exact=at_all),
+                dict(hyper, Z=jnp.asarray(Z)) if moving else hyper,
+                dict(mask, Z=jnp.ones(Z.shape, dtype=bool)) if moving else mask,
+                f"SparseGP ({config.approximation}) fit, m = {m}" + ("" if moving or not moves else ", Z held"),
+                scale=s,
+                progress=tol * (LOOSE if loose else 1.0),
+            )
+            params, report = stage.params, stage.report
+            Z = np.asarray(params["Z"]) if moving else Z
+            cert = certificate(config, data, params, Z, s, chunk, exact=at_all)
+            iters = 0 if report is None else report.n_iter
+            objective = cert.lower if report is None else -float(report.objective)
+            n_iter += iters
+            step = Step(m, objective, cert.lower, cert.upper, iters, time.perf_counter() - t, start, float("nan"))
+            if tight:  # the same size converged further: one step
+                last = path.pop()
+                step = step._replace(n_iter=last.n_iter + iters, seconds=last.seconds + step.seconds, start=last.start)
+            path.append(step)
+            over = config.time_budget is not None and time.perf_counter() - t0 >= float(config.time_budget)
+            reason, tight = stop_reason(path, n, m_cap, cap_name, over, climbed), False
+            if reason is None:
+                bigger, bigger_idx, start = _doubled(config, data, params, Z, idx, Xc, rows_c, min(2 * m, m_cap), s)
+                if bigger is None:
+                    reason = f"every candidate explained: no residual variance left at m = {m}"
+                else:
+                    path[-1] = path[-1]._replace(next_start=start)
+                    reason = added_too_little(path[-1], n)
+                    if promised and reason is not None and reason.startswith("gain"):
+                        reason = None  # the loose fit's promise decided to grow; converging this size was for speed
+            promised = False
+            if reason is None and loose and promises_little(path[-1], n):  # likely the last size worth fitting
+                tight = promised = True
                 continue
-            break
-        Z, idx = bigger, bigger_idx
+            if reason is not None:
+                if loose and not over:  # the model is the last size: converge it to tol, then ask again
+                    tight = True
+                    continue
+                break
+            Z, idx = bigger, bigger_idx
+    except KeyboardInterrupt as stop:  # the best iterate of the size being fitted, or the state reached
+        if isinstance(stop, Interrupted):
+            params, n_iter, report = stop.params, n_iter + stop.report.n_iter, stop.report
+        Z = np.asarray(params["Z"]) if "Z" in params else Z
+        reason = f"interrupted (KeyboardInterrupt) at m = {Z.shape[0]}: the best state reached"
     path_dicts = [{k: (int(v) if k in ("m", "n_iter") else float(v)) for k, v in st._asdict().items()} for st in path]
     at_all = everything and Z.shape[0] >= distinct
-    held = not moves or at_all
-    exact = at_all and data.rows(s) is not None
-    still = still_gaining(path, reason, n, climbed)
+    held, exact = not moves or at_all, at_all and data.rows(s) is not None
+    still = None if reason.startswith("interrupted") else still_gaining(path, reason, n, climbed)
     return Grown(params, Z, idx if held else None, report, n_iter, path_dicts, reason, exact, still)
 
 

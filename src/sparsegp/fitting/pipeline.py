@@ -31,7 +31,7 @@ from ..backends.in_memory import InMemory
 from ..errors import CertificateWarning, InputError, NumericalError
 from ..linalg import MAX_JITTER, jitter_ladder
 from ..selection import KMeans, Selector
-from ..training import alternate, minimize_reselecting
+from ..training import Interrupted, alternate, minimize_reselecting
 from ..transforms import to_positive, to_raw
 from ..validation import as_float_matrix, check_int
 from . import growth
@@ -217,7 +217,10 @@ def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
         cert = growth.certificate(config, data, p, start.Z0, s, chunk)
         return cert.lower if cert.sound else float("nan")
 
-    pre = pretrain(config, data, hyper, mask, s, rng, score)
+    try:
+        pre = pretrain(config, data, hyper, mask, s, rng, score)
+    except Interrupted as stop:  # the exact GP's best iterate on the subset, at the first inducing inputs
+        return _interrupted(stop, start, "while learning the start (the exact GP on a subset)")
 
     def at(part, Z, chunk, Z_fixed, exact=False):
         rows = part.rows(s)
@@ -269,25 +272,45 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
     params, mask = trainable(config, kernel, noise, to_device(start.Z0))
     Z_fixed = None if config.learns[1] else start.Z0
     sub = None if config.subset is None or config.subset >= n else np.sort(rng.choice(n, config.subset, replace=False))
-    if sub is not None:
-        done = _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng)
-    elif config.auto:
-        done = _grown(config, data, params, mask, start, s, rng)
-    elif config.reselect is None and _every_input(config, data, start):
-        done = _at_every_input(config, data, params, mask, start, s)
+    try:
+        done = _schedule(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng)
+    except Interrupted as stop:
+        if config.reselect is not None or (config.auto and sub is not None):  # the stage's Z is not kept here
+            raise
+        every = sub is None and not config.auto and _every_input(config, data, start)  # the exact GP's iterate
+        done = _interrupted(stop, start, f"at m = {start.Z0.shape[0]}")._replace(exact=every)
+    if done.exact and done.Z is None:  # Z = every training input, held
         return _finish(config, data, done, start.Z0, True, s, chunk)
-    elif config.reselect is None:
-        at = problem(config, data, start.Z0, s, chunk, Z_fixed)
-        fit = optimise(config, at, params, mask, _desc(config, data), scale=s, progress=_progress(config, n))
-        done = Schedule(fit.params, start.idx, fit.report, _iterations(fit.report), selection=start.selection)
-    elif config.reselect == "interleaved":
-        done = _interleaved(config, data, params, mask, start, rng, s, chunk)
-    else:
-        done = _rounds(config, data, params, mask, start, rng, s, chunk)
     if done.Z is not None:  # the growth holds Z at the training inputs once it reaches every one of them
         held = Z_fixed is not None or "Z" not in done.params
         return _finish(config, data, done, done.Z, held, s, data.chunk(done.Z.shape[0], config.chunk_size))
     return _finish(config, data, done, start.Z0, Z_fixed is not None, s, chunk)
+
+
+def _interrupted(stop, start: Start, where: str) -> Schedule:
+    """The schedule of a fit interrupted (KeyboardInterrupt) in an optimiser run: its best iterate."""
+    reason = f"interrupted (KeyboardInterrupt) {where}: the best state reached"
+    return Schedule(stop.params, start.idx, stop.report, stop.report.n_iter, selection=start.selection,
+                    stop_reason=reason)  # fmt: skip
+
+
+def _schedule(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng) -> Schedule:
+    """The schedule the configuration names (the module docstring)."""
+    if sub is not None:
+        return _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng)
+    if config.auto:
+        return _grown(config, data, params, mask, start, s, rng)
+    if config.reselect is None and _every_input(config, data, start):
+        return _at_every_input(config, data, params, mask, start, s)
+    if config.reselect is None:
+        at = problem(config, data, start.Z0, s, chunk, Z_fixed)
+        fit = optimise(
+            config, at, params, mask, _desc(config, data), scale=s, progress=_progress(config, data.moments.n)
+        )
+        return Schedule(fit.params, start.idx, fit.report, _iterations(fit.report), selection=start.selection)
+    if config.reselect == "interleaved":
+        return _interleaved(config, data, params, mask, start, rng, s, chunk)
+    return _rounds(config, data, params, mask, start, rng, s, chunk)
 
 
 def _every_input(config: SparseConfig, data, start: Start) -> bool:
