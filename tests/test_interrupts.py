@@ -8,7 +8,6 @@ Raised from the fit's callback (deterministic): at a fixed m, in the exact GP, a
 import signal
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -77,12 +76,22 @@ def test_an_auto_fit_interrupted_in_its_second_size_keeps_that_sizes_best_iterat
 
 
 CHILD = """
+import time
+
 import numpy as np
 from sparsegp import SparseGPRegressor
 r = np.random.default_rng(0)
 X = r.uniform(-3, 3, size=(3000, 4))
 y = np.sin(2 * X[:, 0]) * np.cos(2 * X[:, 1]) + X[:, 2] * X[:, 3] + 0.05 * r.normal(size=3000)
-model = SparseGPRegressor(inducing=200, max_iter=5000, tol=1e-12, random_state=0)
+
+
+def slowly(iteration, value, params):  # the parent signals once the optimiser runs, which then waits for it
+    if iteration == 2:
+        print("iterating", flush=True)
+    time.sleep(0.2)
+
+
+model = SparseGPRegressor(inducing=200, random_state=0, callback=slowly)
 print("fitting", flush=True)
 try:
     model.fit(X, y)
@@ -96,7 +105,7 @@ except KeyboardInterrupt:
 def test_sigint_to_a_fitting_process_leaves_a_fitted_model_and_the_interrupt():
     child = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert child.stdout.readline().strip() == "fitting"
-    time.sleep(8.0)
+    assert child.stdout.readline().strip() == "iterating"  # the optimiser runs: interrupt it there
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=120)
     line = out.strip().splitlines()[-1]
