@@ -31,6 +31,12 @@ def best_of(fn, repeats: int):
     return min(times), float(np.median(times))
 
 
+def int_arguments(*defaults: int) -> list[int]:
+    """The script's positional arguments as integers, each missing one at its default."""
+    given = sys.argv[1 : 1 + len(defaults)]
+    return [int(a) for a in given] + list(defaults[len(given) :])
+
+
 def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 

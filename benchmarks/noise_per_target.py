@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 import warnings
 
@@ -22,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from harness import best_of
+from harness import best_of, int_arguments
 from sparsegp import SparseGPRegressor
 from sparsegp.approximations.vfe import vfe_bound
 from sparsegp.kernels import SquaredExponential
@@ -89,9 +88,7 @@ def quality():
 
 
 def main():
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
-    m = int(sys.argv[2]) if len(sys.argv) > 2 else 256
-    repeats = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    n, m, repeats = int_arguments(20_000, 256, 5)
     evaluations(n, m, repeats)
     quality()
 

@@ -15,7 +15,6 @@ Inputs: n rows (default 20,000) of 4 uniform columns; three targets (smooth func
 
 from __future__ import annotations
 
-import sys
 import time
 import warnings
 
@@ -23,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from harness import best_of
+from harness import best_of, int_arguments
 from sparsegp import SparseGPRegressor
 from sparsegp.approximations.objective import HostObjective
 from sparsegp.approximations.vfe import vfe_bound
@@ -88,9 +87,7 @@ def fits(X, Y, m):
 
 
 def main():
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
-    m = int(sys.argv[2]) if len(sys.argv) > 2 else 256
-    repeats = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    n, m, repeats = int_arguments(20_000, 256, 5)
     X, Y = data(n)
     evaluations(X, Y, m, repeats)
     fits(X, Y, m)
