@@ -3,8 +3,8 @@
 The content goes to a temporary file in the target's directory, is flushed and synced to disk, and then renamed
 over the target (``os.replace``, atomic on POSIX and Windows within one file system). A crash, a kill or a full
 disk before the rename leaves the old file as it was; after it, the new file is whole. (A process killed outright,
-SIGKILL or a power cut, leaves its temporary file, ``.<name>.<random>.partial`` beside the target, to remove.) The new file keeps the
-old one's permission bits, or gets those the umask gives a new file.
+SIGKILL or a power cut, leaves its temporary file, ``.<name>.<random>.partial`` beside the target, to remove.)
+The new file keeps the old one's permission bits, or gets those the umask gives a new file.
 """
 
 from __future__ import annotations

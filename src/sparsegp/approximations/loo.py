@@ -71,8 +71,8 @@ def log_density_error(resid, gap, lam, extra, gap_err, resid_err):
 @partial(jax.jit, static_argnames=("fitc", "degenerate"))
 def sparse_loo(kernel, post: SparsePosterior, noise, X, y, known=None, *, fitc: bool = False, degenerate: bool = False):
     """Leave-one-out (mean, variance, error of the log density) of training rows (X, y) under a fitted SoR /
-    DTC / VFE / FITC posterior; ``known``: the rows' known noise variances (added to sigma^2 in lambda_i). A posterior of k targets with a noise each (``noise`` (k,)):
-    each target's, the targets last."""
+    DTC / VFE / FITC posterior; ``known``: the rows' known noise variances (added to sigma^2 in lambda_i).
+    A posterior of k targets with a noise each (``noise`` (k,)): each target's, the targets last."""
     if batched(post, "LB"):
         one = partial(sparse_loo, kernel, fitc=fitc, degenerate=degenerate)
         return tuple(last_axis(a) for a in jax.vmap(one, in_axes=(0, 0, None, 1))(post, noise, X, y))

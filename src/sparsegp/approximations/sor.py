@@ -9,20 +9,18 @@ sigma^2 + k(x*)^T Sigma k(x*), which collapses to the noise far from Z.
 from __future__ import annotations
 
 from .dtc import dtc_log_marginal, dtc_posterior
-from .per_target import mapped_over_targets, summed_over_targets
 
 
-@summed_over_targets
 def sor_log_marginal(
     kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None
 ):
-    """log p(y | X, theta, sigma^2) of the RRGP (eq. 23); identical to DTC's approximate marginal."""
+    """log p(y | X, theta, sigma^2) of the RRGP (eq. 23); identical to DTC's approximate marginal
+    (one noise per target included)."""
     return dtc_log_marginal(
         kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter, known=known
     )
 
 
-@mapped_over_targets
 def sor_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None):
     """mu and Sigma of eq. 26 in factored form; predict with ``degenerate=True``."""
     return dtc_posterior(
