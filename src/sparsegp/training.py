@@ -14,13 +14,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import jax
 import numpy as np
-import scipy.optimize
 from jax.flatten_util import ravel_pytree
 
 from ._compile import to_device
+from ._lbfgsb import lbfgsb
 from .errors import InputError, NumericalError
 from .progress import progress_bar
 
@@ -47,6 +48,7 @@ class OptimizeReport:
     starts: list = field(default_factory=list)
     best_start: int = 0
     seconds: float = 0.0
+    state: Any = None  # the best start's L-BFGS-B state where it stopped at an iterate (:mod:`._lbfgsb`)
 
     def to_dict(self):
         return {
@@ -140,11 +142,13 @@ class Interrupted(KeyboardInterrupt):
         self.x, self.report, self.params = x, report, params
 
 
-def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar, progress=None, progress_after=0):
-    """One L-BFGS-B run from ``x_start`` over its ``free`` entries: (x, f, scipy's result, history, evaluations).
+def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar, progress=None, progress_after=0,
+               resume=None):  # fmt: skip
+    """One L-BFGS-B run from ``x_start`` over its ``free`` entries: (x, f, the run's result, history, evaluations).
 
     ``progress``: stop, converged, once the objective fell by less than this per iteration on average over the
-    last PROGRESS_WINDOW iterations, none of them among the first ``progress_after``."""
+    last PROGRESS_WINDOW iterations, none of them among the first ``progress_after``. ``resume``: the state of a
+    run stopped at an iterate, to go on from where it continues from ``x_start`` (:func:`._lbfgsb.lbfgsb`)."""
     history, state = [], {"evals": 0, "best_f": np.inf, "best_z": None, "slow": False}
 
     def fun(z):
@@ -165,33 +169,26 @@ def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar,
             state["best_f"], state["best_z"] = f, np.array(z, copy=True)
         return f, g
 
-    def cb(intermediate_result):
-        history.append(float(intermediate_result.fun))
+    def cb(z, f) -> bool:  # True: stop
+        history.append(f)
         bar.update(1)
-        bar.set_postfix(objective=f"{intermediate_result.fun:.6g}")
+        bar.set_postfix(objective=f"{f:.6g}")
         if callback is not None:
             x = x_start.copy()
-            x[free] = intermediate_result.x
-            if callback(len(history), float(intermediate_result.fun), unravel(x)):
-                raise StopIteration
+            x[free] = z
+            if callback(len(history), f, unravel(x)):
+                return True
         w = PROGRESS_WINDOW
         if progress is not None and len(history) > w + progress_after and history[-w - 1] - history[-1] < progress * w:
             state["slow"] = True
-            raise StopIteration
+            return True
+        return False
 
-    def run(z, maxiter):
-        return scipy.optimize.minimize(
-            fun,
-            z,
-            jac=True,
-            method="L-BFGS-B",
-            bounds=list(zip(lo[free], hi[free])),
-            callback=cb,
-            options=dict(options, maxiter=maxiter),
-        )
+    def run(z, maxiter, resume=None):
+        return lbfgsb(fun, z, lo[free], hi[free], **dict(options, maxiter=maxiter), callback=cb, resume=resume)
 
     try:
-        res = run(x_start[free], options["maxiter"])
+        res = run(x_start[free], options["maxiter"], resume)
         res = _after_line_search_failures(run, res, options)
     except KeyboardInterrupt:
         x = x_start.copy()
@@ -207,13 +204,14 @@ def _lbfgs_run(evaluate, x_start, free, lo, hi, unravel, options, callback, bar,
     return x, float(res.fun), res, history, state["evals"]
 
 
-def _one_start(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, r: int, progress_after=0):
+def _one_start(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, r: int, progress_after=0,
+               resume=None):  # fmt: skip
     """:func:`_lbfgs_run` from ``xs`` (the value alone where nothing is free); a random restart (``r`` > 0) from
     where the objective is not finite counts as a start that ended at +inf."""
     if not free.any():
         return xs, float(evaluate(to_device(xs))[0]), None, [], 1
     try:
-        return _lbfgs_run(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, progress_after)
+        return _lbfgs_run(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, progress_after, resume)
     except NumericalError:
         if r == 0:
             raise
@@ -267,6 +265,7 @@ def minimize(
     value_and_grad=None,
     progress: float | None = None,
     progress_after: int = 0,
+    resume=None,
 ):
     """Minimise ``objective(params, *args)`` over the entries of ``params`` where ``mask`` is True.
 
@@ -282,7 +281,9 @@ def minimize(
     ``callback(iteration, value, params)`` runs after each iteration; returning
     True stops the optimisation. ``progress``: a run has converged once the objective falls by less than this
     per iteration, averaged over the last PROGRESS_WINDOW iterations, judged only after the first ``progress_after``
-    iterations (a run that starts without curvature pairs first takes short steps). Returns ``(best_params, OptimizeReport)``.
+    iterations (a run that starts without curvature pairs first takes short steps). ``resume``: the ``state`` of
+    an earlier report whose run stopped at ``params`` (its ``max_iter``): the first start goes on from it, where
+    the objective is the one that run minimised (:func:`._lbfgsb.lbfgsb`). Returns ``(best_params, OptimizeReport)``.
     """
     x0, unravel, free, lo, hi = _flatten(params, mask, lower, upper)
     rng = np.random.default_rng(rng)
@@ -309,8 +310,11 @@ def minimize(
                     xs[free] = np.clip(
                         xs[free] + restart_scale * rng.standard_normal(int(free.sum())), lo[free], hi[free]
                     )
+                go_on = resume if r == 0 else None
                 results.append(
-                    _one_start(evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, r, progress_after)
+                    _one_start(
+                        evaluate, xs, free, lo, hi, unravel, options, callback, bar, progress, r, progress_after, go_on
+                    )
                 )
         except Interrupted as stop:
             raise _best_when_interrupted(stop, results, x0, unravel, start) from None
@@ -327,6 +331,7 @@ def minimize(
         starts=[r[1] for r in results],
         best_start=best,
         seconds=time.perf_counter() - start,
+        state=getattr(res, "state", None),
     )
     return unravel(x), report
 

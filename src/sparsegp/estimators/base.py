@@ -97,6 +97,7 @@ COMMON_JSON_PARAMS = (
     "normalize_y",
     "min_noise",
     "duplicates",
+    "warm_start",
     "verbose",
 )
 

@@ -59,6 +59,9 @@ class ExactGPRegressor(GPRegressorBase):
         exact copies of a record (inputs and target) once.
     random_state : int, Generator or None
         Seed for restarts.
+    warm_start : bool
+        True: a second ``fit`` starts from the fitted kernel and noise (scikit-learn's convention), on the same rows
+        or on others, instead of the data-driven start.
     verbose : bool
         Show a progress bar.
     callback : callable or None
@@ -117,6 +120,7 @@ class ExactGPRegressor(GPRegressorBase):
         min_noise=1e-6,
         duplicates="collapse",
         random_state=None,
+        warm_start=False,
         verbose=False,
         callback=None,
     ):
@@ -130,6 +134,7 @@ class ExactGPRegressor(GPRegressorBase):
         self.min_noise = min_noise
         self.duplicates = duplicates
         self.random_state = random_state
+        self.warm_start = warm_start
         self.verbose = verbose
         self.callback = callback
 

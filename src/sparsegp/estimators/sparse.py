@@ -96,6 +96,12 @@ class SparseGPRegressor(GPRegressorBase):
         Lower bound on the noise variance during optimisation.
     random_state : int, Generator or None
         Seed for the inducing inputs drawn at random, the subsets and the restarts.
+    warm_start : bool
+        True: a second ``fit`` continues from the fitted kernel, noise and inducing inputs (scikit-learn's
+        convention), on the same rows or on others (rows added since), instead of the data-driven start. With
+        ``inducing="auto"`` the growth goes on from the fitted size and its path, without the exact GP's start on a
+        subset: the size is converged further and the rules asked again (a larger ``max_inducing`` lets it grow on).
+        The optimiser starts afresh, without the curvature pairs of the last run. Not with ``reselect``.
     verbose : bool
         Show a progress bar.
     callback : callable or None
@@ -214,6 +220,7 @@ class SparseGPRegressor(GPRegressorBase):
         time_budget=None,
         tol=None,
         random_state=None,
+        warm_start=False,
         verbose=False,
         callback=None,
     ):
@@ -230,7 +237,7 @@ class SparseGPRegressor(GPRegressorBase):
         self.jitter, self.chunk_size = jitter, chunk_size
         self.reselect, self.n_rounds, self.subset, self.refine_iter = reselect, n_rounds, subset, refine_iter
         self.max_inducing, self.time_budget, self.tol = max_inducing, time_budget, tol
-        self.random_state, self.verbose, self.callback = random_state, verbose, callback
+        self.random_state, self.warm_start, self.verbose, self.callback = random_state, warm_start, verbose, callback
 
     def fit(self, X, y, noise_variance=None):
         """Fit what ``optimize`` names (hyper-parameters, inducing inputs), cache the posterior, compute the

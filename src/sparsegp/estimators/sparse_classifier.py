@@ -50,6 +50,7 @@ _JSON_PARAMS = (
     "learn_inducing",
     "chunk_size",
     "random_state",
+    "warm_start",
     "verbose",
 )
 
@@ -111,6 +112,10 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         Rows per chunk of the bound's sum (None: about 8 MiB of cross-covariances).
     random_state : int, Generator or None
         Seeds the candidate rows of the greedy selection.
+    warm_start : bool
+        True: a second ``fit`` continues from the fitted kernel, inducing inputs, q(u) and class means
+        (scikit-learn's convention), on the same rows or others with the same classes; with ``inducing="auto"``
+        the growth goes on from the fitted m and its path (the size fitted further, then the rules asked again).
     verbose : bool
         Progress bars.
 
@@ -165,6 +170,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         learn_inducing: bool = True,
         chunk_size=None,
         random_state=None,
+        warm_start: bool = False,
         verbose: bool = False,
     ):
         self.kernel = kernel
@@ -177,6 +183,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         self.learn_inducing = learn_inducing
         self.chunk_size = chunk_size
         self.random_state = random_state
+        self.warm_start = warm_start
         self.verbose = verbose
 
     def __sklearn_tags__(self):
@@ -209,7 +216,27 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
             chunk_size=None if self.chunk_size is None else check_int(self.chunk_size, "chunk_size", minimum=1),
             random_state=self.random_state,
             verbose=bool(self.verbose),
+            warm=self._warm(D),
         )
+
+    def _warm(self, D: int):
+        """With ``warm_start`` and a fitted model, what the fit continues from (:class:`ClassifierConfig`)."""
+        if not isinstance(self.warm_start, (bool, np.bool_)):
+            raise InputError(f"warm_start must be True or False, got {self.warm_start!r}")
+        if not (self.warm_start and hasattr(self, "kernel_")):
+            return None
+        if D != self.n_features_in_:
+            raise InputError(
+                f"warm_start=True continues from a model of {self.n_features_in_} features, but X has {D}: "
+                "fit with warm_start=False"
+            )
+        if isinstance(self.inducing, (int, np.integer)) and int(self.inducing) != self.Z_.shape[0]:
+            raise InputError(
+                f"warm_start=True continues from the fitted {self.Z_.shape[0]} inducing inputs, but "
+                f"inducing={self.inducing} asks for another number: fit with warm_start=False"
+            )
+        params = {"kernel": self.kernel_, "Z": self.Z_, "q_mu": self.q_mu_, "q_sqrt": self.q_sqrt_, "mean": self.mean_}
+        return {"params": params, "path": list(self.inducing_path_), "classes": self.classes_}
 
     def fit(self, X, y):
         """Fit the kernel, the inducing inputs and q(u) to every training row.
@@ -242,6 +269,11 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
             self._check_classes(classes, np.bincount(codes))
             data = InMemoryRows(collapse_rows(X, codes.astype(np.int64), classes.size))
         config = self._config(classes.size, X.shape[1], X, y)
+        if config.warm is not None and not np.array_equal(config.warm["classes"], classes):
+            raise InputError(
+                f"warm_start=True continues from a model of the classes {config.warm['classes'].tolist()}, but y "
+                f"holds {classes.tolist()}: fit with warm_start=False"
+            )
         fit = fit_classifier(config, data)
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]

@@ -84,6 +84,7 @@ class ClassifierConfig:
     random_state: Any
     verbose: bool
     callback: Any = None
+    warm: Any = None  # warm_start: {"params": fitted (the inputs' units), "path": the growth's, "classes"}
 
 
 class ClassRows(NamedTuple):
@@ -323,8 +324,14 @@ def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
     s = scale_from_variances(data.column_std**2)
     X_pool, y_pool = data.pool
     Xs = X_pool / s
-    params = _start(config, data, Xs, s, rng)
-    path: list[dict] = []
+    if config.warm is None:
+        params, path = _start(config, data, Xs, s, rng), []
+    else:  # the fitted parameters for inputs divided by s, and the growth's path so far
+        fitted = config.warm["params"]
+        Z = jnp.asarray(np.asarray(fitted["Z"]) / s)
+        params = {k: jnp.asarray(v) for k, v in fitted.items() if k != "kernel"}
+        params = dict(params, kernel=fitted["kernel"].for_scaled_inputs(s), Z=Z)
+        path = list(config.warm["path"])
     n_iter, reason = 0, ""
     while True:
         M = int(params["Z"].shape[0])
@@ -335,6 +342,8 @@ def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
         n_iter += steps
         params, report = _stage(config, problem, params, mask, bounds, data.n, f"{config.owner}: m = {M}")
         n_iter += report.n_iter
+        if path and path[-1]["m"] == M:  # a warm start at a size the path holds: the same size, fitted further
+            path.pop()
         path.append(
             {
                 "m": M,

@@ -10,7 +10,7 @@ live (a Dask cluster cannot drop copies, re-select or keep the training rows) ar
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -23,6 +23,36 @@ PREDICTIONS = ("standard", "augmented", "nystrom")
 RESELECT = (None, "alternate", "em", "interleaved")
 OPTIMIZE_PARTS = ("hyperparameters", "inducing")
 DUPLICATES = ("collapse", "expand", "drop")
+
+
+class WarmStart(NamedTuple):
+    """A fitted regressor's state that a fit with ``warm_start=True`` continues from: the kernel (the inputs'
+    units), the noise (normalised targets), and for a sparse model its inducing inputs (the inputs' units), their
+    training rows (None unless held at rows) and the growth's path (``inducing="auto"``); ``optimizer``: the last
+    L-BFGS-B run's state where it stopped at ``max_iter`` (:mod:`sparsegp._lbfgsb`), for the first run to go on
+    from."""
+
+    kernel: Any
+    noise: Any
+    Z: Any = None
+    idx: Any = None
+    path: list | None = None
+    optimizer: Any = None
+
+
+def warm_state(estimator) -> WarmStart | None:
+    """What ``estimator``'s next fit continues from: its fitted state where ``warm_start`` is True and it is
+    fitted (scikit-learn's convention), else None (a fit from the data-driven start)."""
+    if not getattr(estimator, "warm_start", False) or not hasattr(estimator, "kernel_"):
+        return None
+    return WarmStart(
+        estimator.kernel_,
+        estimator.noise_,
+        Z=getattr(estimator, "Z_", None),
+        idx=getattr(estimator, "inducing_indices_", None),
+        path=getattr(estimator, "inducing_path_", None),
+        optimizer=getattr(getattr(estimator, "optimizer_report_", None), "state", None),
+    )
 
 
 @dataclass(frozen=True)
@@ -42,6 +72,7 @@ class FitConfig:
     random_state: Any
     verbose: bool
     callback: Any
+    warm: WarmStart | None = None  # :func:`warm_state`
 
     @property
     def learns(self) -> tuple[bool, bool]:
@@ -81,12 +112,15 @@ class SparseConfig(FitConfig):
 def _common(params: dict) -> dict:
     if params["duplicates"] not in DUPLICATES:
         raise InputError(f"duplicates must be one of {DUPLICATES}, got {params['duplicates']!r}")
-    return {name: params[name] for name in FitConfig.__dataclass_fields__ if name != "owner"}
+    if not isinstance(params.get("warm_start", False), (bool, np.bool_)):
+        raise InputError(f"warm_start must be True or False, got {params['warm_start']!r}")
+    return {name: params[name] for name in FitConfig.__dataclass_fields__ if name not in ("owner", "warm")}
 
 
 def exact_config(estimator) -> FitConfig:
     """The configuration of an :class:`~sparsegp.ExactGPRegressor`."""
-    return FitConfig(owner=type(estimator).__name__, **_common(estimator.get_params(deep=False)))
+    p = estimator.get_params(deep=False)
+    return FitConfig(owner=type(estimator).__name__, warm=warm_state(estimator), **_common(p))
 
 
 def check_sparse_options(p: dict) -> None:
@@ -132,6 +166,7 @@ def sparse_config(estimator) -> SparseConfig:
     check_sparse_options(p)
     config = SparseConfig(
         owner=type(estimator).__name__,
+        warm=warm_state(estimator),
         **_common(p),
         **{name: p[name] for name in SparseConfig.__dataclass_fields__ if name not in FitConfig.__dataclass_fields__},
     )
@@ -144,6 +179,19 @@ def sparse_config(estimator) -> SparseConfig:
                 f"set optimize='hyperparameters' (got optimize={config.optimize!r})"
             )
         check_int(config.n_rounds, "n_rounds", minimum=1)
+        if config.warm is not None:
+            raise InputError(
+                f"warm_start=True with reselect={config.reselect!r} is not available (each round re-selects the set "
+                "from the data); fit with warm_start=False"
+            )
+    asked = config.inducing if isinstance(config.inducing, (int, np.integer)) else None
+    if config.warm is not None and asked is not None and not isinstance(asked, bool):
+        m = np.shape(config.warm.Z)[0]
+        if int(asked) != m:
+            raise InputError(
+                f"warm_start=True continues from the fitted {m} inducing inputs, but inducing={config.inducing} asks "
+                "for another number: fit with warm_start=False, or inducing='auto' to let the set grow"
+            )
     return config
 
 
@@ -154,7 +202,9 @@ __all__ = [
     "RESELECT",
     "FitConfig",
     "SparseConfig",
+    "WarmStart",
     "check_sparse_options",
     "exact_config",
     "sparse_config",
+    "warm_state",
 ]

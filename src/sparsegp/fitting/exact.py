@@ -48,7 +48,9 @@ def fit_exact(config: FitConfig, data) -> ExactFit:
     mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.full(np.shape(noise), True)}
     reason = None
     try:
-        fit = optimise(config, exact_problem(data.rows(s), moments.n), params, mask, "ExactGP fit", scale=s)
+        at = exact_problem(data.rows(s), moments.n)
+        resume = None if config.warm is None else config.warm.optimizer
+        fit = optimise(config, at, params, mask, "ExactGP fit", scale=s, resume=resume)
     except Interrupted as stop:
         fit, reason = Stage(stop.params, stop.report, None), "interrupted (KeyboardInterrupt): the best iterate reached"
     n_iter = 0 if fit.report is None else fit.report.n_iter

@@ -302,10 +302,12 @@ def _largest_size(config: SparseConfig, data, n: int) -> tuple[int, int, str]:
     return distinct, m_cap, "max_inducing" if m_cap == cap else "every distinct input"
 
 
-def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) -> Grown:
+def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float, resume=None) -> Grown:
     """Steps 1-4 of the module docstring from the scaled ``params``/``mask`` and the first inducing inputs
     ``Z0`` (scaled; training rows ``idx0``). ``problem(data, Z, chunk, Z_fixed, exact)`` is the fit's objective
-    (``exact``: Z is every training input, so the exact GP's)."""
+    (``exact``: Z is every training input, so the exact GP's). ``resume``: a warm start's path (records of
+    ``Grown.path``), which the growth goes on from at ``Z0``, the fitted inducing inputs, without the climb: a
+    size it holds is converged further as one step, and the rules read the path as if the fit had not stopped."""
     t0, n = time.perf_counter(), int(data.moments.n)
     moves = bool(config.learns[1])
     Xc, rows_c = candidates(data, np.random.default_rng(config.random_state))
@@ -316,11 +318,12 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float) 
     all_at_once = everything and distinct <= m_cap  # fewer inputs than max_inducing: the exact GP, no growth
     if all_at_once:
         Z0, idx0 = Xc, (np.arange(distinct) if rows_c is None else rows_c)
-    path: list[Step] = []
+    path = [Step(**record) for record in resume or []]
     promised, climbed = False, None  # this size is converged because its doubling promised little; step 1
-    Z, idx, n_iter, report, tight = np.asarray(Z0), idx0, 0, None, False
+    Z, idx, n_iter, report = np.asarray(Z0), idx0, 0, None
+    tight = bool(path) and path[-1].m == Z.shape[0]  # a warm start at a size the path holds
     start = certificate(config, data, params, Z, s, data.chunk(Z.shape[0], config.chunk_size)).lower
-    if not all_at_once:
+    if not all_at_once and resume is None:
         Z, idx, start, climbed = climb(config, data, params, Z, idx, Xc, rows_c, m_cap, s, start)
     try:
         while True:

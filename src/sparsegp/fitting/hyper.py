@@ -69,6 +69,13 @@ def initial_kernel(config: FitConfig, column_std, n_samples: int, s: float) -> K
     than two samples per hyper-parameter it carries weak log-normal priors about that start.
     """
     D = np.size(column_std)
+    if config.warm is not None:  # warm_start: the fitted kernel
+        try:
+            config.warm.kernel.check_input_dim(D)
+        except InputError as exc:
+            raise InputError(f"warm_start=True continues from the fitted kernel, but X has {D} features ({exc}): "
+                             "fit with warm_start=False") from None  # fmt: skip
+        return config.warm.kernel.for_scaled_inputs(s)
     if config.kernel is None:
         spread = np.asarray(column_std, dtype=float) / s
         # a column whose spread is rounding error (a constant column standardised elsewhere) starts at 1:
@@ -91,6 +98,8 @@ def initial_noise(config: FitConfig, targets: int = 0):
     """The noise's start, at least ``min_noise``: a float, or one per target where ``noise`` is a vector (then y has
     ``targets`` > 0 columns, as many as its entries: :mod:`sparsegp.approximations.per_target`)."""
     min_noise = float(check_positive(config.min_noise, "min_noise"))
+    if config.warm is not None:  # warm_start: the fitted noise
+        return _warm_noise(config.warm.noise, targets, min_noise)
     if np.ndim(config.noise) == 0:
         return max(float(check_positive(config.noise, "noise")), min_noise)
     noise = check_positive(config.noise, "noise")
@@ -101,6 +110,18 @@ def initial_noise(config: FitConfig, targets: int = 0):
             "every target"
         )
     return np.maximum(noise, min_noise)
+
+
+def _warm_noise(noise, targets: int, min_noise: float):
+    """A fitted noise as the start of a warm-started fit on data with ``targets`` columns (0: one target)."""
+    if np.ndim(noise) == 0:
+        return max(float(noise), min_noise)
+    if np.size(noise) != targets:
+        raise InputError(
+            f"warm_start=True continues from the fitted noise of {np.size(noise)} targets, but y has "
+            f"{'one target' if targets == 0 else f'{targets} columns'}: fit with warm_start=False"
+        )
+    return np.maximum(np.asarray(noise, dtype=float), min_noise)
 
 
 def n_targets(moments) -> int:
@@ -181,8 +202,9 @@ class Problem(NamedTuple):
 
 
 def optimise(
-    config: FitConfig, problem: Problem, params, mask, desc: str, *, scale=1.0, max_iter=None, progress=None
-) -> Stage:
+    config: FitConfig, problem: Problem, params, mask, desc: str, *, scale=1.0, max_iter=None, progress=None,
+    resume=None,
+) -> Stage:  # fmt: skip
     """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'raw_noise').
 
     Kernel hyper-parameters are boxed to [1e-12, 1e12], the noise variance to [min_noise, 1e12];
@@ -191,7 +213,8 @@ def optimise(
     the optimiser stopped short of convergence or a hyper-parameter ended at a bound. ``max_iter``
     overrides the configuration's for a stage of a planned length (no restarts, and stopping at it is no
     warning). ``progress``: converged once the objective falls by less than this per iteration (averaged over
-    :data:`~sparsegp.training.PROGRESS_WINDOW` iterations).
+    :data:`~sparsegp.training.PROGRESS_WINDOW` iterations). ``resume``: an earlier run's state to go on from
+    (:func:`sparsegp.training.minimize`).
     """
     check_int(config.n_restarts, "n_restarts")
     check_int(config.max_iter, "max_iter", minimum=1)
@@ -221,6 +244,7 @@ def optimise(
         desc=desc,
         value_and_grad=value_and_grad,
         progress=progress,
+        resume=resume,
     )
     warn_unconverged(config, report, params, mask, planned_cap=max_iter is not None)
     return Stage(params, report, noise_prior)

@@ -51,7 +51,7 @@ from .hyper import (
     warn_unconverged,
 )
 from .objectives import SparseNegative, noise_log_prior
-from .pretrain import pretrain
+from .pretrain import Pretrained, pretrain
 
 
 class SparseFit(NamedTuple):
@@ -109,7 +109,10 @@ def inducing_rows(inducing, n: int, rng, first=None):
 
 
 def initial_inducing(config: SparseConfig, data, rng, kernel, noise: float, s: float) -> Start:
-    """The initial inducing inputs (scaled by ``s``): a selector's choice, k-means centres, rows, or given."""
+    """The initial inducing inputs (scaled by ``s``): a selector's choice, k-means centres, rows, or given; with
+    ``warm_start``, the fitted ones."""
+    if config.warm is not None and config.warm.Z is not None:
+        return _warm_inducing(config.warm, data, s)
     ind = config.inducing
     if config.auto:
         distinct = data.moments.n if data.first is None else data.first.size
@@ -141,6 +144,20 @@ def initial_inducing(config: SparseConfig, data, rng, kernel, noise: float, s: f
     if isinstance(ind, (int, np.integer)):
         idx = data.distinct(idx, rng)
     return Start(data.fetch(idx)[0] / s, idx, None)
+
+
+def _warm_inducing(warm, data, s: float) -> Start:
+    """``warm_start``: the fitted inducing inputs, with their training rows where those rows still hold them."""
+    Z = np.asarray(warm.Z, dtype=float)
+    if Z.ndim != 2 or Z.shape[1] != len(data.moments.column_var):
+        raise InputError(
+            f"warm_start=True continues from inducing inputs of {Z.shape[-1]} features, but X has "
+            f"{len(data.moments.column_var)}: fit with warm_start=False"
+        )
+    idx = None if warm.idx is None else np.asarray(warm.idx)
+    if idx is not None and (idx.max() >= data.moments.n or not np.array_equal(data.fetch(idx)[0], Z)):
+        idx = None  # the rows have changed: the inputs themselves
+    return Start(Z / s, idx, None)
 
 
 def trainable(config: SparseConfig, kernel, noise: float, Z0):
@@ -217,8 +234,8 @@ def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
         cert = growth.certificate(config, data, p, start.Z0, s, chunk)
         return cert.lower if cert.sound else float("nan")
 
-    try:
-        pre = pretrain(config, data, hyper, mask, s, rng, score)
+    try:  # warm_start: from the fitted kernel and noise
+        pre = pretrain(config, data, hyper, mask, s, rng, score) if config.warm is None else Pretrained(hyper, None, 0)
     except Interrupted as stop:  # the exact GP's best iterate on the subset, at the first inducing inputs
         return _interrupted(stop, start, "while learning the start (the exact GP on a subset)")
 
@@ -228,7 +245,8 @@ def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
             return exact_problem(rows, part.moments.n)
         return problem(config, part, Z, s, chunk, Z_fixed)
 
-    g = growth.grow(config, data, at, pre.params, mask, start.Z0, start.idx, s)
+    resume = None if config.warm is None else list(config.warm.path or [])
+    g = growth.grow(config, data, at, pre.params, mask, start.Z0, start.idx, s, resume)
     stages = None if pre.stage is None else [pre.stage]
     n_iter = g.n_iter + pre.n_iter
     return Schedule(
@@ -304,9 +322,11 @@ def _schedule(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng) ->
         return _at_every_input(config, data, params, mask, start, s)
     if config.reselect is None:
         at = problem(config, data, start.Z0, s, chunk, Z_fixed)
+        resume = None if config.warm is None else config.warm.optimizer
         fit = optimise(
-            config, at, params, mask, _desc(config, data), scale=s, progress=_progress(config, data.moments.n)
-        )
+            config, at, params, mask, _desc(config, data), scale=s, progress=_progress(config, data.moments.n),
+            resume=resume,
+        )  # fmt: skip
         return Schedule(fit.params, start.idx, fit.report, _iterations(fit.report), selection=start.selection)
     if config.reselect == "interleaved":
         return _interleaved(config, data, params, mask, start, rng, s, chunk)
