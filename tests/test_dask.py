@@ -535,3 +535,16 @@ def test_an_interrupted_fit_on_dask_arrays_keeps_its_best_iterate(client):
         model.fit(da.from_array(X, chunks=(100, 3)), da.from_array(y, chunks=100))
     assert model.stop_reason_.startswith("interrupted (KeyboardInterrupt)") and model.objective_ >= -calls[-1] - 1e-6
     assert np.all(np.isfinite(model.predict(X[:5], return_std=True)[1]))
+
+
+def test_a_warm_start_on_dask_arrays_goes_on_from_the_stopped_run(client):
+    """Two fits of k iterations with warm_start on a cluster: the fit of 2k, as in memory."""
+    X, y = problem(300)
+    Xd, yd = da.from_array(X, chunks=(100, 3)), da.from_array(y, chunks=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        once = SparseGPRegressor(inducing=12, random_state=0, max_iter=16).fit(Xd, yd)
+        warm = SparseGPRegressor(inducing=12, random_state=0, max_iter=8, warm_start=True).fit(Xd, yd)
+        halfway = warm.objective_
+        warm.fit(Xd, yd)
+    assert abs(warm.objective_ - once.objective_) <= 1e-9 * abs(once.objective_) < once.objective_ - halfway
