@@ -49,7 +49,7 @@ def test_file_is_readable_without_sparsegp(fitted, tmp_path):
     with np.load(path, allow_pickle=False) as f:
         meta = json.loads(str(f["__metadata__"]))
         assert f["X_train"].shape == (30, 2)
-    assert meta["format"] == "sparsegp-model" and meta["format_version"] == 4
+    assert meta["format"] == "sparsegp-model" and meta["format_version"] == 5
     assert meta["estimator"] == "ExactGPRegressor"
 
 

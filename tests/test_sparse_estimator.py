@@ -99,7 +99,7 @@ def test_format_1_files_with_optimize_inducing_load_as_one_optimize_option(toy_r
     with np.load(path, allow_pickle=False) as f:
         arrays = {k: f[k] for k in f.files}
     meta = json.loads(str(arrays.pop("__metadata__")))
-    assert meta["format_version"] == 4 and "optimize_inducing" not in meta["params"]
+    assert meta["format_version"] == 5 and "optimize_inducing" not in meta["params"]
     meta["format_version"] = 1
     meta["params"].update(optimize=old[0], optimize_inducing=old[1])
     np.savez(tmp_path / "v1.npz", __metadata__=np.array(json.dumps(meta)), **arrays)

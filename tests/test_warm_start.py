@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 import scipy.optimize
 from scipy.optimize import rosen, rosen_der
-from sklearn.exceptions import ConvergenceWarning
 
 from sparsegp import ExactGPRegressor, InputError, SparseGPClassifier, SparseGPRegressor
 from sparsegp._lbfgsb import lbfgsb
@@ -183,23 +182,6 @@ def test_warm_start_refuses_what_it_cannot_continue():
         model.set_params(inducing=InfoGain(12), optimize="hyperparameters", reselect="alternate").fit(X, y)
     with pytest.raises(InputError, match="warm_start must be True or False"):
         SparseGPRegressor(warm_start="yes").fit(X, y)
-
-
-def test_an_interrupted_fit_goes_on_warm():
-    X, y = problem(300, seed=5)
-    whole = SparseGPRegressor(inducing=16, random_state=0).fit(X, y)
-    seen = []
-
-    def stop_at_six(i, value, params):
-        seen.append(value)
-        if len(seen) == 6:
-            raise KeyboardInterrupt
-
-    model = SparseGPRegressor(inducing=16, random_state=0, callback=stop_at_six, warm_start=True)
-    with pytest.raises(KeyboardInterrupt), pytest.warns(ConvergenceWarning, match="interrupted"):
-        model.fit(X, y)
-    model.set_params(callback=None).fit(X, y)
-    assert abs(model.objective_ - whole.objective_) <= 1e-4 * abs(whole.objective_)
 
 
 def test_a_warm_classifier_goes_on_from_its_fitted_state():

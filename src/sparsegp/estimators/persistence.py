@@ -21,7 +21,7 @@ from .._docstrings import fill
 from ..errors import ModelFileError
 
 FORMAT = "sparsegp-model"
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5  # 5: warm_start, and a sparse model's inducing ("auto" or its fitted m), among the params
 _ESTIMATORS: dict[str, type] = {}
 
 

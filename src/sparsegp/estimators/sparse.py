@@ -20,6 +20,7 @@ from ..validation import as_float_vector
 from . import persistence
 from .base import COMMON_JSON_PARAMS, PREDICT_OPTIONS, GPRegressorBase
 from .sparse_file import sparse_from_state, sparse_state
+from .sparse_fitted import apply_fit, checkpoint_writer, final_checkpoint
 
 
 @fill()
@@ -101,7 +102,12 @@ class SparseGPRegressor(GPRegressorBase):
         convention), on the same rows or on others (rows added since), instead of the data-driven start. With
         ``inducing="auto"`` the growth goes on from the fitted size and its path, without the exact GP's start on a
         subset: the size is converged further and the rules asked again (a larger ``max_inducing`` lets it grow on).
-        The optimiser starts afresh, without the curvature pairs of the last run. Not with ``reselect``.
+        Where the last optimiser run stopped at ``max_iter``, the next goes on from its L-BFGS-B state: a fit of k
+        iterations and a warm fit of k more are one fit of 2k. Not with ``reselect``.
+    checkpoint : str, path, Checkpoint or None
+        A model file the fit saves the state it has reached to, at most every 60 seconds
+        (``Checkpoint(path, every=seconds)`` for another interval; :mod:`sparsegp.fitting.checkpoint`), and the
+        fitted model at the end. :func:`~sparsegp.load_model` reads it; with ``warm_start=True`` a fit goes on from it.
     verbose : bool
         Show a progress bar.
     callback : callable or None
@@ -192,7 +198,7 @@ class SparseGPRegressor(GPRegressorBase):
     _json_params = (
         *COMMON_JSON_PARAMS,
         *("approximation", "prediction", "jitter", "chunk_size", "reselect", "n_rounds", "subset", "refine_iter"),
-        *("max_inducing", "time_budget", "tol"),
+        *("inducing", "max_inducing", "time_budget", "tol"),
     )
 
     def __init__(
@@ -221,6 +227,7 @@ class SparseGPRegressor(GPRegressorBase):
         tol=None,
         random_state=None,
         warm_start=False,
+        checkpoint=None,
         verbose=False,
         callback=None,
     ):
@@ -237,7 +244,8 @@ class SparseGPRegressor(GPRegressorBase):
         self.jitter, self.chunk_size = jitter, chunk_size
         self.reselect, self.n_rounds, self.subset, self.refine_iter = reselect, n_rounds, subset, refine_iter
         self.max_inducing, self.time_budget, self.tol = max_inducing, time_budget, tol
-        self.random_state, self.warm_start, self.verbose, self.callback = random_state, warm_start, verbose, callback
+        self.random_state, self.warm_start, self.checkpoint = random_state, warm_start, checkpoint
+        self.verbose, self.callback = verbose, callback
 
     def fit(self, X, y, noise_variance=None):
         """Fit what ``optimize`` names (hyper-parameters, inducing inputs), cache the posterior, compute the
@@ -273,21 +281,12 @@ class SparseGPRegressor(GPRegressorBase):
         data, names = self._training_data(X, y, config, noise_variance)
         try:
             self._set_data_attributes(data.moments, len(data.moments.column_var), names)
-            fit = fit_sparse(config, data)
+            fit = fit_sparse(config, data, save=checkpoint_writer(self, config, data, names))
         finally:
             data.close()
-        self.kernel_, self.noise_, self.Z_ = fit.kernel, fit.noise, fit.Z
-        self.inducing_indices_, self.selection_ = fit.inducing_indices, fit.selection
-        self.objective_, self.objective_name_ = fit.objective, config.method.description
-        self.posterior_, self.train_cache_ = fit.posterior, fit.train_cache
-        self.optimizer_report_, self.n_iter_ = fit.optimizer_report, fit.n_iter
-        self.stages_, self.rounds_ = fit.stages, fit.rounds
-        self.stop_reason_, self.inducing_path_ = fit.stop_reason, fit.inducing_path
-        if fit.data_bytes_per_evaluation is not None:
-            self.data_bytes_per_evaluation_ = fit.data_bytes_per_evaluation
-        self.upper_bound_, self.gap_ = fit.certificate.upper, fit.certificate.gap
-        self.certificate_ = fit.certificate.as_dict()
+        apply_fit(self, fit, config)
         self._set_loo(fit.loo)
+        final_checkpoint(self, config)
         self._raise_if_interrupted(fit.stop_reason)
         return self
 

@@ -1,4 +1,4 @@
-"""Reading a :class:`~sparsegp.SparseGPRegressor` back from its model file (format 1 to 4), field by field."""
+"""Reading a :class:`~sparsegp.SparseGPRegressor` back from its model file (format 1 to 5), field by field."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ from . import persistence
 def sparse_state(model):
     """(metadata, arrays) of a fitted :class:`SparseGPRegressor` for its model file."""
     meta = model._base_state()
+    # "auto", or the fitted m for a fixed set (given as m, rows, inputs or a selector): a warm start from the file
+    # goes on at that m
+    meta["params"]["inducing"] = model.inducing if isinstance(model.inducing, str) else int(model.Z_.shape[0])
     meta["objective"] = float(model.objective_)
     meta["objective_name"] = model.objective_name_
     meta["upper_bound"], meta["gap"] = float(model.upper_bound_), float(model.gap_)
@@ -40,6 +43,9 @@ def sparse_from_state(cls, meta, arrays):
         check_sparse_options(model.get_params(deep=False))
     except InputError as exc:
         raise ModelFileError(f"metadata 'params' are invalid: {exc}") from None
+    inducing = model.inducing  # absent before format 5: "auto"
+    if not (inducing == "auto" or (isinstance(inducing, int) and not isinstance(inducing, bool) and inducing >= 1)):
+        raise ModelFileError(f"metadata 'params' entry 'inducing' must be 'auto' or a number m >= 1, got {inducing!r}")
     D = model.n_features_in_
     Z = persistence.require_array(arrays, "posterior_Z", ndim=2, shape=(None, D))
     m = Z.shape[0]

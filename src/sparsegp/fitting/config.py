@@ -18,6 +18,7 @@ from ..approximations.registry import APPROXIMATIONS, Approximation
 from ..errors import InputError
 from ..selection import Selector
 from ..validation import check_int, check_positive
+from .checkpoint import as_checkpoint
 
 PREDICTIONS = ("standard", "augmented", "nystrom")
 RESELECT = (None, "alternate", "em", "interleaved")
@@ -73,6 +74,7 @@ class FitConfig:
     verbose: bool
     callback: Any
     warm: WarmStart | None = None  # :func:`warm_state`
+    checkpointer: Any = None  # during a fit that saves checkpoints: :class:`~.checkpoint.Checkpointer`
 
     @property
     def learns(self) -> tuple[bool, bool]:
@@ -98,6 +100,7 @@ class SparseConfig(FitConfig):
     max_inducing: Any = None
     time_budget: Any = None
     tol: Any = None
+    checkpoint: Any = None  # :class:`~.checkpoint.Checkpoint` or None
 
     @property
     def method(self) -> Approximation:
@@ -114,7 +117,9 @@ def _common(params: dict) -> dict:
         raise InputError(f"duplicates must be one of {DUPLICATES}, got {params['duplicates']!r}")
     if not isinstance(params.get("warm_start", False), (bool, np.bool_)):
         raise InputError(f"warm_start must be True or False, got {params['warm_start']!r}")
-    return {name: params[name] for name in FitConfig.__dataclass_fields__ if name not in ("owner", "warm")}
+    return {
+        name: params[name] for name in FitConfig.__dataclass_fields__ if name not in ("owner", "warm", "checkpointer")
+    }
 
 
 def exact_config(estimator) -> FitConfig:
@@ -164,6 +169,7 @@ def sparse_config(estimator) -> SparseConfig:
     """The configuration of a :class:`~sparsegp.SparseGPRegressor` about to fit."""
     p = estimator.get_params(deep=False)
     check_sparse_options(p)
+    p["checkpoint"] = as_checkpoint(p["checkpoint"])
     config = SparseConfig(
         owner=type(estimator).__name__,
         warm=warm_state(estimator),

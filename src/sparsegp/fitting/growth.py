@@ -259,6 +259,11 @@ def warn_at_cap(m: int, still: tuple, gap_per_row: float, stacklevel: int) -> No
     )
 
 
+def path_records(path: list[Step]) -> list[dict]:
+    """The growth's steps as records (``inducing_path_``)."""
+    return [{k: (int(v) if k in ("m", "n_iter") else float(v)) for k, v in st._asdict().items()} for st in path]
+
+
 def _doubled(config: SparseConfig, data, params, Z, idx, Xc, rows_c, size: int, s: float):
     """Step 4's larger set: (inputs, their training rows or None, F_V with them at the fitted values; NaN where
     their K_uu cannot be factorised), or (None, None, NaN) where no candidate has residual variance left."""
@@ -302,12 +307,31 @@ def _largest_size(config: SparseConfig, data, n: int) -> tuple[int, int, str]:
     return distinct, m_cap, "max_inducing" if m_cap == cap else "every distinct input"
 
 
-def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float, resume=None) -> Grown:
+def _fit_size(config: SparseConfig, data, problem, params, mask, Z, s: float, *, moving, at_all, progress, resume):
+    """One size's fit (step 1): the kernel and noise, and the inducing inputs where ``moving``; (params, report,
+    Z). ``resume``: an optimiser state to go on from (a warm start's)."""
+    m, hyper = Z.shape[0], {k: v for k, v in params.items() if k != "Z"}
+    held = "" if moving or not config.learns[1] else ", Z held"
+    stage = optimise(
+        config,
+        problem(data, Z, data.chunk(m, config.chunk_size), None if moving else Z, exact=at_all),
+        dict(hyper, Z=jnp.asarray(Z)) if moving else hyper,
+        dict(mask, Z=jnp.ones(Z.shape, dtype=bool)) if moving else mask,
+        f"SparseGP ({config.approximation}) fit, m = {m}{held}",
+        scale=s,
+        progress=progress,
+        resume=resume,
+    )
+    return stage.params, stage.report, (np.asarray(stage.params["Z"]) if moving else Z)
+
+
+def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float, resume=None, watch=None) -> Grown:
     """Steps 1-4 of the module docstring from the scaled ``params``/``mask`` and the first inducing inputs
     ``Z0`` (scaled; training rows ``idx0``). ``problem(data, Z, chunk, Z_fixed, exact)`` is the fit's objective
     (``exact``: Z is every training input, so the exact GP's). ``resume``: a warm start's path (records of
     ``Grown.path``), which the growth goes on from at ``Z0``, the fitted inducing inputs, without the climb: a
-    size it holds is converged further as one step, and the rules read the path as if the fit had not stopped."""
+    size it holds is converged further as one step, and the rules read the path as if the fit had not stopped.
+    ``watch(Z, idx, path)``, if given, before each size's fit (a checkpoint's record of where the growth is)."""
     t0, n = time.perf_counter(), int(data.moments.n)
     moves = bool(config.learns[1])
     Xc, rows_c = candidates(data, np.random.default_rng(config.random_state))
@@ -335,18 +359,13 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float, 
             # a length-scale so far below its column's spread that the bound changes over less than a step of Z:
             # the inputs are held and the kernel and noise fitted (on parkinsons, moving them left no step at all)
             moving = moving and narrow(params["kernel"], Xc)
-            hyper = {k: v for k, v in params.items() if k != "Z"}
-            stage = optimise(
-                config,
-                problem(data, Z, chunk, None if moving else Z, exact=at_all),
-                dict(hyper, Z=jnp.asarray(Z)) if moving else hyper,
-                dict(mask, Z=jnp.ones(Z.shape, dtype=bool)) if moving else mask,
-                f"SparseGP ({config.approximation}) fit, m = {m}" + ("" if moving or not moves else ", Z held"),
-                scale=s,
-                progress=tol * (LOOSE if loose else 1.0),
-            )
-            params, report = stage.params, stage.report
-            Z = np.asarray(params["Z"]) if moving else Z
+            if watch is not None:
+                watch(Z, idx, path)
+            go_on = config.warm.optimizer if config.warm is not None and n_iter == 0 else None  # the first size
+            params, report, Z = _fit_size(
+                config, data, problem, params, mask, Z, s, moving=moving, at_all=at_all,
+                progress=tol * (LOOSE if loose else 1.0), resume=go_on,
+            )  # fmt: skip
             cert = certificate(config, data, params, Z, s, chunk, exact=at_all)
             iters = 0 if report is None else report.n_iter
             objective = cert.lower if report is None else -float(report.objective)
@@ -382,7 +401,7 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float, 
             params, n_iter, report = stop.params, n_iter + stop.report.n_iter, stop.report
         Z = np.asarray(params["Z"]) if "Z" in params else Z
         reason = f"interrupted (KeyboardInterrupt) at m = {Z.shape[0]}: the best state reached"
-    path_dicts = [{k: (int(v) if k in ("m", "n_iter") else float(v)) for k, v in st._asdict().items()} for st in path]
+    path_dicts = path_records(path)
     at_all = everything and Z.shape[0] >= distinct
     held, exact = not moves or at_all, at_all and data.rows(s) is not None
     still = None if reason.startswith("interrupted") else still_gaining(path, reason, n, climbed)
@@ -406,5 +425,6 @@ __all__ = [
     "climb",
     "exact_costs_less",
     "grow",
+    "path_records",
     "stop_reason",
 ]

@@ -220,11 +220,7 @@ def optimise(
     check_int(config.max_iter, "max_iter", minimum=1)
     if not config.optimize:
         return Stage(params, None, config.noise_prior)
-    callback = config.callback
-    if callback is not None and scale != 1.0:
-
-        def callback(iteration, value, p, user=config.callback):
-            return user(iteration, value, params_for_scaled_inputs(p, 1.0 / scale))
+    callback = _callback(config, scale)
 
     noise_prior = tiny_data_prior(config, mask, int(problem.n_samples), stacklevel=4)
     objective, args, value_and_grad = problem.build(noise_prior)
@@ -248,6 +244,23 @@ def optimise(
     )
     warn_unconverged(config, report, params, mask, planned_cap=max_iter is not None)
     return Stage(params, report, noise_prior)
+
+
+def _callback(config: FitConfig, scale: float):
+    """The optimiser's callback: a checkpoint's (the scaled parameters), then the user's (the inputs' own units,
+    its True stops the run); None where there is neither."""
+    user, checkpointer = config.callback, config.checkpointer
+    if user is None and checkpointer is None:
+        return None
+
+    def callback(iteration, value, p):
+        if checkpointer is not None:
+            checkpointer(iteration, value, p)
+        if user is not None:
+            return user(iteration, value, params_for_scaled_inputs(p, 1.0 / scale) if scale != 1.0 else p)
+        return False
+
+    return callback
 
 
 def warn_unconverged(config: FitConfig, report, params, mask, planned_cap=False, stacklevel: int = 5):

@@ -11,6 +11,7 @@ written-out backward pass is faster there, BENCHMARKS.md) and every method's on 
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from functools import partial
 from typing import Any, NamedTuple
@@ -36,6 +37,7 @@ from ..transforms import to_positive, to_raw
 from ..validation import as_float_matrix, check_int
 from . import growth
 from .calibration import loo_check
+from .checkpoint import Checkpointer
 from .config import SparseConfig
 from .exact import exact_problem
 from .hyper import (
@@ -246,7 +248,8 @@ def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
         return problem(config, part, Z, s, chunk, Z_fixed)
 
     resume = None if config.warm is None else list(config.warm.path or [])
-    g = growth.grow(config, data, at, pre.params, mask, start.Z0, start.idx, s, resume)
+    watch = None if config.checkpointer is None else config.checkpointer.watch
+    g = growth.grow(config, data, at, pre.params, mask, start.Z0, start.idx, s, resume, watch)
     stages = None if pre.stage is None else [pre.stage]
     n_iter = g.n_iter + pre.n_iter
     return Schedule(
@@ -263,8 +266,9 @@ def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
     )
 
 
-def fit_sparse(config: SparseConfig, data) -> SparseFit:
-    """Fit ``config`` to the training rows of the backend ``data`` (see the module docstring)."""
+def fit_sparse(config: SparseConfig, data, save=None) -> SparseFit:
+    """Fit ``config`` to the training rows of the backend ``data`` (see the module docstring). ``save(fit)``, with
+    ``config.checkpoint``, writes a checkpoint: the state reached, as a :class:`SparseFit` (:mod:`.checkpoint`)."""
     if config.reselect is not None:
         data.refuse(f"reselect={config.reselect!r}", "reselect")
     if config.prediction != "standard":
@@ -289,6 +293,10 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
     chunk = data.chunk(start.Z0.shape[0], config.chunk_size)
     params, mask = trainable(config, kernel, noise, to_device(start.Z0))
     Z_fixed = None if config.learns[1] else start.Z0
+    if config.checkpoint is not None and save is not None:
+        checkpointer = Checkpointer(config.checkpoint, partial(_checkpoint, config, data, s, save))
+        checkpointer.watch(start.Z0, start.idx, [])
+        config = dataclasses.replace(config, checkpointer=checkpointer)
     sub = None if config.subset is None or config.subset >= n else np.sort(rng.choice(n, config.subset, replace=False))
     try:
         done = _schedule(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng)
@@ -303,6 +311,15 @@ def fit_sparse(config: SparseConfig, data) -> SparseFit:
         held = Z_fixed is not None or "Z" not in done.params
         return _finish(config, data, done, done.Z, held, s, data.chunk(done.Z.shape[0], config.chunk_size))
     return _finish(config, data, done, start.Z0, Z_fixed is not None, s, chunk)
+
+
+def _checkpoint(config, data, s: float, save, params, Z, idx, path) -> None:
+    """A checkpoint at the scaled ``params`` of the optimiser's latest iterate, the inducing inputs ``Z`` (scaled)
+    where they do not move, their rows ``idx``, and the growth's ``path`` before this size."""
+    m = params["Z"].shape[0] if "Z" in params else Z.shape[0]
+    reason = f"checkpoint at m = {m}: the state the fit had reached (it was still running)"
+    done = Schedule(params, None if "Z" in params else idx, None, 0, path=growth.path_records(path), stop_reason=reason)
+    save(_finish(config, data, done, Z, "Z" not in params, s, data.chunk(m, config.chunk_size), light=True))
 
 
 def _interrupted(stop, start: Start, where: str) -> Schedule:
@@ -489,9 +506,9 @@ def _interleaved(config, data, params, mask, start, rng, s, chunk) -> Schedule:
     return Schedule(params, final.indices.copy(), report, report.n_iter, selection=final)
 
 
-def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int) -> SparseFit:
+def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int, light: bool = False) -> SparseFit:
     """The fitted values in the user's units, the objective, the posterior, the augmented prediction's cache
-    and the leave-one-out check."""
+    and the leave-one-out check. ``light`` (a checkpoint's): the trace bound as the certificate, no check."""
     idx = done.idx
     Zs = jnp.asarray(Z0) if (config.reselect is None or idx is None) else jnp.asarray(data.fetch(idx)[0] / s)
     scaled = dict(done.params, Z=done.params.get("Z", Zs))
@@ -504,7 +521,7 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
     if rows is not None:
         cert = growth.certificate(config, data, params, Z, 1.0, chunk, exact=done.exact)
         # known noise variances or several targets: the trace bound (upper_bounds.py assumes one of each)
-        if not done.exact and rows.known is None and rows.y.ndim == 1:
+        if not (done.exact or light) and rows.known is None and rows.y.ndim == 1:
             X, y = rows.X, rows.y
             cert = tighten(cert, kernel, Z, noise, X, y, chunk=chunk, jitter=float(config.jitter), **rows.weights())
         objective = cert.lower if done.exact else _value(config, data, kernel, noise, Z, 1.0, chunk)
@@ -512,15 +529,16 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int)
     else:
         objective, posterior, cert = _posterior_on_host(config, data, scaled, Z, s, chunk)
     _check_sound(config, cert)
-    if done.still_gaining is not None:
+    if done.still_gaining is not None and not light:
         growth.warn_at_cap(Z.shape[0], done.still_gaining, cert.gap / data.moments.n, stacklevel=4)
     cache = None
     if config.prediction != "standard":
         X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
         cache = training_cache(kernel, posterior, noise, X, y, chunk, counts=rows.counts)
-    loo = loo_check(
-        loo_predictive(config.approximation, config.prediction, kernel, posterior, noise), data, data.moments.y_std
-    )
+    loo = None
+    if not light:
+        fn = loo_predictive(config.approximation, config.prediction, kernel, posterior, noise)
+        loo = loo_check(fn, data, data.moments.y_std)
     bytes_moved = getattr(data, "bytes_per_evaluation", None)
     return SparseFit(
         kernel,

@@ -1,0 +1,51 @@
+"""A :class:`~sparsegp.SparseGPRegressor`'s fitted attributes from the pipeline's
+:class:`~sparsegp.fitting.pipeline.SparseFit`, and the checkpoint files written from one during a fit
+(:mod:`sparsegp.fitting.checkpoint`)."""
+
+from __future__ import annotations
+
+from sklearn.base import clone
+
+from .persistence import save_model
+
+
+def apply_fit(model, fit, config) -> None:
+    """Set ``model``'s fitted attributes from ``fit`` (a :class:`~sparsegp.fitting.pipeline.SparseFit` of
+    ``config``) but the leave-one-out figures (``_set_loo``, whose warnings name the caller's line); the data's
+    attributes (``y_mean_``, ``n_features_in_``, ...) are set before."""
+    model.kernel_, model.noise_, model.Z_ = fit.kernel, fit.noise, fit.Z
+    model.inducing_indices_, model.selection_ = fit.inducing_indices, fit.selection
+    model.objective_, model.objective_name_ = fit.objective, config.method.description
+    model.posterior_, model.train_cache_ = fit.posterior, fit.train_cache
+    model.optimizer_report_, model.n_iter_ = fit.optimizer_report, fit.n_iter
+    model.stages_, model.rounds_ = fit.stages, fit.rounds
+    model.stop_reason_, model.inducing_path_ = fit.stop_reason, fit.inducing_path
+    if fit.data_bytes_per_evaluation is not None:
+        model.data_bytes_per_evaluation_ = fit.data_bytes_per_evaluation
+    model.upper_bound_, model.gap_ = fit.certificate.upper, fit.certificate.gap
+    model.certificate_ = fit.certificate.as_dict()
+
+
+def checkpoint_writer(model, config, data, names):
+    """``save(fit)``: ``fit`` (the state a fit has reached) written as ``model``'s model file at the checkpoint's
+    path, in a copy of ``model``; None where ``config`` has no checkpoint."""
+    if config.checkpoint is None:
+        return None
+
+    def save(fit) -> None:
+        reached = clone(model)
+        reached._set_data_attributes(data.moments, len(data.moments.column_var), names)
+        apply_fit(reached, fit, config)
+        reached._set_loo(fit.loo)
+        save_model(reached, config.checkpoint.path)
+
+    return save
+
+
+def final_checkpoint(model, config) -> None:
+    """At the end of a fit (or its interrupt), the checkpoint file holds the fitted model."""
+    if config.checkpoint is not None:
+        save_model(model, config.checkpoint.path)
+
+
+__all__ = ["apply_fit", "checkpoint_writer", "final_checkpoint"]
