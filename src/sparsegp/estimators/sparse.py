@@ -149,6 +149,11 @@ class SparseGPRegressor(GPRegressorBase):
     inducing_path_ : list of dict or None
         With ``inducing="auto"``, one record per size: m, the objective, the certificate's lower and upper
         bound, iterations, seconds.
+    estimates_ : list of dict
+        The fit's estimates of its own wall time, made as it ran (:mod:`sparsegp.fitting.estimate`): seconds
+        ``elapsed`` and ``total`` estimated, the size ``m`` and ``iteration``, the ``final_m`` assumed, and the
+        ``message`` that ``verbose`` prints. With ``inducing="auto"`` the first comes when the first size's run
+        ends, before the set grows.
     upper_bound_ : float
         An upper bound on the exact GP's log p(y | theta) at the fitted kernel and noise:
         F_V <= log p(y | theta) <= ``upper_bound_``.

@@ -20,6 +20,7 @@ def apply_fit(model, fit, config) -> None:
     model.optimizer_report_, model.n_iter_ = fit.optimizer_report, fit.n_iter
     model.stages_, model.rounds_ = fit.stages, fit.rounds
     model.stop_reason_, model.inducing_path_ = fit.stop_reason, fit.inducing_path
+    model.estimates_ = fit.estimates
     if fit.data_bytes_per_evaluation is not None:
         model.data_bytes_per_evaluation_ = fit.data_bytes_per_evaluation
     model.upper_bound_, model.gap_ = fit.certificate.upper, fit.certificate.gap

@@ -74,7 +74,10 @@ class FitConfig:
     verbose: bool
     callback: Any
     warm: WarmStart | None = None  # :func:`warm_state`
-    checkpointer: Any = None  # during a fit that saves checkpoints: :class:`~.checkpoint.Checkpointer`
+    # during a fit, what follows it: ``watch(Z, idx, path)`` before each optimiser run over inducing inputs Z, and a
+    # call ``(iteration, value, params)`` after each of its iterations (a :class:`~.checkpoint.Checkpointer`, the
+    # :class:`~.estimate.Clock`); never stops it
+    monitors: tuple = ()
 
     @property
     def learns(self) -> tuple[bool, bool]:
@@ -117,9 +120,7 @@ def _common(params: dict) -> dict:
         raise InputError(f"duplicates must be one of {DUPLICATES}, got {params['duplicates']!r}")
     if not isinstance(params.get("warm_start", False), (bool, np.bool_)):
         raise InputError(f"warm_start must be True or False, got {params['warm_start']!r}")
-    return {
-        name: params[name] for name in FitConfig.__dataclass_fields__ if name not in ("owner", "warm", "checkpointer")
-    }
+    return {name: params[name] for name in FitConfig.__dataclass_fields__ if name not in ("owner", "warm", "monitors")}
 
 
 def exact_config(estimator) -> FitConfig:

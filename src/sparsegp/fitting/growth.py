@@ -297,7 +297,7 @@ def climb(config: SparseConfig, data, params, Z, idx, Xc, rows_c, m_cap: int, s:
     return Z, idx, lower, gain
 
 
-def _largest_size(config: SparseConfig, data, n: int) -> tuple[int, int, str]:
+def largest_size(config: SparseConfig, data, n: int) -> tuple[int, int, str]:
     """(distinct training inputs, the largest m the growth may reach, what sets it)."""
     distinct = n if data.first is None else data.first.size
     cap = max_inducing(config, n)
@@ -336,7 +336,7 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float, 
     moves = bool(config.learns[1])
     Xc, rows_c = candidates(data, np.random.default_rng(config.random_state))
     Xc = Xc / s
-    distinct, m_cap, cap_name = _largest_size(config, data, n)
+    distinct, m_cap, cap_name = largest_size(config, data, n)
     everything = Xc.shape[0] == distinct and np.unique(Xc, axis=0).shape[0] == distinct
     tol = tol_per_row(config) * n
     all_at_once = everything and distinct <= m_cap  # fewer inputs than max_inducing: the exact GP, no growth
@@ -425,6 +425,7 @@ __all__ = [
     "climb",
     "exact_costs_less",
     "grow",
+    "largest_size",
     "path_records",
     "stop_reason",
 ]

@@ -247,15 +247,15 @@ def optimise(
 
 
 def _callback(config: FitConfig, scale: float):
-    """The optimiser's callback: a checkpoint's (the scaled parameters), then the user's (the inputs' own units,
-    its True stops the run); None where there is neither."""
-    user, checkpointer = config.callback, config.checkpointer
-    if user is None and checkpointer is None:
+    """The optimiser's callback: the fit's monitors' (the scaled parameters), then the user's (the inputs' own
+    units, its True stops the run); None where there is neither."""
+    user, monitors = config.callback, config.monitors
+    if user is None and not monitors:
         return None
 
     def callback(iteration, value, p):
-        if checkpointer is not None:
-            checkpointer(iteration, value, p)
+        for monitor in monitors:
+            monitor(iteration, value, p)
         if user is not None:
             return user(iteration, value, params_for_scaled_inputs(p, 1.0 / scale) if scale != 1.0 else p)
         return False

@@ -12,6 +12,7 @@ written-out backward pass is faster there, BENCHMARKS.md) and every method's on 
 from __future__ import annotations
 
 import dataclasses
+import time
 import warnings
 from functools import partial
 from typing import Any, NamedTuple
@@ -39,6 +40,7 @@ from . import growth
 from .calibration import loo_check
 from .checkpoint import Checkpointer
 from .config import SparseConfig
+from .estimate import Clock
 from .exact import exact_problem
 from .hyper import (
     Problem,
@@ -76,6 +78,7 @@ class SparseFit(NamedTuple):
     certificate: Any = None  # :class:`~sparsegp.approximations.certificate.Certificate` at the fitted values
     inducing_path: list | None = None  # ``inducing="auto"``: one record per size of the growth
     stop_reason: str | None = None
+    estimates: list | None = None  # the fit's estimates of its wall time (:mod:`.estimate`)
 
 
 class Start(NamedTuple):
@@ -248,8 +251,7 @@ def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
         return problem(config, part, Z, s, chunk, Z_fixed)
 
     resume = None if config.warm is None else list(config.warm.path or [])
-    watch = None if config.checkpointer is None else config.checkpointer.watch
-    g = growth.grow(config, data, at, pre.params, mask, start.Z0, start.idx, s, resume, watch)
+    g = growth.grow(config, data, at, pre.params, mask, start.Z0, start.idx, s, resume, _watch(config))
     stages = None if pre.stage is None else [pre.stage]
     n_iter = g.n_iter + pre.n_iter
     return Schedule(
@@ -282,7 +284,7 @@ def fit_sparse(config: SparseConfig, data, save=None) -> SparseFit:
                 f"prediction={config.prediction!r} with noise_variance is not available (its training-row weights "
                 "assume one noise for every row); use prediction='standard'"
             )
-    n = data.moments.n
+    t0, n = time.perf_counter(), data.moments.n
     s = scale_from_variances(data.moments.column_var)  # fit in units where the inputs have unit spread
     kernel = initial_kernel(config, np.sqrt(data.moments.column_var), n, s)
     noise = initial_noise(config, n_targets(data.moments))
@@ -293,10 +295,12 @@ def fit_sparse(config: SparseConfig, data, save=None) -> SparseFit:
     chunk = data.chunk(start.Z0.shape[0], config.chunk_size)
     params, mask = trainable(config, kernel, noise, to_device(start.Z0))
     Z_fixed = None if config.learns[1] else start.Z0
+    clock = Clock(config, n, growth.largest_size(config, data, n)[1] if config.auto else None, t0)
+    config = dataclasses.replace(config, monitors=(*config.monitors, clock))
     if config.checkpoint is not None and save is not None:
         checkpointer = Checkpointer(config.checkpoint, partial(_checkpoint, config, data, s, save))
-        checkpointer.watch(start.Z0, start.idx, [])
-        config = dataclasses.replace(config, checkpointer=checkpointer)
+        config = dataclasses.replace(config, monitors=(*config.monitors, checkpointer))
+    _watch(config)(start.Z0, start.idx, [])
     sub = None if config.subset is None or config.subset >= n else np.sort(rng.choice(n, config.subset, replace=False))
     try:
         done = _schedule(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng)
@@ -306,11 +310,23 @@ def fit_sparse(config: SparseConfig, data, save=None) -> SparseFit:
         every = sub is None and not config.auto and _every_input(config, data, start)  # the exact GP's iterate
         done = _interrupted(stop, start, f"at m = {start.Z0.shape[0]}")._replace(exact=every)
     if done.exact and done.Z is None:  # Z = every training input, held
-        return _finish(config, data, done, start.Z0, True, s, chunk)
-    if done.Z is not None:  # the growth holds Z at the training inputs once it reaches every one of them
+        fit = _finish(config, data, done, start.Z0, True, s, chunk)
+    elif done.Z is not None:  # the growth holds Z at the training inputs once it reaches every one of them
         held = Z_fixed is not None or "Z" not in done.params
-        return _finish(config, data, done, done.Z, held, s, data.chunk(done.Z.shape[0], config.chunk_size))
-    return _finish(config, data, done, start.Z0, Z_fixed is not None, s, chunk)
+        fit = _finish(config, data, done, done.Z, held, s, data.chunk(done.Z.shape[0], config.chunk_size))
+    else:
+        fit = _finish(config, data, done, start.Z0, Z_fixed is not None, s, chunk)
+    return fit._replace(estimates=[e._asdict() for e in clock.estimates])
+
+
+def _watch(config):
+    """``watch(Z, idx, path)`` of every monitor of the fit (config.monitors)."""
+
+    def watch(Z, idx, path):
+        for monitor in config.monitors:
+            monitor.watch(Z, idx, path)
+
+    return watch
 
 
 def _checkpoint(config, data, s: float, save, params, Z, idx, path) -> None:

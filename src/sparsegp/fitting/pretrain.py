@@ -79,7 +79,7 @@ def pretrain(config: SparseConfig, data, params, mask, s: float, rng, score) -> 
         X, y, collapsed=data.collapsed, moments=data.moments._replace(n=PRETRAIN_ROWS), known=data.known_at(sub)
     )
     at = exact_problem(part.rows(s), PRETRAIN_ROWS)
-    quiet = dataclasses.replace(config, callback=None, checkpointer=None)
+    quiet = dataclasses.replace(config, callback=None, monitors=())
     progress = tol_per_row(config) * PRETRAIN_ROWS * LOOSE
     kernel = params["kernel"]
     if config.kernel is None:  # the default kernel: length-scales at sqrt(D) times the columns' spread
