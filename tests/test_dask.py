@@ -411,39 +411,42 @@ def test_a_worker_killed_mid_fit_gives_a_retried_evaluation_with_the_same_result
     client.wait_for_workers(2, timeout=60)
 
 
-def test_a_broadcast_that_meets_a_dying_worker_is_sent_again(client, monkeypatch):
-    """The scheduler raises KeyError from a broadcast to a worker it is still removing; the fit goes on."""
+def failing_sends(client, monkeypatch, every: int):
+    """``client.submit`` raising, as an unreachable scheduler would, for every ``every``-th sending of the
+    parameters (``every`` = 1: each); the sendings counted."""
+    real, calls = client.submit, []
+
+    def submit(fn, *args, **kwargs):
+        if getattr(fn, "__name__", "") == "_as_is":
+            calls.append(1)
+            if len(calls) % every == (1 % every):
+                raise OSError("the scheduler's comm closed")
+        return real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(client, "submit", submit)
+    monkeypatch.setattr("sparsegp.backends.dask_sums.time.sleep", lambda s: None)
+    return calls
+
+
+def test_parameters_that_fail_to_be_sent_are_sent_again(client, monkeypatch):
+    """A sending of the parameters that fails (the scheduler's comm closed) is tried again; the fit goes on."""
     X, y = problem()
     common = dict(approximation="vfe", inducing=10, max_iter=5, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         local = SparseGPRegressor(**common).fit(X, y)
-        real, calls = client.scatter, []
-
-        def scatter_failing_once_in_three(*args, **kwargs):
-            calls.append(1)
-            if len(calls) % 3 == 1:
-                raise KeyError("tcp://127.0.0.1:1")
-            return real(*args, **kwargs)
-
-        monkeypatch.setattr(client, "scatter", scatter_failing_once_in_three)
-        monkeypatch.setattr("sparsegp.backends.dask_sums.time.sleep", lambda s: None)
+        calls = failing_sends(client, monkeypatch, every=3)
         remote = SparseGPRegressor(**common).fit(da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60))
     assert len(calls) > 6
     assert remote.objective_ == pytest.approx(local.objective_, rel=1e-8)
 
 
-def test_a_broadcast_that_keeps_failing_raises_a_clear_error(client, monkeypatch):
+def test_a_sending_that_keeps_failing_raises_a_clear_error(client, monkeypatch):
     from sparsegp.errors import DistributedError
 
     X, y = problem(60)
-
-    def scatter_failing(*args, **kwargs):
-        raise KeyError("tcp://127.0.0.1:1")
-
-    monkeypatch.setattr(client, "scatter", scatter_failing)
-    monkeypatch.setattr("sparsegp.backends.dask_sums.time.sleep", lambda s: None)
-    with pytest.raises(DistributedError, match="sending the parameters .* failed 3 times .*KeyError"):
+    failing_sends(client, monkeypatch, every=1)
+    with pytest.raises(DistributedError, match="sending the parameters .* failed 3 times .*OSError"):
         SparseGPRegressor(inducing=5, max_iter=3).fit(da.from_array(X, chunks=(30, 3)), da.from_array(y, chunks=30))
 
 

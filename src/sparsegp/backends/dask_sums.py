@@ -14,10 +14,12 @@ runs unchanged on a cluster:
   The factor's cotangent is linear in the sums, so per-partition terms add up exactly.
 
 Per evaluation O(m^2 + m D) numbers travel each way per partition (:attr:`DaskStats.bytes_moved`
-counts them). A lost worker makes Dask recompute what it held from the arrays' task graph, and a
-broadcast that meets a dying worker is sent again: the evaluation is retried, never summed over fewer
-partitions (:meth:`DaskStats._gather` checks the row count of every reduction and raises
-:class:`~sparsegp.errors.DistributedError` otherwise).
+counts them). A lost worker: the row blocks' futures are held, so Dask recomputes a lost partition from
+the arrays' task graph (its lineage), and an evaluation that met the loss (a task cancelled, a result
+forgotten, a broadcast to a dying worker) is run again, forward pass included, up to RETRIES times once a
+worker is there to run it; never summed over fewer partitions (:meth:`DaskStats._gather` checks the row
+count of every reduction). With no worker at all for WORKERLESS_SECONDS, or the retries spent, the fit
+stops with a :class:`~sparsegp.errors.DistributedError` that says so.
 
 Dask is an optional dependency (``pip install sparsegp[dask]``); this module imports it lazily.
 """
@@ -136,9 +138,10 @@ def _nbytes(tree) -> int:
 
 
 def _partitions(client, X, y, make, extra, known=None):
-    """Futures of ``make(X_k, y_k, *extra(k))`` for the row blocks k of X, y (and ``known=known_k`` where a
-    per-row ``known`` array is given), built on the workers that compute the blocks (the rows never pass through
-    the driver). X must have one column chunk."""
+    """(the row blocks' futures, the futures of ``make(X_k, y_k, *extra(k))`` for the row blocks k of X, y (and
+    ``known=known_k`` where a per-row ``known`` array is given)), built on the workers that compute the blocks
+    (the rows never pass through the driver). X must have one column chunk. Hold the blocks as long as the
+    partitions: Dask recomputes a partition lost with its worker from them (and them from the arrays' graph)."""
     if len(X.chunks[1]) != 1:
         X = X.rechunk({1: -1})
     if X.chunks[0] != y.chunks[0] or (y.ndim == 2 and len(y.chunks[1]) != 1):
@@ -153,7 +156,7 @@ def _partitions(client, X, y, make, extra, known=None):
         more = {} if known is None else {"known": per_part[2][i]}
         return client.submit(make, per_part[0][i], per_part[1][i], *extra(i), pure=False, **more)
 
-    return [submit(i) for i in range(k)]
+    return blocks, [submit(i) for i in range(k)]
 
 
 def _gather(client, futures, what: str, expected: int | None = None):
@@ -172,21 +175,38 @@ def _gather(client, futures, what: str, expected: int | None = None):
     return out
 
 
-SCATTER_TRIES = 3
+SEND_TRIES = 3
+RETRIES = 3  # runs of one evaluation, the first included, where workers are lost during it
+WORKERLESS_SECONDS = 60.0  # with no worker this long, a fit on the cluster stops
 
 
-def _scatter(client, args, what: str, tries: int = SCATTER_TRIES, wait: float = 0.5):
-    """``args`` sent to every worker once; the future that the partitions' tasks read.
+def _await_workers(client, what: str, seconds: float = WORKERLESS_SECONDS) -> None:
+    """Return once the cluster has a worker (the nanny restarts a lost one); a clear error after ``seconds``."""
+    try:
+        client.wait_for_workers(1, timeout=seconds)
+    except Exception as exc:  # TimeoutError, or the scheduler itself gone
+        raise DistributedError(
+            f"{what}: the cluster has had no worker for {seconds:g} s ({type(exc).__name__}), so the fit cannot go "
+            "on; start workers (or a new cluster) and fit again; with checkpoint= the fit resumes from its last "
+            "checkpoint (warm_start=True)"
+        ) from exc
 
-    A worker that dies between the scheduler's worker list and the broadcast makes the scatter
-    itself fail (a KeyError or a closed comm inside the scheduler); the nanny restarts it and the
-    broadcast is tried again after a short wait, up to ``tries`` times, then a clear error.
+
+def _as_is(args):
+    return args
+
+
+def _send(client, args, what: str, tries: int = SEND_TRIES, wait: float = 0.5):
+    """``args`` as a future that the partitions' tasks read: a task that returns them, so that Dask
+    recomputes them if the worker that holds them is lost (scattered data could not be), and never
+    a broadcast, which waits without end on a worker that died during it. Submitting fails only
+    if the scheduler is unreachable: tried again after a short wait, up to ``tries`` times, then a
+    clear error.
     """
     for attempt in range(1, tries + 1):
         try:
-            [scattered] = client.scatter([args], broadcast=True, hash=False)
-            return scattered
-        except Exception as exc:  # KeyError, CommClosedError, OSError: the cluster changed under us
+            return client.submit(_as_is, args, pure=False)
+        except Exception as exc:  # CommClosedError, OSError: the scheduler changed under us
             if attempt == tries:
                 raise DistributedError(
                     f"sending the parameters for {what} to the workers failed {tries} times "
@@ -214,10 +234,17 @@ class DaskStats:
         self.n_partitions = len(X.chunks[0])
         self.rows = [int(r) for r in X.chunks[0]]
         self.known = known  # each row's known noise variance (a dask array), or None
-        self.parts = _partitions(self.client, X, y, _make_part, lambda k: (int(chunk), bool(grouped)), known=known)
-        self._check(self._gather([self.client.submit(_rows, p, pure=False) for p in self.parts], "the partitions"))
+        extra = lambda k: (int(chunk), bool(grouped))  # noqa: E731
+        self.blocks, self.parts = _partitions(self.client, X, y, _make_part, extra, known=known)
+        rows = self._retried(
+            lambda: self._gather([self.client.submit(_rows, p, pure=False) for p in self.parts], "the partitions"),
+            "the partitions",
+        )
+        self._check(rows)
         self.bytes_moved = 0  # sent to and returned from the workers by the evaluations, in bytes
         self.evaluations = 0
+        self._forward_args: tuple = ()
+        self._held: tuple = ()  # the sent arguments of the forward pass in flight: its residuals' lineage
 
     def _check(self, rows):
         if int(sum(rows)) != self.n:  # pragma: no cover - a partition cannot change its row count
@@ -226,18 +253,48 @@ class DaskStats:
     def _gather(self, futures, what: str):
         return _gather(self.client, futures, what, self.n_partitions)
 
-    def _map_forward(self, method, args, what, n_at: int = -1):
-        scattered = _scatter(self.client, args, what)
-        fwd = [self.client.submit(_forward, p, method, scattered, pure=False) for p in self.parts]
+    def _retried(self, run, what: str, before_again=None):
+        """``run()``, run again (after ``before_again()``) where a worker was lost during it, once the cluster
+        has a worker, up to RETRIES runs in all."""
+        for attempt in range(1, RETRIES + 1):
+            try:
+                return run()
+            except DistributedError:
+                if attempt == RETRIES:
+                    raise
+                _await_workers(self.client, what)
+                if before_again is not None:
+                    before_again()
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _forward_once(self, method, args, what, n_at: int):
+        sent = _send(self.client, args, what)
+        fwd = [self.client.submit(_forward, p, method, sent, pure=False) for p in self.parts]
         sums = self._gather([self.client.submit(_sums, f, pure=False) for f in fwd], what)
-        self.bytes_moved += _nbytes(args) * self.n_partitions + _nbytes(sums)
         self._check([s[n_at] for s in sums])
+        self._held = (sent,)
+        return sums, fwd
+
+    def _map_forward(self, method, args, what, n_at: int = -1):
+        self._forward_args = (method, args, what, n_at)
+        sums, fwd = self._retried(lambda: self._forward_once(method, args, what, n_at), what)
+        self.bytes_moved += _nbytes(args) * self.n_partitions + _nbytes(sums)
         return [np.sum([s[k] for s in sums], axis=0) for k in range(len(sums[0]))], fwd
 
     def _map_backward(self, method, fwd, args, what):
-        scattered = _scatter(self.client, args, what)
-        futures = [self.client.submit(_backward, p, method, f, scattered, pure=False) for p, f in zip(self.parts, fwd)]
-        out = self._gather(futures, what)
+        state = {"fwd": fwd, "again": False}
+
+        def once():
+            if state["again"]:  # the residuals may be lost with a worker: the same forward pass, the same sums
+                state["fwd"] = self._forward_once(*self._forward_args)[1]
+            sent = _send(self.client, args, what)
+            futures = [
+                self.client.submit(_backward, p, method, f, sent, pure=False) for p, f in zip(self.parts, state["fwd"])
+            ]
+            return self._gather(futures, what)
+
+        out = self._retried(once, what, lambda: state.update(again=True))
+        self._held = ()
         self.bytes_moved += _nbytes(args) * self.n_partitions + _nbytes(out)
         self.evaluations += 1
         return functools.reduce(_tree_add, out, None)
@@ -263,9 +320,9 @@ class DaskStats:
 
     def close(self):
         """Release the partitions on the workers."""
-        for p in self.parts:
+        for p in (*self.parts, *self.blocks, *self._held):
             p.release()
-        self.parts = []
+        self.parts, self.blocks, self._held = [], [], ()
 
 
 __all__ = ["DaskStats", "is_dask_collection"]
@@ -285,7 +342,7 @@ class PinnedStates:
         import distributed
 
         self.client = _client(client)
-        self.parts = _partitions(self.client, X, y, make, extra)
+        self.blocks, self.parts = _partitions(self.client, X, y, make, extra)
         distributed.wait(self.parts)
         holders = self.client.who_has(self.parts)
         self.where = [sorted(holders[p.key])[0] for p in self.parts]
@@ -301,7 +358,7 @@ class PinnedStates:
         )
 
     def release(self) -> None:
-        for p in self.parts:
+        for p in (*self.parts, *self.blocks):
             p.release()
 
 

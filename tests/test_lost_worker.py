@@ -1,0 +1,82 @@
+"""A fit on dask arrays survives the loss of a worker: one of two LocalCluster workers is killed (SIGKILL) at ten
+moments spread over a fit, from its setup to its last iteration; Dask recomputes what the worker held from the
+arrays' graph, the evaluation that met the loss runs again, and every fit ends with the undisturbed model within
+three times the undisturbed time. Each moment on a cluster of its own, so that a run never waits on the nanny's
+restart of the worker lost in the run before."""
+
+import os
+import signal
+import threading
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+pytestmark = [pytest.mark.xdist_group("dask"), pytest.mark.slow]
+
+
+def problem(n=3000, D=4, seed=0):
+    r = np.random.default_rng(seed)
+    X = r.uniform(-2, 2, size=(n, D))
+    return X, np.sin(X[:, 0]) * np.cos(X[:, 1]) + 0.3 * X[:, 2] + 0.1 * r.normal(size=n)
+
+
+def cluster_and_client(distributed):
+    import dask
+
+    with warnings.catch_warnings(), dask.config.set({"distributed.comm.timeouts.connect": "5s"}):
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit="2GiB"
+        )
+        return cluster, distributed.Client(cluster, timeout=60)
+
+
+def fitted(da, X, y):
+    from sparsegp import SparseGPRegressor
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Xd, yd = da.from_array(X, chunks=(375, 4)), da.from_array(y, chunks=375)
+        return SparseGPRegressor(inducing=32, random_state=0, max_iter=40).fit(Xd, yd)
+
+
+def test_a_fit_survives_a_worker_killed_at_any_moment():
+    distributed = pytest.importorskip("distributed")
+    da = pytest.importorskip("dask.array")
+    X, y = problem()
+    cluster, client = cluster_and_client(distributed)
+    try:
+        fitted(da, X, y)  # the driver's programs compiled, as in the runs below
+        t = time.perf_counter()
+        undisturbed = fitted(da, X, y)
+        seconds = time.perf_counter() - t
+    finally:
+        client.close(timeout=30)
+        cluster.close(timeout=30)
+    for i, moment in enumerate(np.linspace(0.0, 0.95, 10) * seconds):
+        cluster, client = cluster_and_client(distributed)
+        try:
+            victim = list(client.run(os.getpid).values())[i % 2]
+            killer = threading.Timer(moment, os.kill, (victim, signal.SIGKILL))
+            # a stalled fit ends the test: SIGINT wakes the main thread's wait
+            watchdog = threading.Timer(3 * seconds + 30, os.kill, (os.getpid(), signal.SIGINT))
+            killer.start()
+            watchdog.start()
+            t = time.perf_counter()
+            try:
+                model = fitted(da, X, y)
+            except KeyboardInterrupt:
+                pytest.fail(f"the fit stalled after a worker was killed {moment:.2f} s in")
+            finally:
+                watchdog.cancel()
+                killer.join()
+            took = time.perf_counter() - t
+        finally:
+            client.close(timeout=30)
+            cluster.close(timeout=30)
+        print(f"killed at {moment:.2f} s of {seconds:.2f} s: {took:.1f} s, objective {model.objective_!r}")
+        assert abs(model.objective_ - undisturbed.objective_) <= 1e-9 * abs(undisturbed.objective_), moment
+        np.testing.assert_allclose(model.Z_, undisturbed.Z_, rtol=1e-9, atol=1e-12)
+        assert took <= 3 * seconds, (moment, took, seconds)
