@@ -80,3 +80,27 @@ def test_a_fit_survives_a_worker_killed_at_any_moment():
         assert abs(model.objective_ - undisturbed.objective_) <= 1e-9 * abs(undisturbed.objective_), moment
         np.testing.assert_allclose(model.Z_, undisturbed.Z_, rtol=1e-9, atol=1e-12)
         assert took <= 3 * seconds, (moment, took, seconds)
+
+
+def test_a_fit_whose_cluster_loses_every_worker_stops_with_a_clear_error(monkeypatch):
+    """Every worker gone (the cluster scaled to none during the fit): the fit stops once the cluster has had no
+    worker for WORKERLESS_SECONDS (5 s here), with an error that says so and how to resume."""
+    distributed = pytest.importorskip("distributed")
+    da = pytest.importorskip("dask.array")
+    from sparsegp.errors import DistributedError
+
+    monkeypatch.setattr("sparsegp.backends.dask_sums.WORKERLESS_SECONDS", 5.0)
+    X, y = problem()
+    cluster, client = cluster_and_client(distributed)
+    try:
+        fitted(da, X, y)  # compiled
+        emptied = threading.Timer(2.0, cluster.scale, (0,))
+        emptied.start()
+        t = time.perf_counter()
+        with pytest.raises(DistributedError, match="no worker for 5 s.*checkpoint"):
+            fitted(da, X, y)
+        assert time.perf_counter() - t < 60
+        emptied.join()
+    finally:
+        client.close(timeout=30)
+        cluster.close(timeout=30)

@@ -159,10 +159,32 @@ def _partitions(client, X, y, make, extra, known=None):
     return blocks, [submit(i) for i in range(k)]
 
 
+def _wait(client, futures, what: str) -> None:
+    """Wait for ``futures``; a clear error once the cluster has had no worker for WORKERLESS_SECONDS (tasks wait
+    for workers without end)."""
+    import distributed
+
+    idle_since = None
+    while True:
+        try:
+            distributed.wait(futures, timeout=POLL_SECONDS)
+            return
+        except TimeoutError:
+            if client.scheduler_info().get("workers"):
+                idle_since = None
+                continue
+            idle_since = time.perf_counter() if idle_since is None else idle_since
+            if time.perf_counter() - idle_since >= WORKERLESS_SECONDS:
+                raise _workerless(what, WORKERLESS_SECONDS, "TimeoutError") from None
+
+
 def _gather(client, futures, what: str, expected: int | None = None):
     """Results of one map over all partitions, or a clear error (never a partial sum)."""
     try:
+        _wait(client, futures, what)
         out = client.gather(futures)
+    except DistributedError:
+        raise
     except InputError:
         raise
     except Exception as exc:  # KilledWorker, CancelledError, a worker's own error
@@ -180,16 +202,27 @@ RETRIES = 3  # runs of one evaluation, the first included, where workers are los
 WORKERLESS_SECONDS = 60.0  # with no worker this long, a fit on the cluster stops
 
 
-def _await_workers(client, what: str, seconds: float = WORKERLESS_SECONDS) -> None:
-    """Return once the cluster has a worker (the nanny restarts a lost one); a clear error after ``seconds``."""
+POLL_SECONDS = 2.0  # how often a wait for the workers' results looks whether the cluster still has workers
+
+
+class Workerless(DistributedError):
+    """The cluster has had no worker for WORKERLESS_SECONDS: nothing to run an evaluation again on."""
+
+
+def _workerless(what: str, seconds: float, why: str) -> DistributedError:
+    return Workerless(
+        f"{what}: the cluster has had no worker for {seconds:g} s ({why}), so the fit cannot go on; start workers "
+        "(or a new cluster) and fit again; with checkpoint= the fit resumes from its last checkpoint (warm_start=True)"
+    )
+
+
+def _await_workers(client, what: str) -> None:
+    """Return once the cluster has a worker (the nanny restarts a lost one); a clear error after
+    WORKERLESS_SECONDS."""
     try:
-        client.wait_for_workers(1, timeout=seconds)
+        client.wait_for_workers(1, timeout=WORKERLESS_SECONDS)
     except Exception as exc:  # TimeoutError, or the scheduler itself gone
-        raise DistributedError(
-            f"{what}: the cluster has had no worker for {seconds:g} s ({type(exc).__name__}), so the fit cannot go "
-            "on; start workers (or a new cluster) and fit again; with checkpoint= the fit resumes from its last "
-            "checkpoint (warm_start=True)"
-        ) from exc
+        raise _workerless(what, WORKERLESS_SECONDS, type(exc).__name__) from exc
 
 
 def _as_is(args):
@@ -259,6 +292,8 @@ class DaskStats:
         for attempt in range(1, RETRIES + 1):
             try:
                 return run()
+            except Workerless:
+                raise
             except DistributedError:
                 if attempt == RETRIES:
                     raise
