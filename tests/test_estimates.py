@@ -98,7 +98,7 @@ def test_an_auto_fit_keeps_and_prints_its_estimates(capsys):
     X = r.uniform(-3, 3, size=(2500, 2))
     y = np.sin(3 * X[:, 0]) * np.cos(3 * X[:, 1]) + 0.01 * r.normal(size=2500)
     model = SparseGPRegressor(max_inducing=512, random_state=0, verbose=True).fit(X, y)
-    assert len(model.inducing_path_) >= 2 and model.estimates_
+    assert model.estimates_  # a second run (another size, or this one converged further) started
     for e in model.estimates_:
         assert e["total"] >= e["elapsed"] > 0 and e["message"].startswith(f"m = {e['m']:,}")
     assert model.estimates_[0]["iteration"] == 0  # made when the first size's run ended, at the next run's start
