@@ -23,9 +23,7 @@ def problem(n=3000, D=4, seed=0):
 
 
 def cluster_and_client(distributed):
-    import dask
-
-    with warnings.catch_warnings(), dask.config.set({"distributed.comm.timeouts.connect": "5s"}):
+    with warnings.catch_warnings():  # Dask's own timeouts (the connect timeout: 30 s)
         warnings.simplefilter("ignore")
         cluster = distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit="2GiB"
@@ -104,3 +102,35 @@ def test_a_fit_whose_cluster_loses_every_worker_stops_with_a_clear_error(monkeyp
     finally:
         client.close(timeout=30)
         cluster.close(timeout=30)
+
+
+def test_a_wait_ends_as_soon_as_a_worker_of_the_evaluation_has_left(monkeypatch):
+    """The wait does not sit out Dask's connect timeout on a dead worker's address: once a worker that was there
+    when the evaluation began has left, it raises WorkerLost (and the evaluation runs again); a worker added
+    meanwhile (the nanny's restart) is no reason."""
+    distributed = pytest.importorskip("distributed")
+    from sparsegp.backends import dask_sums
+
+    polls = []
+
+    def wait(futures, timeout):
+        polls.append(timeout)
+        if len(polls) > 3:
+            return None
+        raise TimeoutError
+
+    class Client:
+        def __init__(self, seen):
+            self.seen = iter(seen)
+
+        def scheduler_info(self):
+            return {"workers": dict.fromkeys(next(self.seen))}
+
+    monkeypatch.setattr(distributed, "wait", wait)
+    before = frozenset({"a", "b"})
+    with pytest.raises(dask_sums.WorkerLost, match="a worker left"):
+        dask_sums._wait(Client([{"a", "b"}, {"a"}]), [], "the sums", before)
+    assert len(polls) == 2
+    polls.clear()
+    dask_sums._wait(Client([{"a", "b", "c"}, {"a", "b", "c"}, {"a", "b", "c"}]), [], "the sums", before)
+    assert len(polls) == 4

@@ -13,13 +13,13 @@ runs unchanged on a cluster:
   cotangents of the kernel, Z and L_uu^-1 (FITC: and sigma^2), which the driver adds.
   The factor's cotangent is linear in the sums, so per-partition terms add up exactly.
 
-Per evaluation O(m^2 + m D) numbers travel each way per partition (:attr:`DaskStats.bytes_moved`
-counts them). A lost worker: the row blocks' futures are held, so Dask recomputes a lost partition from
-the arrays' task graph (its lineage), and an evaluation that met the loss (a task cancelled, a result
-forgotten, a broadcast to a dying worker) is run again, forward pass included, up to RETRIES times once a
-worker is there to run it; never summed over fewer partitions (:meth:`DaskStats._gather` checks the row
-count of every reduction). With no worker at all for WORKERLESS_SECONDS, or the retries spent, the fit
-stops with a :class:`~sparsegp.errors.DistributedError` that says so.
+Per evaluation O(m^2 + m D) numbers travel each way per partition (:attr:`DaskStats.bytes_moved` counts them). A
+lost worker: the row blocks' futures are held, so Dask recomputes a lost partition from the arrays' task graph (its
+lineage), and an evaluation that met the loss (a task cancelled, a result forgotten, a broadcast to a dying worker,
+or a worker gone while the evaluation waits) is run again, forward pass included, up to RETRIES times once a worker
+is there to run it; never summed over fewer partitions (:meth:`DaskStats._gather` checks the row count of every
+reduction). With no worker at all for WORKERLESS_SECONDS, or the retries spent, the fit stops with a
+:class:`~sparsegp.errors.DistributedError` that says so.
 
 Dask is an optional dependency (``pip install sparsegp[dask]``); this module imports it lazily.
 """
@@ -159,9 +159,16 @@ def _partitions(client, X, y, make, extra, known=None):
     return blocks, [submit(i) for i in range(k)]
 
 
-def _wait(client, futures, what: str) -> None:
+def _addresses(client) -> frozenset:
+    """The addresses of the cluster's workers now, as the scheduler knows them."""
+    return frozenset(client.scheduler_info().get("workers", ()))
+
+
+def _wait(client, futures, what: str, workers: frozenset | None = None) -> None:
     """Wait for ``futures``; a clear error once the cluster has had no worker for WORKERLESS_SECONDS (tasks wait
-    for workers without end)."""
+    for workers without end), and :class:`WorkerLost` as soon as one of ``workers`` (those there when the
+    evaluation began) has left: a worker fetching from the lost one retries the connection for Dask's connect
+    timeout (30 s by default) before the scheduler hears of it, so the evaluation is run again at once instead."""
     import distributed
 
     idle_since = None
@@ -170,18 +177,21 @@ def _wait(client, futures, what: str) -> None:
             distributed.wait(futures, timeout=POLL_SECONDS)
             return
         except TimeoutError:
-            if client.scheduler_info().get("workers"):
+            now = _addresses(client)
+            if now:
                 idle_since = None
+                if workers and not workers <= now:
+                    raise WorkerLost(f"{what}: a worker left the cluster during the evaluation") from None
                 continue
             idle_since = time.perf_counter() if idle_since is None else idle_since
             if time.perf_counter() - idle_since >= WORKERLESS_SECONDS:
                 raise _workerless(what, WORKERLESS_SECONDS, "TimeoutError") from None
 
 
-def _gather(client, futures, what: str, expected: int | None = None):
+def _gather(client, futures, what: str, expected: int | None = None, workers: frozenset | None = None):
     """Results of one map over all partitions, or a clear error (never a partial sum)."""
     try:
-        _wait(client, futures, what)
+        _wait(client, futures, what, workers)
         out = client.gather(futures)
     except DistributedError:
         raise
@@ -202,11 +212,15 @@ RETRIES = 3  # runs of one evaluation, the first included, where workers are los
 WORKERLESS_SECONDS = 60.0  # with no worker this long, a fit on the cluster stops
 
 
-POLL_SECONDS = 2.0  # how often a wait for the workers' results looks whether the cluster still has workers
+POLL_SECONDS = 1.0  # how often a wait for the workers' results looks which workers the cluster has
 
 
 class Workerless(DistributedError):
     """The cluster has had no worker for WORKERLESS_SECONDS: nothing to run an evaluation again on."""
+
+
+class WorkerLost(DistributedError):
+    """A worker left the cluster while an evaluation ran: it is run again (:meth:`DaskStats._retried`)."""
 
 
 def _workerless(what: str, seconds: float, why: str) -> DistributedError:
@@ -267,6 +281,7 @@ class DaskStats:
         self.n_partitions = len(X.chunks[0])
         self.rows = [int(r) for r in X.chunks[0]]
         self.known = known  # each row's known noise variance (a dask array), or None
+        self._workers: frozenset = frozenset()  # the workers there when the evaluation in flight began
         extra = lambda k: (int(chunk), bool(grouped))  # noqa: E731
         self.blocks, self.parts = _partitions(self.client, X, y, _make_part, extra, known=known)
         rows = self._retried(
@@ -284,13 +299,14 @@ class DaskStats:
             raise DistributedError(f"the partitions hold {int(sum(rows))} rows, expected {self.n}")
 
     def _gather(self, futures, what: str):
-        return _gather(self.client, futures, what, self.n_partitions)
+        return _gather(self.client, futures, what, self.n_partitions, self._workers)
 
     def _retried(self, run, what: str, before_again=None):
         """``run()``, run again (after ``before_again()``) where a worker was lost during it, once the cluster
         has a worker, up to RETRIES runs in all."""
         for attempt in range(1, RETRIES + 1):
             try:
+                self._workers = _addresses(self.client)
                 return run()
             except Workerless:
                 raise
