@@ -64,6 +64,10 @@ class OptimizeReport:
         }
 
 
+FTOL = 1e-9  # L-BFGS-B's default stop: a relative decrease of the objective under FTOL
+GTOL = 1e-6  # or a projected gradient under GTOL
+
+
 def _host_flat(tree, dtype=np.float64) -> np.ndarray:
     """``ravel_pytree(tree)[0]`` computed in NumPy: the same entries, and no program compiled for them."""
     leaves = jax.tree_util.tree_leaves(tree)
@@ -257,7 +261,7 @@ def minimize(
     n_restarts: int = 0,
     restart_scale: float = 1.0,
     rng: np.random.Generator | None = None,
-    tol: float = 1e-9,
+    tol: float = FTOL,
     memory: int = LBFGS_MEMORY,
     verbose: bool = False,
     callback=None,
@@ -300,7 +304,7 @@ def minimize(
             return f, _host_flat(g)
 
     start = time.perf_counter()
-    options = {"maxiter": max_iter, "ftol": tol, "gtol": 1e-6, "maxcor": memory}
+    options = {"maxiter": max_iter, "ftol": tol, "gtol": GTOL, "maxcor": memory}
     results: list[tuple] = []
     with progress_bar(total=max_iter * (n_restarts + 1), desc=desc, verbose=verbose) as bar:
         try:
@@ -393,8 +397,8 @@ def minimize_reselecting(
     upper=None,
     max_iter: int = 200,
     memory: int = 10,
-    tol: float = 1e-9,
-    gtol: float = 1e-6,
+    tol: float = FTOL,
+    gtol: float = GTOL,
     verbose: bool = False,
     desc: str = "L-BFGS (re-selecting)",
 ):

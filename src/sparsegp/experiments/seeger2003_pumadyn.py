@@ -52,28 +52,38 @@ def _data():
 
 
 def trajectory(n_ms, d_values, max_iter, every, seed=0, verbose=False):
-    """Fig. 3: exact criterion and the info-gain / random PP criteria along the exact GP's trajectory."""
+    """Fig. 3: exact criterion and the info-gain / random PP criteria along the exact GP's trajectory, each the
+    paper's phi(theta) - log P(theta) (sec. 2.3): the negative log marginal likelihood, exact or approximate, minus the
+    log hyper-prior of the same hyper-parameters (the exact one is the optimiser's own objective)."""
+    from ..fitting.objectives import noise_log_prior
     from ..selection import InfoGain, Random
 
     X, y, _, _ = _data()
+    noise_prior = seeger_model(X.shape[1], INIT_LENGTHSCALE)[1]
     path = []
 
     def record(it, value, params):
-        path.append((it, value, params["kernel"], float(to_positive(params["raw_noise"]))))
+        log_prior = float(params["kernel"].log_prior() + noise_log_prior(noise_prior, params["raw_noise"]))
+        path.append((it, value, params["kernel"], float(to_positive(params["raw_noise"])), log_prior))
 
     _, ms = exact_on_subset(
         X, y, n_ms, INIT_LENGTHSCALE, seed=seed, max_iter=max_iter, callback=record, paper_model=True, verbose=verbose
     )
     X, y = X[ms], y[ms]
     keep = [p for p in path if (p[0] - 1) % every == 0 or p is path[-1]]  # iterations 1, 1 + every, ... and the last
-    out = {"iteration": [int(p[0]) for p in keep], "exact": [float(p[1]) for p in keep]}
+    out = {
+        "iteration": [int(p[0]) for p in keep],
+        "exact": [float(p[1]) for p in keep],
+        "log_prior": [p[4] for p in keep],
+        "criteria_include_the_prior": True,
+    }
     with progress_bar(total=len(keep) * len(d_values) * 2, desc="pumadyn trajectory", verbose=verbose) as bar:
         for name, selector in (("info-gain", InfoGain), ("random", Random)):
             for d in d_values:
                 vals = []
-                for it, _, kernel, noise in keep:
+                for it, _, kernel, noise, log_prior in keep:
                     model = fixed_sparse(kernel, noise, selector(d), random_state=it).fit(X, y)
-                    vals.append(-float(model.objective_))
+                    vals.append(-float(model.objective_) - log_prior)
                     bar.update(1)
                 out[f"{name} d={d}"] = vals
     return out

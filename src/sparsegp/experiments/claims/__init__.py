@@ -16,6 +16,7 @@ from .base import (
     _REGISTRY,
     BEGIN,
     END,
+    KINDS,
     SIGNIFICANCE,
     STATUSES,
     Claim,
@@ -40,14 +41,7 @@ def claims_of(paper: str) -> list[Claim]:
 
 def evaluate(paper: str, results: dict) -> list[tuple[Claim, Verdict]]:
     """Each claim of ``paper`` with its verdict on ``results``."""
-    out = []
-    for c in claims_of(paper):
-        try:
-            v = c.check(results)
-        except NotRun as missing:
-            v = not_run(missing.args[0])
-        out.append((c, v))
-    return out
+    return [(c, c.judge(results)) for c in claims_of(paper)]
 
 
 def verdict_section(paper: str, results: dict) -> str:
@@ -58,6 +52,7 @@ def verdict_section(paper: str, results: dict) -> str:
 __all__ = [
     "BEGIN",
     "END",
+    "KINDS",
     "SIGNIFICANCE",
     "STATUSES",
     "Claim",

@@ -11,7 +11,7 @@ from collections import Counter
 
 import numpy as np
 
-from .base import SIGNIFICANCE, NotRun, Verdict, binomial_below, claim, need, one_sided_t, verdict
+from .base import SIGNIFICANCE, NotRun, Verdict, above, binomial_below, claim, need, one_sided_t, verdict
 
 P = "seeger2003"
 METHODS = ("info-gain", "random", "smo-bart")
@@ -27,6 +27,16 @@ def _curve(r, method, n, base="curves"):
 
 def _kin_ns(r):
     return sorted({int(k.split("n=")[1]) for k in need(r, "curves")})
+
+
+def paper_ratio_range(method: str) -> str:
+    """The range of ``method``'s time over info-gain's in the paper's Table 1, at every n and d, as the
+    criterion quotes it."""
+    from ..seeger2003 import PAPER_TIMES
+
+    ratios = [t / base for times in PAPER_TIMES.values() for t, base in zip(times[method], times["info-gain"])]
+    digits = 2 if max(ratios) < 10 else 0
+    return f"the paper's table: {min(ratios):.{digits}f}-{max(ratios):.{digits}f}"
 
 
 def _time_ratio(r, method, lo, hi, paper):
@@ -73,9 +83,11 @@ def _ratio_reason(r, method) -> str:
     )
 
 
-@claim(P, "t1-random-as-fast", "4.1, Table 1", "While random and info-gain have similar training times [...]")
+@claim(
+    P, "t1-random-as-fast", "4.1, Table 1", "While random and info-gain have similar training times [...]", kind="about"
+)
 def _random_fast(r):
-    return _time_ratio(r, "random", 0.5, 1.5, "the paper's table: 0.4-1.0")
+    return _time_ratio(r, "random", 0.5, 1.5, paper_ratio_range("random"))
 
 
 @claim(
@@ -83,9 +95,10 @@ def _random_fast(r):
     "t1-smo-bart-thirty-times",
     "4.1, Table 1",
     "smo-bart is about thirty times slower (we used selection sets of size k = 30 for smo-bart).",
+    kind="about",
 )
 def _smo_bart_slow(r):
-    return _time_ratio(r, "smo-bart", 15, 60, "a factor 2 around thirty; the paper's table: 17-22")
+    return _time_ratio(r, "smo-bart", 15, 60, "a factor 2 around thirty; " + paper_ratio_range("smo-bart"))
 
 
 @claim(
@@ -93,6 +106,7 @@ def _smo_bart_slow(r):
     "fig1-smo-bart-best-small-d",
     "4.1, Fig. 1",
     "For small sizes d = |I|, smo-bart outperforms the other methods.",
+    kind="order",
 )
 def _smo_small(r):
     out, ok = [], True
@@ -109,6 +123,7 @@ def _smo_small(r):
     "fig1-random-worst-large-d",
     "4.1, Fig. 1",
     "For larger d, random seems less effective.",
+    kind="order",
 )
 def _random_large(r):
     out, ok, behind = [], True, []
@@ -152,6 +167,7 @@ def _random_large(r):
     "5",
     "For fixed, well-selected hyperparameter values, small improvements over random selection has been "
     "demonstrated for sufficiently large active sets.",
+    kind="order",
 )
 def _ig_large(r):
     out, ok = [], True
@@ -172,11 +188,13 @@ def _ig_large(r):
     "4.1, Fig. 1",
     "Sparse methods on the full training set (n = 10000) can significantly outperform full GPR on a subset "
     "(n = 2000), even though the former employ sparser expansions (d = 1000, 1250).",
+    kind="significant order",
 )
 def _sparse_beats_full(r):
     full = need(r, "full_gp/avg_sq_error")
     n = max(_kin_ns(r))
-    tests, ours = {}, []
+    full_runs = np.asarray(r["full_gp"].get("avg_sq_error_runs", []), dtype=float)
+    tests, ours, ps = {}, [], []
     for m in METHODS:
         c = need(r, f"curves/{m} n={n}")
         d = list(c["d"])
@@ -186,8 +204,15 @@ def _sparse_beats_full(r):
         for x in (1000, 1250):
             j = d.index(x)
             if runs.shape[0] >= 2 and np.ptp(runs[:, j]) > 0:  # one-sided: the runs' mean below full GPR's
-                p = one_sided_t(runs[:, j], full, "less")
-                tests[(m, x)] = (p < SIGNIFICANCE, f"{np.mean(runs[:, j]):.4f} (p = {p:.2g}, {len(runs)} runs)")
+                # paired with the full GP of the same repeat (its subset and hyper-parameters) where the run fitted
+                # one per repeat; else against the one fit
+                paired = full_runs.shape == runs[:, j].shape
+                p = above(full_runs, runs[:, j]) if paired else one_sided_t(runs[:, j], full, "less")
+                ps.append(p)
+                tests[(m, x)] = (
+                    p < SIGNIFICANCE,
+                    f"{np.mean(runs[:, j]):.4f} (p = {p:.2g}, {len(runs)} runs{', paired' if paired else ''})",
+                )
             else:
                 tests[(m, x)] = (c["avg_sq_error"][j] < full, f"{c['avg_sq_error'][j]:.4f} (one value)")
         ours.append(f"{m} " + " / ".join(tests[(m, x)][1] for x in (1000, 1250)))
@@ -195,9 +220,11 @@ def _sparse_beats_full(r):
     return verdict(
         not failed,
         f"full GPR (n = 2,000) {full:.4f}; at n = {n}, d = 1000 / 1250: " + "; ".join(ours),
-        f"significantly: the runs' mean error below full GPR's, a one-sided t-test at {SIGNIFICANCE:g} (full GPR's "
-        "one fit taken as fixed; a method with one run, or the same error in every run: its error below)",
+        f"significantly: the runs' mean error below full GPR's, a one-sided t-test at {SIGNIFICANCE:g}, paired with "
+        "each repeat's own full GPR where the run fitted one per repeat (else full GPR's one fit taken as fixed; a "
+        "method with one run, or the same error in every run: its error below)",
         lambda: f"Not significantly below full GPR: {', '.join(failed)} (the figures above); not measured further.",
+        p=max(ps) if ps else None,
     )
 
 
@@ -207,6 +234,7 @@ def _sparse_beats_full(r):
     "4.1",
     "Adapting the hyperparameters for n_MS = 1024 using full GPR [...]. The median of the average squared test "
     "errors is 0.0225.",
+    kind="about",
 )
 def _pumadyn_full(r):
     e = need(r, "pumadyn/learning_curves/full_gp/avg_sq_error")
@@ -235,6 +263,7 @@ def _pumadyn_full(r):
     "4.1",
     "Adapting the hyperparameters for n_MS = 1024 using full GPR leads to four attributes being singled out, "
     "all other w_j ≈ 0.",
+    kind="property",
 )
 def _four(r):
     w = np.sort(np.asarray(need(r, "pumadyn/learning_curves/full_gp/w"), dtype=float))[::-1]
@@ -248,6 +277,7 @@ def _four(r):
     "4.1, Fig. 2",
     "All three methods achieve an accuracy comparable to full GPR after the inclusion of d = 125 of the "
     "n = 7168 training cases.",
+    kind="about",
 )
 def _fig2_125(r):
     full = need(r, "pumadyn/learning_curves/full_gp/avg_sq_error")
@@ -268,6 +298,7 @@ def _fig2_125(r):
     "4.1, Fig. 2",
     "The training time median for full GPR is 1102.5s, info-gain, random and smo-bart require 3s, 2s and 66s "
     "respectively.",
+    kind="about",
 )
 def _fig2_times(r):
     full = need(r, "pumadyn/learning_curves/full_gp/fit_s")
@@ -275,11 +306,27 @@ def _fig2_times(r):
     at = {m: v.get(125) for m, v in t.items()}
     if None in at.values():
         raise NotRun("pumadyn learning curves at d = 125")
-    ok = max(at.values()) < full and at["smo-bart"] > 5 * max(at["info-gain"], at["random"])
+    # the machines differ, so the paper's seconds are read as ratios: each within a factor 2 of the paper's
+    pairs = {
+        "smo-bart / info-gain": (at["smo-bart"] / at["info-gain"], 66 / 3),
+        "smo-bart / random": (at["smo-bart"] / at["random"], 66 / 2),
+        "full GPR / info-gain": (full / at["info-gain"], 1102.5 / 3),
+    }
+    off = {k: ours / paper for k, (ours, paper) in pairs.items() if not 0.5 <= ours / paper <= 2}
     return verdict(
-        ok,
-        f"full GPR {full:.1f} s; d = 125: " + ", ".join(f"{m} {v:.2f} s" for m, v in at.items()),
-        "all three faster than full GPR, smo-bart over 5x slower than info-gain and random (paper 22-33x)",
+        not off,
+        f"full GPR {full:.1f} s; d = 125: "
+        + ", ".join(f"{m} {v:.2f} s" for m, v in at.items())
+        + "; ratios "
+        + ", ".join(f"{k} {ours:.1f} (paper {paper:.1f})" for k, (ours, paper) in pairs.items()),
+        "each time ratio within a factor 2 of the paper's (smo-bart / info-gain 22, smo-bart / random 33, full GPR "
+        "/ info-gain 367.5; our reading of the paper's seconds on other hardware)",
+        lambda: (
+            "Off by more than a factor 2: "
+            + ", ".join(f"{k} {f:.2f} times the paper's" for k, f in off.items())
+            + ". Full GPR's time is its model selection on n_MS = 1,024 rows, as the paper's; the ratios of the greedy "
+            "methods follow Table 1's (see t1-smo-bart-thirty-times); why each moved is not measured here."
+        ),
     )
 
 
@@ -289,6 +336,7 @@ def _fig2_times(r):
     "4.1, Fig. 2",
     "For unreasonably small values of d, info-gain exhibits some fluctuations, leading to a worse performance "
     "than random.",
+    kind="order",
 )
 def _fig2_small(r):
     d, ig, _ = _curve(r, "info-gain", 7168, "pumadyn/learning_curves/curves")
@@ -304,9 +352,12 @@ def _fig2_small(r):
     "4.2, Fig. 3",
     "Along critical parts of the trajectory, the approximation given by random is fairly poor (for d = 100, "
     "200), while the info-gain approximation seems acceptable.",
+    kind="about",
 )
 def _fig3(r):
     t = need(r, "pumadyn/trajectory")
+    if not t.get("criteria_include_the_prior"):  # an older run: the exact criterion had the hyper-prior, PP's not
+        raise NotRun("the sparse criteria with the hyper-prior's log density, like the exact one's")
     exact = np.asarray(t["exact"], dtype=float)
     out, ok = [], True
     for d in (100, 200):
@@ -415,6 +466,7 @@ def _basin_reason(r, keys) -> str:
     "t2-info-gain-reliable",
     "4.2, Table 2",
     "Model selection based on info-gain was reliable even for small sizes d = 100, 200 [9/10 and 10/10 runs].",
+    kind="within spread",
 )
 def _t2_reliable(r):
     return _against_paper_counts(
@@ -434,6 +486,7 @@ def _against_paper_counts(r, paper: dict, note: str = "") -> Verdict:
         f"ours not significantly below the paper's rates ({rates}){note}: a one-sided binomial test at "
         f"{SIGNIFICANCE:g}",
         lambda: _basin_reason(r, list(got)),
+        p=min(p.values()),
     )
 
 
@@ -442,6 +495,7 @@ def _against_paper_counts(r, paper: dict, note: str = "") -> Verdict:
     "t2-random-fixed-fail-small-d",
     "4.2",
     "In fact, random and fixed for d = 50, 100, 200 failed in all runs.",
+    kind="property",
 )
 def _t2_fail(r):
     table = need(r, "pumadyn/table2")
@@ -468,6 +522,7 @@ def _t2_fail(r):
     "t2-info-gain-d50-once",
     "4.2",
     "Info-gain for d = 50 was successful just once.",
+    kind="property",
 )
 def _t2_d50(r):
     s, n, _ = _t2(r, "info-gain d=50")
@@ -479,19 +534,10 @@ def _t2_d50(r):
     "t2-random-fixed-500-succeed",
     "4.2, Table 2",
     "random d = 500: 8 successful runs of 10; fixed d = 500: 9 of 10.",
+    kind="within spread",
 )
 def _t2_500(r):
     return _against_paper_counts(r, {"random d=500": 8, "fixed d=500": 9})
-
-
-def _top4(run) -> set:
-    return set(np.argsort(np.asarray(run["w"], dtype=float))[::-1][:4].tolist())
-
-
-def _gap_ratio(run) -> float:
-    """The fourth largest ARD weight over the fifth: large where four attributes are singled out."""
-    w = np.sort(np.asarray(run["w"], dtype=float))[::-1]
-    return float(w[3] / w[4])
 
 
 @claim(
@@ -499,30 +545,11 @@ def _gap_ratio(run) -> float:
     "t2-info-gain-500-ten",
     "4.2, Table 2",
     "info-gain d = 500: 10 successful runs of 10 (squared error 0.0296).",
+    kind="within spread",
 )
 def _t2_ig500(r):
-    runs = _t2(r, "info-gain d=500")[2]["runs"]
-    four = _top4(need(r, "pumadyn/table2/full GPR/runs/0"))
-    errors = [q["error"] for q in runs]
-    profile = [q for q in runs if q["error"] < NOISE_ERROR and _top4(q) == four]
-    full = [_gap_ratio(q) for q in need(r, "pumadyn/table2/full GPR/runs")]
-    ours = (
-        f"{len(profile)}/{len(runs)} in the first profile (the four largest ARD weights on full GPR's four "
-        f"attributes, error far from 0.5); below the 0.03 cut {sum(e < SUCCESS_ERROR for e in errors)}/{len(runs)}; "
-        f"errors {min(errors):.4f} to {max(errors):.4f}: the cut splits one outcome"
-    )
-    return verdict(
-        len(profile) == len(runs),
-        ours,
-        "every run in the paper's first profile: its relevant attributes singled out (the four largest weights on "
-        "full GPR's four) and its error near 0.03, not 0.5",
-        lambda: (
-            f"{len(runs) - len(profile)} run(s) put another attribute among the four largest weights. At d = 500 the "
-            f"four are not singled out as cleanly as by full GPR: the fourth largest weight over the fifth is "
-            f"{min(_gap_ratio(q) for q in runs):.1f} to {max(_gap_ratio(q) for q in runs):.1f}, against "
-            f"{min(full):.1f} to {max(full):.1f} in full GPR's runs, so 'all other w_j ~ 0' does not hold here."
-        ),
-    )
+    # the same reading as every Table 2 count: a success is an error below the paper's 0.03 cut
+    return _against_paper_counts(r, {"info-gain d=500": 10}, f" (success: error below {SUCCESS_ERROR})")
 
 
 def _capped(run) -> bool:
@@ -534,6 +561,7 @@ def _capped(run) -> bool:
     "t2-random-spurious-convergence",
     "4.2",
     "The runs for random often converged (to high accuracy) to poor spurious minima of the criterion approximation.",
+    kind="property",
 )
 def _t2_spurious(r):
     table = need(r, "pumadyn/table2")
@@ -564,6 +592,7 @@ def _t2_spurious(r):
     "4.2, footnote 11",
     "Somewhat surprisingly, random does not behave better than fixed w.r.t. spurious converge (for d = 500, they "
     "both fail in the same run).",
+    kind="order",
 )
 def _footnote11(r):
     runs = {m: _t2(r, f"{m} d=500")[2]["runs"] for m in ("random", "fixed")}
@@ -581,6 +610,7 @@ def _footnote11(r):
     "t2-info-gain-500-overfits",
     "4.2, Table 2",
     "Somewhat surprisingly, info-gain with d = 500 results in larger squared errors than our scheme for smaller d.",
+    kind="order",
 )
 def _t2_overfit(r):
     err = {d: _t2(r, f"info-gain d={d}")[2]["median_error"] for d in (100, 200, 500)}
@@ -599,6 +629,7 @@ def _t2_overfit(r):
     "t2-sparse-faster-than-full",
     "4.2, Table 2",
     "MS time (secs): full GPR 22100.5; info-gain 9079 (d = 500), 1833.5 (200), 836 (100); random 4412; fixed 9203.",
+    kind="order",
 )
 def _t2_time(r):
     table = need(r, "pumadyn/table2")
@@ -647,6 +678,7 @@ def _t2_time(r):
     "fig4-random-plateau",
     "4.2, Fig. 4",
     "Note the dangerously flat plateau in the curve for random (fixed has a very similar curve).",
+    kind="property",
 )
 def _fig4(r):
     f4 = need(r, "pumadyn/fig4")
@@ -680,6 +712,7 @@ def _no_random_success(r, f4) -> str:
     "4.2, Fig. 4",
     "Indeed, training full GPR using the hyperparameters found by random, d = 500, results in a squared error "
     "of 0.0317, suggesting that the hyperparameters are suboptimal.",
+    kind="order",
 )
 def _fig4_hypers(r):
     f4 = need(r, "pumadyn/fig4")
@@ -714,6 +747,7 @@ def _fig4_hypers(r):
     "4.2, Fig. 4",
     "The curve runs below the one for full GPR, and the concrete w_j^{1/2} values are significantly larger than "
     "the ones chosen by the latter.",
+    kind="order",
 )
 def _fig4_curve(r):
     f4 = need(r, "pumadyn/fig4")
@@ -758,6 +792,7 @@ def _fig4_curve(r):
     "4.1, footnote 9",
     "Using the RBF kernel [...] resulting in a squared error of 0.4730. However, if only the four relevant "
     "attributes are used, full GPR with the RBF kernel attains a squared error of 0.024.",
+    kind="about",
 )
 def _footnote9(r):
     all_attr, four = need(r, "pumadyn/rbf/all_attributes_error"), need(r, "pumadyn/rbf/four_attributes_error")
@@ -766,3 +801,59 @@ def _footnote9(r):
         f"RBF on all attributes {all_attr:.4f}, on the four {four:.4f}",
         f"all attributes near the all-noise error (above 0.3), the four below {SUCCESS_ERROR}",
     )
+
+
+# Table 2: row -> (successful runs of 10, median squared error, median optimiser iterations), as published
+PAPER_TABLE2 = {
+    "full GPR": (10, 0.0236, 200),
+    "info-gain d=500": (10, 0.0296, 200),
+    "info-gain d=200": (10, 0.0259, 177.5),
+    "info-gain d=100": (9, 0.0252, 200),
+    "random d=500": (8, 0.0244, 95),
+    "fixed d=500": (9, 0.0239, 200),
+}
+LEVEL = 0.1  # a level the paper gives without a spread: within 10 % (our reading, as for pumadyn-full-gpr-error)
+
+
+def _table2_levels(r, column: int, field: str, what: str):
+    """Verdict: each Table 2 row's median ``field`` over its successful runs within LEVEL of the paper's."""
+    rows = {k: need(r, f"pumadyn/table2/{k}") for k in PAPER_TABLE2}
+    got = {k: row[field] for k, row in rows.items() if row.get(field) is not None}
+    if not got:
+        raise NotRun(f"Table 2's {what}")
+    off = {k: v / PAPER_TABLE2[k][column] - 1 for k, v in got.items() if abs(v / PAPER_TABLE2[k][column] - 1) > LEVEL}
+    return verdict(
+        len(got) == len(PAPER_TABLE2) and not off,
+        ", ".join(f"{k}: {v:.4g} (paper {PAPER_TABLE2[k][column]:g})" for k, v in got.items())
+        + "".join(f", {k}: no successful run" for k in PAPER_TABLE2 if k not in got),
+        f"each row's median {what} over its successful runs within {LEVEL:.0%} of the paper's",
+        lambda: (
+            "Outside the band: "
+            + ", ".join(f"{k} {f:+.0%}" for k, f in off.items())
+            + "".join(f"; {k} has no successful run" for k in PAPER_TABLE2 if k not in got)
+            + ". The run's optimiser stops are the protocol table's; not measured further."
+        ),
+    )
+
+
+@claim(
+    P,
+    "t2-error-levels",
+    "4.2, Table 2",
+    "Squared error: full GPR 0.0236; info-gain 0.0296 (d = 500), 0.0259 (200), 0.0252 (100); random 0.0244 "
+    "(500); fixed 0.0239 (500).",
+    kind="about",
+)
+def _t2_errors(r):
+    return _table2_levels(r, 1, "median_error", "squared error")
+
+
+@claim(
+    P,
+    "t2-iteration-counts",
+    "4.2, Table 2",
+    "# Iter. optim.: full GPR 200; info-gain 200 (d = 500), 177.5 (200), 200 (100); random 95 (500); fixed 200 (500).",
+    kind="about",
+)
+def _t2_iterations(r):
+    return _table2_levels(r, 2, "median_iter", "optimiser iterations")
