@@ -15,7 +15,8 @@ SIGNIFICANCE = 0.05  # "significantly" where the paper names no level: a test at
 # The kinds of sentence a claim can be, each with the one rule by which its verdict reads the run's numbers.
 KINDS = {
     "order": "an order the paper states (A below B, A the best): holds when the run's numbers are in that order; "
-    "where the run has repeats, the one-sided test's p-value is printed beside the verdict and does not decide it",
+    "where they come from repeats the claim can pair (or tasks, for a sign test), the one-sided test's p-value is "
+    "printed beside the verdict and does not decide it",
     "significant order": "an order the paper calls significant: holds only when a test over the run's repeats "
     f"rejects at the paper's level (at {SIGNIFICANCE:g} where it names none); the p-value is printed",
     "no difference": "the paper finds no significant difference: holds when the test over the run's repeats does "

@@ -11,7 +11,7 @@ import itertools
 
 import numpy as np
 
-from .base import claim, need, paired_t, verdict
+from .base import above, claim, need, paired_t, verdict
 
 P = "quinonero-candela2005"
 LOSSES = ("MAE", "MSE", "NTL")
@@ -304,9 +304,11 @@ def _lower_aug(r):
     kind="order",
 )
 def _lower_order(r):
-    worse = []
+    worse, ps = [], []
     for pred, loss in itertools.product(PREDICTIONS, LOSSES):
-        a, b = np.mean(_loss(r, "lower", "HPEV-rand", pred, loss)), np.mean(_loss(r, "lower", "SGEV", pred, loss))
+        ra, rb = _loss(r, "lower", "HPEV-rand", pred, loss), _loss(r, "lower", "SGEV", pred, loss)
+        a, b = np.mean(ra), np.mean(rb)
+        ps.append(above(rb, ra))
         if not a < b:
             worse.append(f"{PREDICTIONS[pred]} {loss} {a:.4g} vs {b:.4g}")
     return verdict(
@@ -314,8 +316,10 @@ def _lower_order(r):
         "HPEV-rand's mean loss below SGEV's in "
         + f"{6 - len(worse)} of 6"
         + (": not " + "; ".join(worse) if worse else ""),
-        "HPEV-rand's mean below SGEV's in all six columns, as in the paper's table",
+        "HPEV-rand's mean below SGEV's in all six columns, as in the paper's table (p: the largest of the six paired "
+        "tests over the repeats)",
         lambda: _support_set_reason(r, "lower", ("SGEV",)),
+        p=max(ps),
     )
 
 

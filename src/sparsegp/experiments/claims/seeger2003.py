@@ -25,6 +25,20 @@ def _curve(r, method, n, base="curves"):
     return np.asarray(c["d"]), np.asarray(c["avg_sq_error"], dtype=float), np.asarray(c["time_s"], dtype=float)
 
 
+def _error_runs(r, method, n, base="curves"):
+    """(repeats, d) average squared errors of ``method``'s runs (None where the run kept one value per d)."""
+    runs = np.asarray(need(r, f"{base}/{method} n={n}").get("avg_sq_error_runs", []), dtype=float)
+    return runs if runs.ndim == 2 and runs.shape[0] >= 2 else None
+
+
+def _worst_p(r, n, a, b, at, base="curves") -> list[float]:
+    """One-sided paired p-values (over the repeats) that ``a``'s error is above ``b``'s at each index of ``at``."""
+    ra, rb = _error_runs(r, a, n, base), _error_runs(r, b, n, base)
+    if ra is None or rb is None or ra.shape != rb.shape:
+        return []
+    return [above(ra[:, j], rb[:, j]) for j in at]
+
+
 def _kin_ns(r):
     return sorted({int(k.split("n=")[1]) for k in need(r, "curves")})
 
@@ -126,11 +140,12 @@ def _smo_small(r):
     kind="order",
 )
 def _random_large(r):
-    out, ok, behind = [], True, []
+    out, ok, behind, ps = [], True, [], []
     for n in _kin_ns(r):
         d = _curve(r, "info-gain", n)[0]
         errs = {m: _curve(r, m, n)[1] for m in METHODS}
         larger = d >= np.median(d)  # "larger d": the upper half of the plotted sizes
+        ps += _worst_p(r, n, "random", "info-gain", np.flatnonzero(larger))  # smo-bart: one run, no test
         worst = errs["random"] > np.maximum(errs["info-gain"], errs["smo-bart"])
         ok &= bool(np.all(worst[larger]))
         behind += [f"n = {n}, d = {int(x)}" for x, w in zip(d[larger], worst[larger]) if not w]
@@ -156,8 +171,9 @@ def _random_large(r):
         bool(ok),
         "; ".join(out),
         "random's error the largest of the three at every d in the upper half of the plotted sizes (d at or above "
-        "their median), at every n",
+        "their median), at every n (p: the largest of the paired tests of random against info-gain there)",
         why,
+        p=max(ps) if ps else None,
     )
 
 
@@ -170,15 +186,20 @@ def _random_large(r):
     kind="order",
 )
 def _ig_large(r):
-    out, ok = [], True
+    out, ok, ps = [], True, []
     for n in _kin_ns(r):
         d, ig, _ = _curve(r, "info-gain", n)
         _, rnd, _ = _curve(r, "random", n)
         ahead = [int(x) for x, a, b in zip(d, ig, rnd) if a < b]
         ok &= bool(ahead) and ahead == [int(x) for x in d[d >= ahead[0]]]
+        ps += _worst_p(r, n, "random", "info-gain", [list(d).index(x) for x in ahead])
         out.append(f"n = {n}: info-gain ahead at d = {ahead or 'none'}")
     return verdict(
-        bool(ok), "; ".join(out), "info-gain's error below random's from some d on, at every larger d, at every n"
+        bool(ok),
+        "; ".join(out),
+        "info-gain's error below random's from some d on, at every larger d, at every n (p: the largest of the paired "
+        "tests over the repeats where info-gain is ahead)",
+        p=max(ps) if ps else None,
     )
 
 
@@ -341,8 +362,12 @@ def _fig2_times(r):
 def _fig2_small(r):
     d, ig, _ = _curve(r, "info-gain", 7168, "pumadyn/learning_curves/curves")
     _, rnd, _ = _curve(r, "random", 7168, "pumadyn/learning_curves/curves")
+    ps = _worst_p(r, 7168, "info-gain", "random", [0], "pumadyn/learning_curves/curves")
     return verdict(
-        ig[0] > rnd[0], f"d = {d[0]}: info-gain {ig[0]:.4f}, random {rnd[0]:.4f}", "info-gain worse at the smallest d"
+        ig[0] > rnd[0],
+        f"d = {d[0]}: info-gain {ig[0]:.4f}, random {rnd[0]:.4f}",
+        "info-gain worse at the smallest d (p: a paired test over the repeats)",
+        p=ps[0] if ps else None,
     )
 
 
