@@ -637,3 +637,55 @@ def test_seeger_fig3_compares_criteria_that_all_include_the_hyper_prior():
     )
     assert check({"pumadyn": {"trajectory": t}}).status == "not run"  # an older run: unlike quantities
     assert check({"pumadyn": {"trajectory": dict(t, criteria_include_the_prior=True)}}).status == "holds"
+
+
+def test_titsias_var_bound_holds_below_log_p_and_tight_at_all_inputs():
+    check = _check("titsias2009", "var-lower-bound-tight-at-all-inputs")
+
+    def results(at_all, joint=-140.0):
+        fixed = {
+            "m": [10, 456],
+            "n_train": 456,
+            "exact_log_marginal": -131.0,
+            "objective": {"vfe": [[-300.0] * 2, [at_all] * 2]},
+        }
+        return {"boston_fixed": fixed, "boston_joint": {"m": [10], "vfe": {"objective": [[joint] * 2]}}}
+
+    assert check(results(-131.0)).status == "holds"
+    assert check(results(-131.5)).status == "fails"  # not tight at X_m = X
+    assert check(results(-130.0)).status == "fails"  # above log p(y)
+    assert check(results(-131.0, joint=-120.0)).status == "fails"
+
+
+def test_qcr_sggp_bounds_straddle_the_optimum():
+    check = _check("quinonero-candela2005", "sinc-sggp-bounds")
+    upper, lower = [[-7.0, -8.0, -8.3]], [[-9.0, -8.6, -8.4]]
+    assert check({"curves": {"upper": upper, "lower": lower}, "sggp_optimum": [-8.35]}).status == "holds"
+    assert check({"curves": {"upper": upper, "lower": lower}, "sggp_optimum": [-8.2]}).status == "fails"
+
+
+def test_scaling_claims_read_the_exponents_of_the_measured_times():
+    ivm = _check("lawrence2003", "ivm-time-at-most-n-d2")
+
+    def rows(power):
+        return [{"c": c, "d": d, "ivm_s": 1e-6 * d**power} for c, d in enumerate((1000, 1500, 2500, 4000))]
+
+    def results(power):
+        return {"index_sizes": [500], "by_index": {"500": {"rows": rows(power), "summary": {}}}}
+
+    assert ivm(results(2.0)).status == "holds" and "d^2.00" in ivm(results(2.0)).ours
+    assert ivm(results(3.0)).status == "fails"
+    seeger = _check("seeger2003", "t1-scaling-n-d2")
+    d = [100, 200, 400, 800]
+
+    def curves(n_power, d_power):
+        return {
+            "curves": {
+                f"{m} n={n}": {"d": d, "avg_sq_error": [0.1] * 4, "time_s": [1e-6 * n**n_power * x**d_power for x in d]}
+                for m in ("info-gain", "random", "smo-bart")
+                for n in (2000, 10000)
+            }
+        }
+
+    assert seeger(curves(1.0, 2.0)).status == "holds"
+    assert seeger(curves(1.0, 3.0)).status == "fails"
