@@ -234,7 +234,7 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command:
     rep.protocol(
         "model selection per repeat (kin40k and pumadyn curves)",
         "not stated (each repeat's n_MS subset, our reading of 'experiments are repeated ten times')",
-        f"kin40k: {reps} subsets of n_MS rows, a full-GP fit on each; pumadyn: {pcfg['curves'].get('repeats', 1)}",
+        f"one n_MS subset and full-GP fit per repeat: kin40k {reps}, pumadyn {pcfg['curves'].get('repeats', 1)}",
         "" if reps > 1 else "the --quick mode runs one",
     )
     rep.protocol(
