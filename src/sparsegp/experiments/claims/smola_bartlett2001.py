@@ -149,7 +149,7 @@ def _slightly_worse(r):
     "generalisation-log-posterior",
     "5",
     "The log posterior was -1.572e5 (1 ± 0.005), the optimal value -1.571e5 (1 ± 0.005).",
-    kind="within spread",
+    kind="about",
 )
 def _log_posterior(r):
     sparse, full = need(r, "generalisation_log_posterior/sparse"), need(r, "generalisation_log_posterior/full GP")
@@ -193,16 +193,23 @@ def _log_posterior_spread(r):
 def _test_level(r):
     mae = {k: np.asarray(need(r, f"generalisation_mae/{k}"), dtype=float) for k in ("sparse", "full GP")}
     paper = {"sparse": (1.785, 0.32), "full GP": (1.782, 0.33)}
-    ok = all(abs(mae[k].mean() - m) <= sd for k, (m, sd) in paper.items())
+    splits = 10  # the paper's "ten independent choices of training sets"
+    # two means over splits: their difference within two standard errors of it (the paper's ± over its splits)
+    se = {k: float(np.sqrt(sd**2 / splits + mae[k].var(ddof=1) / mae[k].size)) for k, (_, sd) in paper.items()}
+    ok = all(abs(mae[k].mean() - m) <= 2 * se[k] for k, (m, _) in paper.items())
     return verdict(
         ok,
         ", ".join(f"{k} MAE {v.mean():.3f} (sd {v.std(ddof=1):.3f} over {v.size} splits)" for k, v in mae.items()),
-        "each mean within the paper's ± of its figure (the paper does not name its error; its size suggests an "
-        "absolute error)",
+        "each mean within two standard errors of the paper's (its ± read as the spread over its ten splits, ours over "
+        "ours; the paper does not name its error, its size suggests an absolute error)",
         lambda: (
-            "Outside the paper's ±: "
-            + ", ".join(f"{k} {mae[k].mean() - m:+.3f} from {m}" for k, (m, _) in paper.items())
-            + "."
+            "Outside two standard errors: "
+            + ", ".join(
+                f"{k} {mae[k].mean() - m:+.3f} from {m} ({(mae[k].mean() - m) / se[k]:+.1f} se)"
+                for k, (m, _) in paper.items()
+            )
+            + ". Both are shifted alike, so the shift lies in what the two share (the split, the targets' scale, the "
+            "error measure the paper does not name), not in the sparse approximation; which it is is not measured."
         ),
     )
 
