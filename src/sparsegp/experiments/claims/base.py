@@ -24,8 +24,9 @@ KINDS = {
     "about": "a level the paper states without a spread ('about', a bare figure): holds within the tolerance the "
     "criterion names, our reading, since the paper gives none",
     "within spread": "a level with a spread the paper states: holds when the run's figure is within two standard "
-    "errors of the paper's, those of the difference of two means where the paper's ± is the spread of what it "
-    "averages, the binomial one where its figure is a count",
+    "errors of the paper's (of the difference of two means where the paper's ± is the spread of what it averages; "
+    "binomial for a rate over many trials), or, for a count over a few runs, when a one-sided binomial test at "
+    f"{SIGNIFICANCE:g} does not put it below the paper's",
     "bound": "a limit the paper states ('less than', 'below', 'at most'): holds when the run's number is on its side",
     "property": "a qualitative property (a shape, a count, a sign, a trend): holds when the run's numbers show it "
     "as the criterion defines it",
