@@ -159,6 +159,14 @@ def above(a, b) -> float:
     return float(stats.ttest_rel(a, b, alternative="greater").pvalue)
 
 
+EXPONENT_TOLERANCE = 0.5  # a measured scaling exponent this close to the stated one (our reading)
+
+
+def exponent(sizes, seconds) -> float:
+    """The slope of a least-squares line through (log size, log seconds): the measured exponent of a scaling."""
+    return float(np.polyfit(np.log(np.asarray(sizes, dtype=float)), np.log(np.asarray(seconds, dtype=float)), 1)[0])
+
+
 def one_sided_t(values, value: float, alternative: str) -> float:
     """p-value of the one-sample t-test that ``values``' mean is ``alternative`` ("less" or "greater") than
     ``value``; NaN with fewer than two values."""

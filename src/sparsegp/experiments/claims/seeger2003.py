@@ -11,7 +11,19 @@ from collections import Counter
 
 import numpy as np
 
-from .base import SIGNIFICANCE, NotRun, Verdict, above, binomial_below, claim, need, one_sided_t, verdict
+from .base import (
+    EXPONENT_TOLERANCE,
+    SIGNIFICANCE,
+    NotRun,
+    Verdict,
+    above,
+    binomial_below,
+    claim,
+    exponent,
+    need,
+    one_sided_t,
+    verdict,
+)
 
 P = "seeger2003"
 METHODS = ("info-gain", "random", "smo-bart")
@@ -884,17 +896,12 @@ def _t2_iterations(r):
     return _table2_levels(r, 2, "median_iter", "optimiser iterations")
 
 
-EXPONENT_TOLERANCE = 0.5  # a measured scaling exponent this close to the stated one (our reading)
-
-
 def _exponents(times: dict, n_lo: int, n_hi: int, d: list) -> tuple[float, float]:
     """(the exponent of the time in d at n_hi, a log-log fit over the upper half of d; the exponent in n at the
     largest d, from n_lo to n_hi)."""
     upper = [i for i, x in enumerate(d) if x >= np.median(d)]
     t_hi = np.asarray(times[n_hi], dtype=float)
-    in_d = float(np.polyfit(np.log(np.asarray(d, dtype=float)[upper]), np.log(t_hi[upper]), 1)[0])
-    in_n = float(np.log(t_hi[-1] / times[n_lo][-1]) / np.log(n_hi / n_lo))
-    return in_d, in_n
+    return exponent(np.asarray(d)[upper], t_hi[upper]), exponent([n_lo, n_hi], [times[n_lo][-1], t_hi[-1]])
 
 
 @claim(
