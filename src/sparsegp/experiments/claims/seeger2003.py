@@ -11,6 +11,7 @@ from collections import Counter
 
 import numpy as np
 
+from ..seeger2003_paper import PAPER_D, PAPER_TIMES
 from .base import (
     EXPONENT_TOLERANCE,
     SIGNIFICANCE,
@@ -58,8 +59,6 @@ def _kin_ns(r):
 def paper_ratio_range(method: str) -> str:
     """The range of ``method``'s time over info-gain's in the paper's Table 1, at every n and d, as the
     criterion quotes it."""
-    from ..seeger2003 import PAPER_TIMES
-
     ratios = [t / base for times in PAPER_TIMES.values() for t, base in zip(times[method], times["info-gain"])]
     digits = 2 if max(ratios) < 10 else 0
     return f"the paper's table: {min(ratios):.{digits}f}-{max(ratios):.{digits}f}"
@@ -912,8 +911,6 @@ def _exponents(times: dict, n_lo: int, n_hi: int, d: list) -> tuple[float, float
     kind="about",
 )
 def _scaling(r):
-    from ..seeger2003 import PAPER_D, PAPER_TIMES
-
     ns = _kin_ns(r)
     if len(ns) < 2:
         raise NotRun("Table 1 at two n")
