@@ -76,6 +76,7 @@ def test_an_auto_fit_interrupted_in_its_second_size_keeps_that_sizes_best_iterat
 
 
 CHILD = """
+import signal
 import time
 
 import numpy as np
@@ -92,6 +93,9 @@ def slowly(iteration, value, params):  # the parent signals once the optimiser r
 
 
 model = SparseGPRegressor(inducing=200, random_state=0, callback=slowly)
+# a process started in the background by a shell without job control inherits SIGINT ignored, and Python then
+# installs no KeyboardInterrupt handler: install it, as an interactive session has it
+signal.signal(signal.SIGINT, signal.default_int_handler)
 print("fitting", flush=True)
 try:
     model.fit(X, y)
