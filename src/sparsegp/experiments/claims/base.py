@@ -37,8 +37,8 @@ KINDS = {
 class Verdict:
     """``status`` in :data:`STATUSES`; ``ours``: our numbers behind it; ``criterion``: the test applied;
     ``reason``: where the claim fails, the most likely reason, with the measurement from the run behind it;
-    ``p``: the p-value of the test behind an order (the largest where several decide it), None without one;
-    ``kind``: the claim's kind in :data:`KINDS` (set from its :class:`Claim` by ``evaluate``)."""
+    ``p``: the p-value of the test behind the verdict (for several, the one that decides it), None without one;
+    ``kind``: the claim's kind in :data:`KINDS` (set by :meth:`Claim.judge`)."""
 
     status: str
     ours: str = ""
