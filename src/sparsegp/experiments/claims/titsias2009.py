@@ -389,8 +389,18 @@ def _boston_joint_spgp(r):
         len(better) == len(ms) and len(worse) == len(ms),
         f"full GP SMSE {smse_full:.3f}, SNLP {snlp_full:.2f}; SPGP SMSE below it at m = {better or 'none'}, "
         f"SNLP above it at m = {worse or 'none'} (SNLP {', '.join(f'{v:.2f}' for v in snlp)})",
-        "SPGP's mean SMSE below the full GP's and its mean SNLP above the full GP's, at every m",
+        "SPGP's mean SMSE below the full GP's and its mean SNLP above the full GP's, at every m (p: the largest of the "
+        "one-sample tests of SPGP's repeats against the full GP's one fit)",
         why,
+        p=max(
+            (
+                q
+                for q in [one_sided_t(v, smse_full, "less") for v in np.asarray(need(r, "boston_joint/fitc/smse"))]
+                + [one_sided_t(v, snlp_full, "greater") for v in np.asarray(need(r, "boston_joint/fitc/snlp"))]
+                if np.isfinite(q)
+            ),
+            default=None,
+        ),
     )
 
 
