@@ -69,7 +69,7 @@ def test_all_runs_every_paper_in_order(tmp_path, monkeypatch):
     ran, names = [], papers()
 
     def entry(name):
-        def run(out, mode, verbose, command):
+        def run(out, mode, verbose, command, step):
             ran.append((name, mode, command))
             return os.path.join(out, "report.md")
 
@@ -83,12 +83,14 @@ def test_all_runs_every_paper_in_order(tmp_path, monkeypatch):
 
 def test_resume_keeps_only_reports_written_by_this_code_in_this_mode(tmp_path, monkeypatch):
     from sparsegp.experiments import registry, report
+    from sparsegp.experiments.steps import direct
 
-    ran, names = [], papers()
+    ran, kept, names = [], [], papers()
 
     def entry(name):
-        def run(out, mode, verbose, command):
+        def run(out, mode, verbose, command, step):
             ran.append(name)
+            kept.append(step is not direct)
             return os.path.join(out, "report.md")
 
         return run
@@ -111,13 +113,14 @@ def test_resume_keeps_only_reports_written_by_this_code_in_this_mode(tmp_path, m
     finished(names[3], "full", None)  # no recorded commit: run again
     written = reproduce("all", mode="full", out=str(tmp_path), log=None, resume=True)
     assert ran == names[1:] and len(written) == 5
-    ran.clear()
+    assert kept == [True] * 4  # the papers run again keep their finished steps
+    ran.clear(), kept.clear()
     reproduce("all", mode="full", out=str(tmp_path), log=None)  # without --resume everything runs
-    assert ran == names
-    ran.clear()
+    assert ran == names and kept == [False] * 5
+    ran.clear(), kept.clear()
     monkeypatch.setattr(report, "source_revision", lambda: "abc123+modified")
     reproduce("all", mode="full", out=str(tmp_path), log=None, resume=True)  # uncommitted code keeps nothing
-    assert ran == names
+    assert ran == names and kept == [False] * 5
 
 
 def test_report_names_the_commit_it_was_written_from(tmp_path, monkeypatch):

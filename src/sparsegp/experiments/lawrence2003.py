@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from .lawrence2003_paper import PAPER, PAPER_COMBINED
+from .steps import direct
 
 GAMMAS = (16.9, 33.8, 67.6)
 SVM_C = (1.0, 10.0)
@@ -254,7 +255,7 @@ def _summary_line(rows):
     )
 
 
-def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command: str | None = None) -> str:
+def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command: str | None = None, step=direct) -> str:
     """Write report.md, results.json and reject_c9.png for ``mode`` ("quick" or "full") into ``out_dir``."""
     from .report import Report
 
@@ -291,7 +292,7 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command:
         f"{cfg['timing_runs']} refits per task at the selected kernel (SVM: shuffled rows; IVM: other seeds)",
         "time: one model selection per task",
     )
-    out = run_tasks(**cfg, verbose=verbose)
+    out = step("tasks", run_tasks, **cfg, verbose=verbose)
     index, main = paper_run(out)
     ratios = [r["n_sv"] / PAPER[r["c"]][1] for r in out["by_index"][str(index)]["rows"]]
     rep.protocol(

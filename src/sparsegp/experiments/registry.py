@@ -51,9 +51,11 @@ def reproduce(
 ) -> list[str]:
     """Run one paper's reproduction (or ``"all"``), then :func:`~sparsegp.experiments.index.refresh` ``out``;
     returns the report paths written. ``paper="verdicts"`` runs nothing and only refreshes. ``resume`` keeps
-    each paper whose report under ``out`` is :func:`finished_here` (an interrupted ``all`` run goes on)."""
+    each paper whose report under ``out`` is :func:`finished_here`, and within the others each long step this
+    code already finished (:mod:`~sparsegp.experiments.steps`): an interrupted ``all`` run goes on."""
     from . import report
     from .index import refresh
+    from .steps import Kept, direct
 
     entries = _entries()
     if paper == "verdicts":
@@ -77,8 +79,11 @@ def reproduce(
             if log:
                 log(f"{name}: kept {written[-1]} (written by this code in {mode} mode)")
             continue
+        step = direct
+        if resume and revision is not None and not revision.endswith("+modified"):
+            step = Kept(out_dir, mode, revision, log)
         t0 = time.perf_counter()
-        path = entries[name](out_dir, mode=mode, verbose=verbose, command=command)
+        path = entries[name](out_dir, mode=mode, verbose=verbose, command=command, step=step)
         written.append(path)
         if log:
             log(f"{name}: {path} ({time.perf_counter() - t0:.0f} s)")

@@ -24,6 +24,7 @@ import scipy.linalg as sl
 from ..training import FTOL, GTOL
 from .learning_curves import avg_sq_error, plot_learning_curves
 from .seeger2003_paper import PAPER_D, PAPER_TIMES
+from .steps import direct
 
 KIN40K_INIT_LENGTHSCALE = 1.0  # the exact GP's start on kin40k (C = 1, noise 0.1, v_b = 0.1)
 
@@ -209,7 +210,7 @@ def run_table1(
     }
 
 
-def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command: str | None = None) -> str:
+def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command: str | None = None, step=direct) -> str:
     from . import seeger2003_pumadyn as pd
     from .report import Report
 
@@ -283,7 +284,7 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command:
         "the paper does not give Rasmussen's parameters",
     )
     rep.protocol("kernel bias v_b", "fitted", "fitted")
-    out = run_table1(verbose=verbose, **cfg)
+    out = step("kin40k", run_table1, verbose=verbose, **cfg)
     split = out["split"]
     rep.text(f"""kin40k, fixed split ({split[0]:,} / {split[1]:,}), footnote-8 preprocessing; hyper-parameters (with v_b and the
 hyper-priors of the protocol table) from an exact GP on
@@ -310,12 +311,21 @@ n = {", ".join(f"{q:,}" for q in cfg["n"])}{"" if mode == "full" else " (the pap
     plot_learning_curves(os.path.join(out_dir, "learning_curves_kin40k.png"), out, cfg["n"], cfg["methods"])
     rep.figure("learning_curves_kin40k.png", "Fig. 1: average squared test error against d")
     pcfg = PUMADYN[mode]
-    curves = run_table1(dataset="pumadyn32nm", init_lengthscale=pd.INIT_LENGTHSCALE, verbose=verbose, **pcfg["curves"])
-    traj = pd.trajectory(pcfg["traj_n_ms"], pcfg["traj_d"], pcfg["traj_max_iter"], pcfg["traj_every"], verbose=verbose)
-    table2 = pd.model_selection(
-        pcfg["table2_n_ms"], pcfg["table2_configs"], pcfg["table2_runs"], pcfg["table2_max_iter"], verbose=verbose
+    curves = step(
+        "pumadyn-curves",
+        run_table1,
+        dataset="pumadyn32nm",
+        init_lengthscale=pd.INIT_LENGTHSCALE,
+        verbose=verbose,
+        **pcfg["curves"],
     )
-    rbf_out = pd.rbf(curves["full_gp"]["n_ms"], curves["full_gp"]["w"], pcfg["rbf_max_iter"], verbose=verbose)
+    traj_args = (pcfg[k] for k in ("traj_n_ms", "traj_d", "traj_max_iter", "traj_every"))
+    traj = step("pumadyn-trajectory", pd.trajectory, *traj_args, verbose=verbose)
+    table2_args = (pcfg[k] for k in ("table2_n_ms", "table2_configs", "table2_runs", "table2_max_iter"))
+    table2 = step("pumadyn-table2", pd.model_selection, *table2_args, verbose=verbose)
+    rbf_out = step(
+        "pumadyn-rbf", pd.rbf, curves["full_gp"]["n_ms"], curves["full_gp"]["w"], pcfg["rbf_max_iter"], verbose=verbose
+    )
     extra = pd.report(rep, out_dir, curves, traj, table2, dict(pcfg["curves"], **pcfg), rbf_out)
     rep.results = {
         **out,

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from .steps import direct
+
 PAPER_KAPPAS = (1, 2, 5, 10, 20, 50, 100, 200)
 PAPER_TABLE2 = {1: (373, 79), 2: (287, 49), 5: (255, 26), 10: (257, 17), 20: (251, 12), 50: (270, 8)}
 PAPER_TEST = {"sparse": 1.785, "full GP": 1.782}
@@ -129,7 +131,7 @@ def _kernel(width2):
     return SquaredExponential(lengthscale=np.sqrt(width2 / 2.0), variance=1.0)  # 2 omega^2 = width2
 
 
-def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command: str | None = None) -> str:
+def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command: str | None = None, step=direct) -> str:
     from ..selection import SmolaBartlett
     from ..selection.criteria import SmolaBartlettRule
     from ..selection.greedy import greedy_select

@@ -22,6 +22,7 @@ from ..estimators import ExactGPRegressor, SparseGPRegressor
 from ..kernels import SquaredExponential
 from ..training import FTOL, GTOL
 from .protocols import titsias_sparse
+from .steps import direct
 
 PAPER = {"vfe_bound": -55.5708, "exact_log_marginal": -55.5647}
 
@@ -161,7 +162,7 @@ MODES: dict[str, dict[str, Any]] = {
 }
 
 
-def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command: str | None = None) -> str:
+def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command: str | None = None, step=direct) -> str:
     """Snelson 1-D (Fig. 1 and the sec. 5 numbers), Boston housing (Fig. 2) and Fig. 3 into ``out_dir``.
 
     quick: 2 random starts per sparse model on Snelson, one repeat at two m on Boston, abalone subsampled;
@@ -220,7 +221,7 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command:
         ", ".join(settings),
         "SARCOS's 44,484-row training set could not be obtained",
     )
-    large = [titsias2009_large.smse_snlp_vs_m(verbose=verbose, **c) for c in cfg["large"]]
+    large = [step(f"fig3-{c['name']}", titsias2009_large.smse_snlp_vs_m, verbose=verbose, **c) for c in cfg["large"]]
     for e in large:
         runs = dict(zip(e["m"], e["runs"]))
         few = sorted(m for m, k in runs.items() if k < 5)
@@ -253,8 +254,8 @@ def reproduce(out_dir: str, mode: str = "quick", verbose: bool = False, command:
             ("SD on m rows; " if "sd" in e else "") + (f"exact GP on {ref['n']:,} rows" if ref else "none"),
             "SD also at each m, as in Fig. 2(b)" if e["dataset"] == "kin40k" else "SD at each m",
         )
-    r200 = snelson(out_dir, starts=starts, verbose=verbose)
-    r20 = snelson(out_dir, starts=starts, every10=True, verbose=verbose)
+    r200 = step("snelson200", snelson, out_dir, starts=starts, verbose=verbose)
+    r20 = step("snelson20", snelson, out_dir, starts=starts, every10=True, verbose=verbose)
     rep.text(f"""Snelson's 1-D data, targets centred, SE kernel, m = 15 inducing inputs optimised jointly with the
 hyper-parameters; the best of {starts} random starts per sparse model. KL is KL(exact || approximate) between the
 latent predictive marginals on the {r200["grid_points"]}-point test grid, summed.""")
@@ -301,8 +302,11 @@ latent predictive marginals on the {r200["grid_points"]}-point test grid, summed
         )
     rep.figure("snelson.png", "Fig. 1, top: predictions with 200 training points")
     rep.figure("snelson20.png", "Fig. 1, bottom: predictions with 20 training points")
-    fixed = titsias2009_boston.fixed_hyperparameters(cfg["boston_m"], cfg["boston_repeats"], cfg["max_iter"], verbose)
-    joint = titsias2009_boston.joint_learning(cfg["joint_m"], cfg["joint_repeats"], cfg["max_iter"], verbose)
+    boston = titsias2009_boston
+    fixed = step(
+        "boston-fixed", boston.fixed_hyperparameters, cfg["boston_m"], cfg["boston_repeats"], cfg["max_iter"], verbose
+    )
+    joint = step("boston-joint", boston.joint_learning, cfg["joint_m"], cfg["joint_repeats"], cfg["max_iter"], verbose)
     titsias2009_boston.report(rep, out_dir, fixed, joint)
     rep.protocol(
         "Boston: training / test rows",
@@ -311,7 +315,7 @@ latent predictive marginals on the {r200["grid_points"]}-point test grid, summed
         "the shipped split (the paper's split and what its repeats vary are not given)",
     )
     titsias2009_large.report(rep, out_dir, large)
-    em = titsias2009_em.variational_em(verbose=verbose, **cfg["em"])
+    em = step("em", titsias2009_em.variational_em, verbose=verbose, **cfg["em"])
     rep.protocol(
         "Variational EM: working set J per inclusion",
         "random, size not stated",
