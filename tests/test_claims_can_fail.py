@@ -185,11 +185,20 @@ def _scaling(r):  # from the next full run on: the selection's seconds against b
     r["scaling_seconds"] = {str(m): (1e-8 * m * d**2 + 0.5).tolist() for m in (1000, 2000, 4000)}
 
 
+def _storage(r):  # from the next full run on: the selection's peak bytes against samples and basis size
+    n, m = 400, 4000
+    r["scaling_peak_bytes"] = {
+        "by_rows": {str(k): 5e6 + 8.0 * n * k for k in (1000, 2000, 4000)},
+        "by_basis": {str(k): 5e6 + 8.0 * k * m for k in (100, 200, 400)},
+    }
+
+
 COMPLETIONS = {
     ("seeger2003", "fig3-random-poor-info-gain-acceptable"): _seeger_fig3,
     ("titsias2009", "fig3-pp-best-smse-sarcos"): _sarcos,
     ("quinonero-candela2005", "sinc-sggp-bounds"): _sggp_bounds,
     ("smola-bartlett2001", "time-n2m"): _scaling,
+    ("smola-bartlett2001", "storage-nm"): _storage,
 }
 
 

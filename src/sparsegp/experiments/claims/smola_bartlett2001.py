@@ -370,3 +370,33 @@ def _time_scaling(r):
             "arithmetic; not measured further."
         ),
     )
+
+
+def growth_exponent(sizes, values) -> float:
+    """p of values = c + a size^p through three geometric sizes: the exponent of what grows, whatever the
+    fixed part c (the ratio of the two increments is the sizes' ratio to the power p); NaN where the values do
+    not grow."""
+    (s1, s2, s3), (v1, v2, v3) = np.asarray(sizes, dtype=float), np.asarray(values, dtype=float)
+    if not np.isclose(s3 / s2, s2 / s1):
+        raise ValueError(f"growth_exponent needs three geometric sizes, got {list(sizes)}")
+    if v2 <= v1 or v3 <= v2:
+        return float("nan")
+    return float(np.log((v3 - v2) / (v2 - v1)) / np.log(s3 / s2))
+
+
+@claim(P, "storage-nm", "1; 3", "In particular, [...] storage is O(nm) [n basis functions, m samples].", kind="about")
+def _storage_scaling(r):
+    peaks = need(r, "scaling_peak_bytes")
+    by_rows, by_basis = ({int(k): float(v) for k, v in peaks[key].items()} for key in ("by_rows", "by_basis"))
+    rows, basis = sorted(by_rows), sorted(by_basis)
+    in_m = growth_exponent(rows, [by_rows[k] for k in rows])
+    in_n = growth_exponent(basis, [by_basis[k] for k in basis])
+    return verdict(
+        bool(abs(in_m - 1) <= EXPONENT_TOLERANCE and abs(in_n - 1) <= EXPONENT_TOLERANCE),
+        f"the growth of the selection's peak allocation ~ m^{in_m:.2f} in the samples (m = "
+        f"{', '.join(f'{k:,}' for k in rows)}; n = {basis[-1]}) and ~ n^{in_n:.2f} in the basis size "
+        f"(n = {', '.join(map(str, basis))}; m = {rows[-1]:,}); {by_rows[rows[-1]] / 2**20:.1f} MiB at the most",
+        f"both exponents within {EXPONENT_TOLERANCE} of the stated 1; each is the exponent of the part that grows "
+        "(from the ratio of the increments over three geometric sizes), so a fixed allocation does not dilute it",
+        lambda: "The measured exponents leave the band; not measured further.",
+    )
