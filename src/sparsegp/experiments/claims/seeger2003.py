@@ -653,10 +653,18 @@ def _t2_overfit(r):
     if err[500] is None:
         return verdict(False, "info-gain d = 500 never succeeded", "median error over successful runs")
     smaller = [e for d, e in err.items() if d < 500 and e is not None]
+    runs = {d: [q["error"] for q in _t2(r, f"info-gain d={d}")[2]["runs"]] for d in err}
+
+    def paired(d):  # repeat i of every d selects from the same n_MS subset: pair the runs both got right
+        both = [(a, b) for a, b in zip(runs[500], runs[d]) if max(a, b) < SUCCESS_ERROR]
+        return above(*zip(*both)) if len(both) > 1 else np.nan
+
     return verdict(
         all(err[500] > e for e in smaller),
         ", ".join(f"d = {d}: {e:.4f}" if e is not None else f"d = {d}: no success" for d, e in err.items()),
-        "the median error of successful runs at d = 500 above those at d = 100 and 200",
+        "the median error of successful runs at d = 500 above those at d = 100 and 200; p: the larger one-sided "
+        "paired t-test over the repeats where both runs succeeded",
+        p=max(paired(d) for d in (100, 200)),
     )
 
 
