@@ -42,7 +42,7 @@ CASES = {  # posterior, leave-one-out flags, predictive flag
     "vfe": (vfe_posterior, {}, False),
     "dtc": (dtc_posterior, {}, False),
     "sor": (dtc_posterior, {"degenerate": True}, True),
-    "fitc": (fitc_posterior, {"fitc": True}, False),
+    "fitc": (fitc_posterior, {"diagonal": 1.0}, False),
 }
 
 

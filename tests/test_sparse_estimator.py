@@ -132,7 +132,7 @@ def test_bad_options_are_named(toy_regression):
         SparseGPRegressor(approximation="ssgp").fit(X, y)
     with pytest.raises(InputError, match="prediction must be one of"):
         SparseGPRegressor(prediction="magic").fit(X, y)
-    with pytest.raises(InputError, match="use approximation 'sor', 'dtc' or 'vfe'"):
+    with pytest.raises(InputError, match="use approximation 'vfe', 'dtc' or 'sor'"):
         SparseGPRegressor(approximation="fitc", prediction="augmented").fit(X, y)
     with pytest.raises(InputError, match="at least one inducing point"):
         SparseGPRegressor(inducing=0).fit(X, y)

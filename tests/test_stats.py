@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from jax.flatten_util import ravel_pytree
 
-from sparsegp._reference import dense_stats, fitc_dense_stats, whitened_stats_autodiff
+from sparsegp._reference import dense_stats, weighted_dense_stats, whitened_stats_autodiff
 from sparsegp.approximations.common import kuu_cholesky
 from sparsegp.kernels import Matern32, SquaredExponential
-from sparsegp.stats import chunk_size_for, fitc_stats, weighted_stats, whitened_stats
+from sparsegp.stats import chunk_size_for, weighted_stats, whitened_stats
 
 
 def problem(n=57, m=9, D=3, seed=0):
@@ -32,14 +32,14 @@ def test_chunked_equals_dense_to_1e10(chunk):
     b = dense_stats(k, Z, Luu, X, y)
     for x, z in zip(a, b):
         np.testing.assert_allclose(np.asarray(x), np.asarray(z), rtol=1e-10, atol=1e-10)
-    f = fitc_stats(k, Z, Luu, 0.1, X, y, chunk=chunk)
-    g = fitc_dense_stats(k, Z, Luu, 0.1, X, y)
+    f = weighted_stats(k, Z, Luu, 0.1, X, y, chunk, diagonal=1.0)
+    g = weighted_dense_stats(k, Z, Luu, 0.1, X, y)
     for x, z in zip(f, g):
         np.testing.assert_allclose(np.asarray(x), np.asarray(z), rtol=1e-10, atol=1e-10)
     # a known noise variance per row, Lambda_i = sigma^2 + v_i (DTC, VFE, SoR)
     known = jnp.linspace(0.0, 0.5, X.shape[0])
-    f = weighted_stats(k, Z, Luu, 0.1, X, y, chunk, known=known, fitc=False)
-    g = fitc_dense_stats(k, Z, Luu, 0.1, X, y, known=known, fitc=False)
+    f = weighted_stats(k, Z, Luu, 0.1, X, y, chunk, known=known)
+    g = weighted_dense_stats(k, Z, Luu, 0.1, X, y, known=known, diagonal=0.0)
     for x, z in zip(f, g):
         np.testing.assert_allclose(np.asarray(x), np.asarray(z), rtol=1e-10, atol=1e-10)
 

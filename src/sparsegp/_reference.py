@@ -13,7 +13,7 @@ import scipy.linalg as sl
 
 from ._config import LOG_2PI
 from .linalg import solve_lower
-from .stats import FITCStats, Stats, _stats_forward, chunk_rows
+from .stats import Stats, WeightedStats, _stats_forward, chunk_rows
 
 
 def whitened_stats_autodiff(kernel, Z, Luu, X, y, chunk: int):
@@ -28,15 +28,15 @@ def dense_stats(kernel, Z, Luu, X, y):
     return Stats(A @ A.T, A @ y, y @ y, jnp.sum(kernel.diag(X)), jnp.sum(A * A), jnp.asarray(X.shape[0], X.dtype))
 
 
-def fitc_dense_stats(kernel, Z, Luu, noise, X, y, known=0.0, fitc=True) -> FITCStats:
-    """Unchunked reference for :func:`weighted_stats` (FITC's, or with ``fitc=False`` Lambda = sigma^2 + v)."""
+def weighted_dense_stats(kernel, Z, Luu, noise, X, y, known=0.0, diagonal=1.0) -> WeightedStats:
+    """Unchunked reference for :func:`weighted_stats`: Lambda = diagonal (K - Q) + sigma^2 + v."""
     A = solve_lower(Luu, kernel.K(Z, X))
     r = kernel.diag(X) - jnp.sum(A * A, axis=0)
-    lam = (r if fitc else 0.0) + noise + known
+    lam = diagonal * r + noise + known
     Aw = A / lam
     n = jnp.asarray(X.shape[0], X.dtype)
     sums = (A @ Aw.T, Aw @ y, jnp.sum(y * y / lam), jnp.sum(jnp.log(lam)), n, jnp.sum(r / lam), jnp.sum(r))
-    return FITCStats(*sums)
+    return WeightedStats(*sums)
 
 
 def dense_state(K: np.ndarray, y: np.ndarray, noise: float, I) -> dict:

@@ -14,7 +14,7 @@ over rows of the *whitened* cross-covariances a_i = L_uu^-1 k_u(x_i):
 
 Rows that share an input are one row with weight c_i, its mean target and its within-input sum of
 squares SS_i (``counts`` and ``scatter``, :mod:`sparsegp.replicates`): w_i = c_i and yy gains
-sum_i SS_i (FITC: w_i = c_i / Lambda_i and yy gains sum_i SS_i / Lambda_i), which are the sums over
+sum_i SS_i (weighted: w_i = c_i / Lambda_i and yy gains sum_i SS_i / Lambda_i), which are the sums over
 all rows exactly. Without ``counts`` every row has weight 1.
 
 They are accumulated over row chunks with ``lax.scan``, so peak memory is
@@ -24,13 +24,13 @@ afterwards) keeps the conditioning of K_uu, not its square (measured: relative
 error 4e-10 vs 1e-5 on a 200-point problem with cond(K_uu) = 3e11).
 
 Shapes: ``Z`` (m, D), ``Luu`` (m, m), ``X`` (n, D), ``y`` (n,); :class:`Stats` holds ``S`` (m, m), ``v`` (m,)
-and scalars ``yy``, ``trK``, ``trQ``, ``n``; :class:`FITCStats` ``S`` (m, m), ``v`` (m,) and scalars.
+and scalars ``yy``, ``trK``, ``trQ``, ``n``; :class:`WeightedStats` ``S`` (m, m), ``v`` (m,) and scalars.
 
-Two implementations of the unit-weight sums share the chunking:
-:func:`whitened_stats` has a hand-written backward pass (one pass over the
-data costing 2 m^2 per row plus the kernel's VJP, no triangular solves), used
-by VFE, DTC and SoR; :func:`fitc_stats` lets JAX differentiate through a
-checkpointed scan, because FITC's row weights depend on a_i themselves.
+Two passes share the chunking: :func:`whitened_stats`, the unit-weight sums, has a hand-written backward
+pass (one pass over the data costing 2 m^2 per row plus the kernel's VJP, no triangular solves);
+:func:`weighted_stats`, the sums weighted by 1 / Lambda_i (:class:`RowWeights`: a known noise variance per
+row, or a likelihood noise that holds part of K_ii - Q_ii, as FITC's does), lets JAX differentiate through a
+checkpointed scan, because such weights depend on a_i themselves.
 """
 
 from __future__ import annotations
@@ -63,9 +63,20 @@ class Stats(NamedTuple):
     n: Any
 
 
-class FITCStats(NamedTuple):
-    """Sums weighted by w_i = 1 / Lambda_i: FITC's Lambda_i = K_ii - Q_ii + sigma^2 (+ v_i), or a known noise
-    variance v_i per row, Lambda_i = sigma^2 + v_i, for DTC, VFE and SoR (:func:`weighted_stats`)."""
+class RowWeights(NamedTuple):
+    """What a weighted pass weighs row i by, 1 / Lambda_i with Lambda_i = diagonal (K_ii - Q_ii) + sigma^2 + v_i
+    + shift: ``noise`` sigma^2; ``diagonal`` the share of the prior's unexplained variance the likelihood's
+    noise holds (FITC's 1; 0 for DTC, VFE and SoR, whose rows are weighted only by known noise variances v_i);
+    ``shift`` added to every Lambda_i (the certificate's upper bound,
+    :func:`~sparsegp.approximations.certificate.weighted_bounds`)."""
+
+    noise: float
+    diagonal: float = 0.0
+    shift: float = 0.0
+
+
+class WeightedStats(NamedTuple):
+    """Sums weighted by w_i = 1 / Lambda_i (:class:`RowWeights`, :func:`weighted_stats`)."""
 
     S: Any  # sum a_i a_i^T / Lambda_i
     v: Any  # sum a_i y_i / Lambda_i
@@ -221,15 +232,17 @@ def whitened_stats(kernel, Z, Luu, X, y, chunk: int, counts=None, scatter=None):
 
 
 # ---------------------------------------------------------------------------
-# FITC: weights 1 / Lambda_i depend on a_i, so JAX differentiates the scan;
+# Weighted sums: weights 1 / Lambda_i depend on a_i, so JAX differentiates the scan;
 # jax.checkpoint keeps the backward pass's memory at one chunk.
 # ---------------------------------------------------------------------------
 
 
-def weighted_stats(kernel, Z, Luu, noise, X, y, chunk: int, counts=None, scatter=None, known=None, fitc=True):
-    """:class:`FITCStats`: sums weighted by 1 / Lambda_i, with Lambda_i = K_ii - Q_ii + sigma^2 + v_i for FITC
-    (Snelson & Ghahramani's SPGP) and sigma^2 + v_i otherwise; ``known`` holds each row's known noise variance
-    v_i (0 without it). With ``counts`` and ``scatter`` the sums over every row of the inputs' groups (the module
+def weighted_stats(
+    kernel, Z, Luu, noise, X, y, chunk: int, counts=None, scatter=None, known=None, diagonal: float = 0.0
+) -> WeightedStats:
+    """:class:`WeightedStats`: sums weighted by 1 / Lambda_i, Lambda_i = diagonal (K_ii - Q_ii) + sigma^2 + v_i
+    (``diagonal`` 1: Snelson & Ghahramani's SPGP / FITC); ``known`` holds each row's known noise variance v_i
+    (0 without it). With ``counts`` and ``scatter`` the sums over every row of the inputs' groups (the module
     docstring); rows grouped together share their input and their known variance (:mod:`sparsegp.replicates`)."""
     Xs, ys, ms = chunk_rows(X, y, chunk, counts)
     m = Z.shape[0]
@@ -241,7 +254,7 @@ def weighted_stats(kernel, Z, Luu, noise, X, y, chunk: int, counts=None, scatter
     def chunk_sums(Xc, yc, mc, ssc, vc):
         A = Luu_inv @ kernel.K(Z, Xc)
         r = kernel.diag(Xc) - jnp.sum(A * A, axis=0)  # K_ii - Q_ii
-        lam = (r if fitc else 0.0) + noise + vc
+        lam = (r * diagonal if diagonal else 0.0) + noise + vc
         w = mc / lam
         Aw = A * w
         yy = jnp.sum(row_weighted(w, yc) * yc) + jnp.sum(ssc / lam)
@@ -255,22 +268,16 @@ def weighted_stats(kernel, Z, Luu, noise, X, y, chunk: int, counts=None, scatter
     init = (jnp.zeros((m, m), Z.dtype), jnp.zeros((m,) + ys.shape[2:], Z.dtype), zero, zero, zero, zero)
     rows = (Xs, ys, ms, chunk_values(ss, chunk), chunk_values(known, chunk))
     (S, v, yy, logdet, resid, trace), _ = jax.lax.scan(body, init, rows)
-    return FITCStats(S, v, yy, logdet, jnp.sum(ms), resid, trace)
-
-
-def fitc_stats(kernel, Z, Luu, noise, X, y, chunk: int, counts=None, scatter=None, known=None) -> FITCStats:
-    """:class:`FITCStats`: sums weighted by 1 / (K_ii - Q_ii + sigma^2) (Snelson & Ghahramani's SPGP); with
-    ``counts`` and ``scatter`` the sums over every row of the inputs' groups (the module docstring)."""
-    return weighted_stats(kernel, Z, Luu, noise, X, y, chunk, counts, scatter, known, fitc=True)
+    return WeightedStats(S, v, yy, logdet, jnp.sum(ms), resid, trace)
 
 
 __all__ = [
     "Stats",
-    "FITCStats",
+    "RowWeights",
+    "WeightedStats",
     "chunk_size_for",
     "chunk_rows",
     "chunk_values",
     "whitened_stats",
-    "fitc_stats",
     "weighted_stats",
 ]

@@ -3,14 +3,14 @@
 Symbols as in NOTATION.md (the package's one notation table).
 
 :mod:`sparsegp.stats` computes the sums inside one JAX program (``lax.scan``), differentiated
-by a hand-written VJP for the unit weights and by autodiff for FITC, whose row weights
-1 / Lambda_i depend on the whitened cross-covariances. Here the same sums are computed chunk by
-chunk on the host, and the backward pass is written out for both:
+by a hand-written VJP for the unit weights and by autodiff for the weighted sums, whose row weights
+1 / Lambda_i may depend on the whitened cross-covariances (FITC's). Here the same sums are computed chunk by
+chunk on the host, and the backward pass is written out for both, behind one entry point each:
 
-* forward: K_uf by a jitted kernel evaluation, A^T = K_uf^T L^-T, S += A A^T, v += A y;
-* backward, given the cotangents of the sums: K_uf_bar = 2 Phi_bar K_uf + b_bar y^T for the unit
-  weights of VFE / DTC / SoR; for FITC the per-row terms of the weights' derivative
-  (:meth:`BlasStats.fitc_backward`).
+* :meth:`BlasStats.forward`: K_uf by a jitted kernel evaluation, A^T = K_uf^T L^-T, S += A A^T, v += A y,
+  each row weighted by 1 / Lambda_i where :class:`~sparsegp.stats.RowWeights` are given;
+* :meth:`BlasStats.backward`, given the cotangents of the sums: K_uf_bar = 2 Phi_bar K_uf + b_bar y^T for
+  the unit weights; for the weighted sums the per-row terms of the weights' derivative as well.
 
 Why two engines: on a CPU the host passes make FITC's bound + gradient 1.4x faster than autodiff through the
 scan and let Dask partitions compute their own sums; on an accelerator everything stays in the JAX program
@@ -26,7 +26,7 @@ busy-wait between calls, would compete with XLA's for the same cores (BENCHMARKS
 
 Notation as in :mod:`sparsegp.stats`: a_i = L_uu^-1 k_u(x_i) (column i of A),
 S = sum_i w_i a_i a_i^T, v = sum_i w_i a_i y_i, with w_i = 1 (unit) or
-1 / Lambda_i, Lambda_i = K_ii - |a_i|^2 + sigma^2 (FITC).
+1 / Lambda_i, Lambda_i = diagonal (K_ii - |a_i|^2) + sigma^2 + v_i (:class:`~sparsegp.stats.RowWeights`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from .stats import FITCStats, Stats, chunk_rows, chunk_values, row_scatter, row_weighted
+from .stats import RowWeights, Stats, WeightedStats, chunk_rows, chunk_values, row_scatter, row_weighted
 
 # The first pass keeps each chunk's kernel block (VFE, DTC, SoR) or whitened block (FITC) for the
 # second when all of them fit in this many bytes; beyond it, the second pass recomputes them.
@@ -140,8 +140,8 @@ class BlasStats:
         self.rows, self.chunk, self.n_chunks = n, chunk, Xs.shape[0]
         self.pad = self.n_chunks * chunk - n
         self.Xs, self.ys, self.ms = list(Xs), list(ys), list(ms)
-        self.weighted = counts is not None
-        if self.weighted:  # ws: the rows' weights c_i (0 on padding); ss: within-input sums of squares
+        self.grouped = counts is not None
+        if self.grouped:  # ws: the rows' weights c_i (0 on padding); ss: within-input sums of squares
             self.ws = list(np.asarray(chunk_values(jnp.asarray(counts, dtype=jnp.float64), chunk)))
             ss = np.zeros(n) if scatter is None else row_scatter(np.asarray(scatter, dtype=np.float64))
             self.ss = list(np.asarray(chunk_values(jnp.asarray(ss), chunk)))
@@ -177,9 +177,11 @@ class BlasStats:
         step = self.n_chunks if keep else self.threads
         return [range(i, min(i + step, self.n_chunks)) for i in range(0, self.n_chunks, step)]
 
-    # ---- unit weights: VFE, DTC, SoR ----------------------------------------------------
-    def forward(self, kernel, Z, Linv):
-        """(:class:`~sparsegp.stats.Stats` as NumPy values, residual for :meth:`backward`)."""
+    def forward(self, kernel, Z, Linv, weights: RowWeights | None = None):
+        """The sums and the residual for :meth:`backward`: :class:`~sparsegp.stats.Stats` as NumPy values, or
+        with ``weights`` :class:`~sparsegp.stats.WeightedStats` (each row weighted by 1 / Lambda_i)."""
+        if weights is not None:
+            return self._weighted_forward(kernel, Z, Linv, weights)
         LinvT = np.ascontiguousarray(np.asarray(Linv, dtype=np.float64).T)
         m = LinvT.shape[0]
         blocks, keep = _Blocks(kernel, Z, self.Xs), self._keep(m)
@@ -187,7 +189,7 @@ class BlasStats:
         def chunk_sums(item):
             i, (Kt, kdiag) = item
             At = self._whiten(i, Kt, LinvT)
-            if self.weighted:
+            if self.grouped:
                 w = self.ws[i]
                 Aw = At * np.sqrt(w)[:, None]
                 return Aw.T @ Aw, At.T @ row_weighted(w, self.ys[i]), float(kdiag @ w)
@@ -204,8 +206,15 @@ class BlasStats:
         st = Stats(S, v, np.float64(self.yy), np.float64(trK), np.float64(np.trace(S)), np.float64(self.n))
         return st, (blocks, kept)
 
-    def backward(self, Linv, Luu, st: Stats, res, ct: Stats):
-        """Cotangents (kernel, Z, L_uu^-1) of the sums ``st`` for their cotangents ``ct``.
+    def backward(self, Linv, Luu, st, res, ct):
+        """Cotangents (kernel, Z, L_uu^-1, sigma^2) of the sums ``st`` of :meth:`forward` for their cotangents
+        ``ct`` (sigma^2's is 0 for the unit-weight sums, which do not depend on it)."""
+        if isinstance(st, WeightedStats):
+            return self._weighted_backward(Linv, Luu, st, res, ct)
+        return (*self._unit_backward(Linv, Luu, st, res, ct), 0.0)
+
+    def _unit_backward(self, Linv, Luu, st: Stats, res, ct: Stats):
+        """Cotangents (kernel, Z, L_uu^-1) of the unit-weight sums.
 
         With G = sym(S_bar) + trQ_bar I: Phi_bar = L^-T G L^-1 and b_bar = L^-T v_bar give
         K_uf_bar = 2 Phi_bar K_uf + b_bar y^T; the factor's cotangent is
@@ -227,7 +236,7 @@ class BlasStats:
             Kt = kept[i] if kept[i] is not None else blocks(i)[0]
             Kt_bar = Kt @ M  # (K_uf^T_bar) = K_uf^T M + y b_bar^T, M symmetric
             Kt_bar += _outer(self.ys[i], b_bar)
-            if self.weighted:  # times the rows' weights W
+            if self.grouped:  # times the rows' weights W
                 w = self.ws[i]
                 return i, Kt_bar * w[:, None], float(ct.trK) * w
             return i, self._zero_padding(i, Kt_bar), float(ct.trK) * self.ms[i]
@@ -238,12 +247,10 @@ class BlasStats:
             k_bar, Z_bar = _tree_add(k_bar, kb), _tree_add(Z_bar, zb)
         return k_bar, Z_bar, Linv_bar
 
-    # ---- FITC ---------------------------------------------------------------------------
-    def fitc_forward(self, kernel, Z, Linv, noise: float, fitc: bool = True, shift: float = 0.0):
-        """(:class:`~sparsegp.stats.FITCStats` as NumPy values, residual for :meth:`fitc_backward`): FITC's sums,
-        or with ``fitc=False`` those of DTC, VFE and SoR with a known noise variance per row (Lambda_i =
-        sigma^2 + v_i, :func:`~sparsegp.stats.weighted_stats`); ``shift`` is added to every Lambda_i (the
-        certificate's upper bound, :func:`~sparsegp.approximations.certificate.weighted_bounds`)."""
+    def _weighted_forward(self, kernel, Z, Linv, weights: RowWeights):
+        """The sums weighted by 1 / Lambda_i, Lambda_i = diagonal (K_ii - Q_ii) + sigma^2 + v_i + shift
+        (:func:`~sparsegp.stats.weighted_stats`)."""
+        noise, diagonal, shift = float(weights.noise), float(weights.diagonal), float(weights.shift)
         LinvT = np.ascontiguousarray(np.asarray(Linv, dtype=np.float64).T)
         m = Linv.shape[0]
         blocks, keep = _Blocks(kernel, Z, self.Xs), self._keep(2 * m)
@@ -253,42 +260,42 @@ class BlasStats:
             At = self._whiten(i, Kt, LinvT)
             mc, yc = self.ms[i], self.ys[i]
             r = kdiag - np.einsum("ij,ij->i", At, At)  # K_ii - Q_ii
-            lam = (r if fitc else 0.0) + (noise + shift)
+            lam = (r * diagonal if diagonal else 0.0) + (noise + shift)
             if self.known is not None:
                 lam = lam + self.known[i]
             lam = np.where(mc > 0, lam, 1.0)
-            c = self.ws[i] if self.weighted else mc  # rows per input (0 on padding)
+            c = self.ws[i] if self.grouped else mc  # rows per input (0 on padding)
             w = c / lam
             Aw = At * np.sqrt(w)[:, None]
             S_i = Aw.T @ Aw
-            yy = float(w @ _per_row(yc * yc)) + (float(np.sum(self.ss[i] / lam)) if self.weighted else 0.0)
+            yy = float(w @ _per_row(yc * yc)) + (float(np.sum(self.ss[i] / lam)) if self.grouped else 0.0)
             sums = (S_i, At.T @ row_weighted(w, yc), yy, float(c @ np.log(lam)), float(w @ r), float(c @ r))
             return sums, (w, lam, r), ((Kt, At) if keep else None)
 
         S = v = yy = logdet = resid = trace = 0  # running sums in chunk order, as in forward
-        kept, weights = [], []
+        kept, per_row = [], []
         for batch in self._batches(keep):
             for sums, wl, kt in self._map(chunk_sums, list(zip(batch, blocks.some(batch)))):
                 S, v, yy, logdet = S + sums[0], v + sums[1], yy + sums[2], logdet + sums[3]
                 resid, trace = resid + sums[4], trace + sums[5]
-                weights.append(wl)
+                per_row.append(wl)
                 kept.append(kt)
-        st = FITCStats(
+        st = WeightedStats(
             S, v, np.float64(yy), np.float64(logdet), np.float64(self.n), np.float64(resid), np.float64(trace)
         )
-        return st, (blocks, kept, weights, fitc)
+        return st, (blocks, kept, per_row, diagonal)
 
-    def fitc_backward(self, Linv, Luu, st: FITCStats, res, ct: FITCStats):
-        """Cotangents (kernel, Z, L_uu^-1, sigma^2) of FITC's sums.
+    def _weighted_backward(self, Linv, Luu, st: WeightedStats, res, ct: WeightedStats):
+        """Cotangents (kernel, Z, L_uu^-1, sigma^2) of the weighted sums.
 
         Per row, with C = A^T S_bar (S_bar symmetrised) and r_i = K_ii - |a_i|^2: w_bar_i = a_i^T S_bar a_i
         + y_i a_i^T v_bar + y_i^2 yy_bar + r_i resid_bar, Lambda_bar_i = -w_i^2 w_bar_i + logdet_bar / Lambda_i,
-        r_bar_i = Lambda_bar_i (FITC's Lambda_i holds r_i; not so with ``fitc=False``) + w_i resid_bar + trace_bar,
+        r_bar_i = diagonal Lambda_bar_i (Lambda_i holds diagonal r_i) + w_i resid_bar + trace_bar,
         and a_bar_i = 2 w_i S_bar a_i + w_i y_i v_bar - 2 r_bar_i a_i (since d r_i / d a_i = -2 a_i).
         Then K_uf_bar = L^-T A_bar, diag(K)_bar = r_bar, sigma^2_bar = sum Lambda_bar, and
         (L^-1)_bar = sum_i a_bar_i k_i^T = (2 S_bar S + v_bar v^T - 2 T) L^T with T = sum r_bar_i a_i a_i^T.
         """
-        blocks, kept, weights, fitc = res
+        blocks, kept, weights, diagonal = res
         Linv_f = np.asfortranarray(Linv, dtype=np.float64)
         Luu = np.asarray(Luu, dtype=np.float64)
         S_bar = np.asarray(ct.S)
@@ -305,15 +312,15 @@ class BlasStats:
                 At = self._whiten(i, Kt, Linv_f.T)
             w, lam, r = weights[i]
             yc, mc = self.ys[i], self.ms[i]
-            c = self.ws[i] if self.weighted else mc
+            c = self.ws[i] if self.grouped else mc
             C = At @ S_bar
             quad = np.einsum("ij,ij->i", At, C)
             w_bar = quad + _per_row(yc * (At @ v_bar)) + _per_row(yc * yc) * yy_bar + resid_bar * r
-            if self.weighted:  # w = c / Lambda, and yy's sum_i SS_i / Lambda_i
+            if self.grouped:  # w = c / Lambda, and yy's sum_i SS_i / Lambda_i
                 lam_bar = -(w / lam) * w_bar - yy_bar * self.ss[i] / (lam * lam) + ld_bar * w
             else:
                 lam_bar = (-w * w * w_bar + ld_bar / lam) * mc
-            r_bar = (lam_bar if fitc else 0.0) + resid_bar * w + trace_bar * c
+            r_bar = (lam_bar * diagonal if diagonal else 0.0) + resid_bar * w + trace_bar * c
             C *= 2.0 * w[:, None]
             C += _outer(row_weighted(w, yc), v_bar)
             C -= 2.0 * r_bar[:, None] * At  # C is now A_bar^T

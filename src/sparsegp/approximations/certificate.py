@@ -26,7 +26,7 @@ from ..linalg import cholesky_fixed, solve_lower
 from ..stats import weighted_stats, whitened_stats
 from .common import kuu_cholesky, targets, weighted_from_stats
 from .per_target import per_target
-from .vfe import vfe_from_stats
+from .vfe import vfe
 
 
 class Certificate(NamedTuple):
@@ -73,11 +73,11 @@ def vfe_upper_bound_from_stats(st, noise):
 @jax.jit
 def bounds_from_stats(st, noise):
     """(F_V, U) from the unit-weight sums: the lower and upper bounds on log p(y | theta)."""
-    return vfe_from_stats(st, noise)[0], vfe_upper_bound_from_stats(st, noise)
+    return vfe.from_stats(st, noise)[0], vfe_upper_bound_from_stats(st, noise)
 
 
 # compiled once per shape: the growth certifies every size it fits
-_weighted_stats = jax.jit(weighted_stats, static_argnames=("chunk", "fitc"))
+_weighted_stats = jax.jit(weighted_stats, static_argnames=("chunk", "diagonal"))
 
 
 @jax.jit
@@ -108,8 +108,8 @@ def certify(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, s
     Luu = kuu_cholesky(kernel, Z, jitter)
     if known is not None:
         rows = (X, y, chunk, counts, scatter)
-        st = _weighted_stats(kernel, Z, Luu, noise, *rows, known=known, fitc=False)
-        shifted = _weighted_stats(kernel, Z, Luu, noise, *rows, known=known + jnp.maximum(st.trace, 0.0), fitc=False)
+        st = _weighted_stats(kernel, Z, Luu, noise, *rows, known=known)
+        shifted = _weighted_stats(kernel, Z, Luu, noise, *rows, known=known + jnp.maximum(st.trace, 0.0))
         lower, upper = weighted_bounds(st, shifted)
         return Certificate(float(lower), float(upper))
     st = whitened_stats(kernel, Z, Luu, X, y, chunk=chunk, counts=counts, scatter=scatter)

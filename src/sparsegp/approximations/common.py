@@ -18,7 +18,6 @@ import jax.numpy as jnp
 from .._compile import compiled_when_eager
 from .._config import LOG_2PI
 from ..linalg import cholesky_fixed, solve_lower, solve_upper
-from ..stats import weighted_stats
 from .per_target import batched, last_axis
 
 
@@ -56,21 +55,18 @@ def gaussian_terms(S_w, v_w, yWy, logdet_noise, n) -> GaussianTerms:
     return GaussianTerms(val, LB, c)
 
 
+@compiled_when_eager
+def unit_from_stats(st, noise) -> GaussianTerms:
+    """log N(y | 0, sigma^2 I + Q_nn) and its factors from the unit-weight sums (W = I / sigma^2)."""
+    return gaussian_terms(st.S / noise, st.v / noise, st.yy / noise, st.n * jnp.log(noise), st.n)
+
+
 def weighted_from_stats(st, trace_term: bool):
     """log N(y | 0, Q_nn + Lambda) and its factors from the 1 / Lambda_i-weighted sums (:func:`~sparsegp.stats.
     weighted_stats`), less sum_i (K_ii - Q_ii) / (2 Lambda_i) with ``trace_term``: with Lambda = diag(sigma^2 +
     v_i), DTC's objective and VFE's bound (Titsias eq. 9 with the noise sigma^2 I replaced by Lambda)."""
     g = gaussian_terms(st.S, st.v, st.yy, st.logdet_lambda, st.n)
     return (g.log_marginal - 0.5 * targets(st.v) * st.resid if trace_term else g.log_marginal), g
-
-
-def known_noise_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts, scatter, known, trace_term):
-    """(objective, L_uu, GaussianTerms) of DTC / SoR (``trace_term`` False) or VFE when each row has a known
-    noise variance v_i beside the learnt sigma^2: the Gaussian likelihood N(y | f, diag(sigma^2 + v_i))."""
-    Luu = kuu_cholesky(kernel, Z, jitter)
-    st = weighted_stats(kernel, Z, Luu, noise, X, y, chunk, counts, scatter, known, fitc=False)
-    value, g = weighted_from_stats(st, trace_term)
-    return value, Luu, g
 
 
 class SparsePosterior(NamedTuple):

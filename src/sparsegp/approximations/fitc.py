@@ -1,36 +1,23 @@
-"""FITC / SPGP (Snelson & Ghahramani 2006), as compared in Titsias 2009 sec. 2.
-
-The prior's covariance is replaced by Q_nn + diag(K_nn - Q_nn) (eq. 3 with the
-SPGP Q_nn), so the marginal likelihood is N(y | 0, Q_nn + Lambda) with
-Lambda = diag(K_nn - Q_nn) + sigma^2 I (+ diag(v_i) with ``known`` noise variances per row).
-"""
+"""FITC / SPGP (Snelson & Ghahramani 2006), as compared in Titsias 2009 sec. 2."""
 
 from __future__ import annotations
 
-from ..stats import fitc_stats
-from .common import kuu_cholesky, posterior_from_terms, weighted_from_stats
-from .per_target import mapped_over_targets, summed_over_targets
+from dataclasses import dataclass
+
+from .base import Approximation
 
 
-def fitc_terms(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, scatter=None, known=None):
-    Luu = kuu_cholesky(kernel, Z, jitter)
-    st = fitc_stats(kernel, Z, Luu, noise, X, y, chunk=chunk, counts=counts, scatter=scatter, known=known)
-    g = weighted_from_stats(st, False)[1]
-    return g.log_marginal, Luu, g
+@dataclass(frozen=True)
+class FITC(Approximation):
+    """log N(y | 0, Q_nn + Lambda), Lambda = diag(K_nn - Q_nn) + sigma^2 I (+ diag(v_i) with known noise
+    variances per row): the prior's covariance replaced by Q_nn + diag(K_nn - Q_nn) (Titsias eq. 3 with the
+    SPGP Q_nn), so its rows are weighted by 1 / Lambda_i, which depend on the inducing inputs.
+    """
+
+    name: str = "fitc"
+    description: str = "FITC log marginal likelihood"
+    diagonal: float = 1.0
 
 
-@summed_over_targets
-def fitc_log_marginal(
-    kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None
-):
-    """log N(y | 0, Q_nn + Lambda), Lambda = diag(K_nn - Q_nn) + sigma^2 I."""
-    return fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter, known=known)[
-        0
-    ]
-
-
-@mapped_over_targets
-def fitc_posterior(kernel, Z, noise, X, y, *, chunk: int, jitter: float = 1e-8, counts=None, scatter=None, known=None):
-    return posterior_from_terms(
-        Z, fitc_terms(kernel, Z, noise, X, y, chunk=chunk, jitter=jitter, counts=counts, scatter=scatter, known=known)
-    )
+fitc = FITC()
+fitc_log_marginal, fitc_posterior = fitc.objective, fitc.posterior

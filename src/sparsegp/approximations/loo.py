@@ -9,8 +9,9 @@ mu_i the fitted latent mean at x_i and h_i = a_i^T B^-1 a_i = |L_B^-1 a_i|^2:
     mean_j = y_j - lambda_i (y_j - mu_i) / (lambda_i - h_i),
     var_j  = lambda_i^2 / (lambda_i - h_i) + e_i,
 
-where lambda_i is the row's noise (sigma^2 for DTC, VFE and SoR; K_ii - Q_ii + sigma^2 for FITC) and e_i
-what the method's own predictive adds to the prior it was fitted with (K_ii - Q_ii for DTC and VFE, whose
+where lambda_i is the row's noise (sigma^2 for DTC, VFE and SoR; K_ii - Q_ii + sigma^2 for FITC; in general
+sigma^2 plus the approximation's ``diagonal`` share of K_ii - Q_ii) and e_i what the method's own predictive
+adds to the prior it was fitted with (the rest of K_ii - Q_ii: all of it for DTC and VFE, whose
 predictive at x_i is Titsias eq. 6 / Seeger et al. sec. 2.1; 0 for SoR's degenerate predictive, Quiñonero-
 Candela & Rasmussen eq. 27, and for FITC). The exact GP is the case Z = the distinct inputs: with
 h_i = v_i, its latent variance at x_i, lambda_i = sigma^2 and e_i = 0 this is Rasmussen & Williams
@@ -68,13 +69,16 @@ def log_density_error(resid, gap, lam, extra, gap_err, resid_err):
     return jnp.where(rel_gap < 1.0, 0.5 * rel_var + jnp.abs(z) * dz + 0.5 * dz * dz, jnp.inf)
 
 
-@partial(jax.jit, static_argnames=("fitc", "degenerate"))
-def sparse_loo(kernel, post: SparsePosterior, noise, X, y, known=None, *, fitc: bool = False, degenerate: bool = False):
+@partial(jax.jit, static_argnames=("diagonal", "degenerate"))
+def sparse_loo(
+    kernel, post: SparsePosterior, noise, X, y, known=None, *, diagonal: float = 0.0, degenerate: bool = False
+):
     """Leave-one-out (mean, variance, error of the log density) of training rows (X, y) under a fitted SoR /
-    DTC / VFE / FITC posterior; ``known``: the rows' known noise variances (added to sigma^2 in lambda_i).
+    DTC / VFE / FITC posterior; ``known``: the rows' known noise variances (added to sigma^2 in lambda_i);
+    ``diagonal``: the share of K_ii - Q_ii in lambda_i (FITC's 1), the rest of it in e_i.
     A posterior of k targets with a noise each (``noise`` (k,)): each target's, the targets last."""
     if batched(post, "LB"):
-        one = partial(sparse_loo, kernel, fitc=fitc, degenerate=degenerate)
+        one = partial(sparse_loo, kernel, diagonal=diagonal, degenerate=degenerate)
         return tuple(last_axis(a) for a in jax.vmap(one, in_axes=(0, 0, None, 1))(post, noise, X, y))
     noise = noise if known is None else noise + known
     Kus = kernel.K(post.Z, X)
@@ -84,10 +88,11 @@ def sparse_loo(kernel, post: SparsePosterior, noise, X, y, known=None, *, fitc: 
     h = jnp.sum(V2 * V2, axis=0)
     kdiag = kernel.diag(X)
     residual = kdiag - jnp.sum(V1 * V1, axis=0)  # K_ii - Q_ii
-    lam, extra = (residual + noise, 0.0) if fitc else (noise, 0.0 if degenerate else residual)
+    lam = residual * diagonal + noise if diagonal else noise
+    extra = 0.0 if degenerate or diagonal == 1 else residual * (1 - diagonal)
     # h's error through B's backward error E_B (|E_B| ~ eps tr B; |B^-1 a|^2 <= h as B >= I), and
     # for FITC the rounding of K_ii - Q_ii inside lambda
-    gap_err = EPS * (jnp.sum(post.LB * post.LB) * h + (kdiag if fitc else 0.0))
+    gap_err = EPS * (jnp.sum(post.LB * post.LB) * h + (kdiag * diagonal if diagonal else 0.0))
     if y.ndim == 2:  # k targets (columns of y and mu) share h, lambda and the extra variance
         h, lam, extra, gap_err = (_column(a) for a in (h, lam, extra, gap_err))
     mean, var = loo_predictive(y, mu, h, lam, extra)

@@ -22,9 +22,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..linalg import solve_lower
-from ..stats import FITCStats, Stats
+from ..stats import RowWeights, Stats
 from ..stats_blas import BlasStats
 from ..transforms import to_positive
+from .base import Approximation
 from .certificate import Certificate, bounds_from_stats, weighted_bounds
 from .common import kuu_cholesky
 from .registry import APPROXIMATIONS
@@ -43,7 +44,7 @@ class HostObjective:
 
     def __init__(
         self,
-        approximation: str,
+        approximation: Approximation | str,
         X=None,
         y=None,
         *,
@@ -56,15 +57,15 @@ class HostObjective:
         scatter=None,
         known=None,
     ):
-        if approximation not in APPROXIMATIONS:
-            raise ValueError(f"unknown approximation {approximation!r}")
-        self.fitc = approximation == "fitc"
+        if isinstance(approximation, str):
+            if approximation not in APPROXIMATIONS:
+                raise ValueError(f"unknown approximation {approximation!r}")
+            approximation = APPROXIMATIONS[approximation]
+        self.approximation = approximation
         self.data = data if data is not None else BlasStats(X, y, chunk, counts=counts, scatter=scatter, known=known)
-        # FITC's sums, and every method's with known noise variances, are weighted by 1 / Lambda_i
-        self.weighted = self.fitc or getattr(self.data, "known", None) is not None
+        self.known = getattr(self.data, "known", None) is not None
         Z_fixed = None if Z_fixed is None else jnp.asarray(Z_fixed)
-        entry = APPROXIMATIONS[approximation]
-        from_stats = entry.from_weighted if self.weighted else entry.from_stats
+        from_stats = approximation.from_stats
 
         def prep(params):
             kernel = params["kernel"]
@@ -85,33 +86,31 @@ class HostObjective:
         self._pull = jax.jit(pull)
         self._terms = jax.jit(from_stats)
 
-    def _weighted_sums(self, kernel, Z, Linv_np, noise, fitc, shift=0.0):
-        return FITCStats(*map(jnp.asarray, self.data.fitc_forward(kernel, Z, Linv_np, float(noise), fitc, shift)[0]))
+    def _sums(self, kernel, Z, Linv_np, weights):
+        st = self.data.forward(kernel, Z, Linv_np, weights)[0]
+        return type(st)(*map(jnp.asarray, st))
 
     def terms(self, params):
         """(objective without the penalty, its GaussianTerms, L_uu, the certificate or None) at ``params``: one
-        forward pass; the certificate (:mod:`.certificate`) comes from the same sums except FITC's, which are
-        weighted differently (None there: :meth:`certificate` makes its own pass)."""
+        forward pass; the certificate (:mod:`.certificate`) comes from the same sums where they have unit
+        weights (None otherwise: :meth:`certificate` makes its own pass)."""
         kernel, Z, Linv, noise, Luu = self._prep(params)
-        Linv_np = np.asarray(Linv)
-        if self.weighted:
-            value, g = self._terms(self._weighted_sums(kernel, Z, Linv_np, noise, self.fitc), noise)
-            return float(value), g, Luu, None
-        st = Stats(*map(jnp.asarray, self.data.forward(kernel, Z, Linv_np)[0]))
+        st = self._sums(kernel, Z, np.asarray(Linv), self.approximation.row_weights(noise, self.known))
         value, g = self._terms(st, noise)
-        return float(value), g, Luu, Certificate(*map(float, bounds_from_stats(st, noise)))
+        cert = Certificate(*map(float, bounds_from_stats(st, noise))) if isinstance(st, Stats) else None
+        return float(value), g, Luu, cert
 
     def certificate(self, params):
         """:class:`~.certificate.Certificate` (F_V and the upper bound on log p(y)) at ``params``: one forward
         pass of the unit-weight sums, whatever the approximation."""
         kernel, Z, Linv, noise, _ = self._prep(params)
         Linv_np = np.asarray(Linv)
-        if getattr(self.data, "known", None) is not None:  # Lambda = diag(sigma^2 + v_i): two weighted passes
-            st = self._weighted_sums(kernel, Z, Linv_np, noise, False)
-            shifted = self._weighted_sums(kernel, Z, Linv_np, noise, False, max(float(st.trace), 0.0))
+        if self.known:  # Lambda = diag(sigma^2 + v_i): two weighted passes
+            st = self._sums(kernel, Z, Linv_np, RowWeights(float(noise)))
+            shifted = self._sums(kernel, Z, Linv_np, RowWeights(float(noise), shift=max(float(st.trace), 0.0)))
             lower, upper = weighted_bounds(st, shifted)
             return Certificate(float(lower), float(upper))
-        st = Stats(*map(jnp.asarray, self.data.forward(kernel, Z, Linv_np)[0]))
+        st = self._sums(kernel, Z, Linv_np, None)
         lower, upper = bounds_from_stats(st, noise)
         return Certificate(float(lower), float(upper))
 
@@ -120,15 +119,9 @@ class HostObjective:
         Linv_np = np.asarray(Linv)
         if not np.all(np.isfinite(Linv_np)):  # K_uu not factorisable here: let the line search back off
             return np.nan, jax.tree_util.tree_map(jnp.zeros_like, params)
-        if self.weighted:
-            st, res = self.data.fitc_forward(kernel, Z, Linv_np, float(noise), self.fitc)
-            f, (g_params, ct) = self._value_and_grad(params, FITCStats(*map(jnp.asarray, st)))
-            k_bar, Z_bar, Linv_bar, noise_bar = self.data.fitc_backward(Linv_np, Luu, st, res, ct)
-        else:
-            st, res = self.data.forward(kernel, Z, Linv_np)
-            f, (g_params, ct) = self._value_and_grad(params, Stats(*map(jnp.asarray, st)))
-            k_bar, Z_bar, Linv_bar = self.data.backward(Linv_np, Luu, st, res, ct)
-            noise_bar = 0.0
+        st, res = self.data.forward(kernel, Z, Linv_np, self.approximation.row_weights(noise, self.known))
+        f, (g_params, ct) = self._value_and_grad(params, type(st)(*map(jnp.asarray, st)))
+        k_bar, Z_bar, Linv_bar, noise_bar = self.data.backward(Linv_np, Luu, st, res, ct)
         cts = (k_bar, Z_bar, jnp.asarray(Linv_bar), jnp.asarray(noise_bar, dtype=Linv.dtype))
         # The sums enter -objective with a minus sign: their cotangents ct are already of f.
         g_data = self._pull(params, cts)

@@ -24,9 +24,8 @@ class Backend(Protocol):
 
     ``first``: the first row of each distinct input where some input repeats (in memory), else None.
     ``rows``: the objective's rows with inputs divided by ``s`` for the JAX program, or None where the
-    rows are not in memory. ``host_sums``: an object with ``forward`` / ``backward`` /
-    ``fitc_forward`` / ``fitc_backward`` (:class:`~sparsegp.stats_blas.BlasStats`'s passes) over the rows
-    with inputs divided by ``s``.
+    rows are not in memory. ``host_sums``: an object with ``forward`` and ``backward``, with row weights or without
+    (:class:`~sparsegp.stats_blas.BlasStats`'s passes), over the rows with inputs divided by ``s``.
     """
 
     name: str

@@ -1,7 +1,7 @@
 """The chunked statistics on the partitions of Dask arrays, computed where the partitions live.
 
 :class:`DaskStats` has the interface of :class:`~sparsegp.stats_blas.BlasStats` (``forward`` /
-``backward``, ``fitc_forward`` / ``fitc_backward``), so :class:`~sparsegp.approximations.objective.HostObjective`
+``backward``, with row weights or without), so :class:`~sparsegp.approximations.objective.HostObjective`
 runs unchanged on a cluster:
 
 * once: every row block of (X, y) becomes a ``BlasStats`` on the worker that holds it
@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import DistributedError, InputError
 from ..replicates import collapse
-from ..stats import FITCStats, Stats
+from ..stats import RowWeights, Stats, WeightedStats
 from ..stats_blas import BlasStats, _tree_add
 
 
@@ -114,21 +114,21 @@ def _aligned(args):
     return jax.tree_util.tree_map(lambda a: np.array(a, order="C") if isinstance(a, np.ndarray) else a, args)
 
 
-def _forward(part, method, args):
-    """One partition's ``forward`` / ``fitc_forward``: (sums, residual), the residual kept on the worker."""
-    return getattr(part, method)(*_aligned(args))
+def _forward(part, args):
+    """One partition's ``forward``: (sums, residual), the residual kept on the worker."""
+    return part.forward(*_aligned(args))
 
 
 def _sums(result):
     return tuple(np.asarray(a) for a in result[0])
 
 
-def _backward(part, method, fwd, args):
-    """One partition's ``backward`` / ``fitc_backward`` with its own sums: the cotangent of L_uu^-1 is
-    linear in the sums, so the partitions' terms add up to the whole data's."""
+def _backward(part, fwd, args):
+    """One partition's ``backward`` with its own sums: the cotangent of L_uu^-1 is linear in the sums, so the
+    partitions' terms add up to the whole data's."""
     Linv, Luu, ct = _aligned(args)
     st, res = fwd
-    return getattr(part, method)(Linv, Luu, st, res, ct)
+    return part.backward(Linv, Luu, st, res, ct)
 
 
 def _nbytes(tree) -> int:
@@ -318,30 +318,28 @@ class DaskStats:
                     before_again()
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _forward_once(self, method, args, what, n_at: int):
+    def _forward_once(self, args, what, n_at: int):
         sent = _send(self.client, args, what)
-        fwd = [self.client.submit(_forward, p, method, sent, pure=False) for p in self.parts]
+        fwd = [self.client.submit(_forward, p, sent, pure=False) for p in self.parts]
         sums = self._gather([self.client.submit(_sums, f, pure=False) for f in fwd], what)
         self._check([s[n_at] for s in sums])
         self._held = (sent,)
         return sums, fwd
 
-    def _map_forward(self, method, args, what, n_at: int = -1):
-        self._forward_args = (method, args, what, n_at)
-        sums, fwd = self._retried(lambda: self._forward_once(method, args, what, n_at), what)
+    def _map_forward(self, args, what, n_at: int = -1):
+        self._forward_args = (args, what, n_at)
+        sums, fwd = self._retried(lambda: self._forward_once(args, what, n_at), what)
         self.bytes_moved += _nbytes(args) * self.n_partitions + _nbytes(sums)
         return [np.sum([s[k] for s in sums], axis=0) for k in range(len(sums[0]))], fwd
 
-    def _map_backward(self, method, fwd, args, what):
+    def _map_backward(self, fwd, args, what):
         state = {"fwd": fwd, "again": False}
 
         def once():
             if state["again"]:  # the residuals may be lost with a worker: the same forward pass, the same sums
                 state["fwd"] = self._forward_once(*self._forward_args)[1]
             sent = _send(self.client, args, what)
-            futures = [
-                self.client.submit(_backward, p, method, f, sent, pure=False) for p, f in zip(self.parts, state["fwd"])
-            ]
+            futures = [self.client.submit(_backward, p, f, sent, pure=False) for p, f in zip(self.parts, state["fwd"])]
             return self._gather(futures, what)
 
         out = self._retried(once, what, lambda: state.update(again=True))
@@ -350,24 +348,21 @@ class DaskStats:
         self.evaluations += 1
         return functools.reduce(_tree_add, out, None)
 
-    # ---- unit weights: VFE, DTC, SoR ----------------------------------------------------
-    def forward(self, kernel, Z, Linv):
-        totals, fwd = self._map_forward("forward", (kernel, np.asarray(Z), np.asarray(Linv)), "the sums")
-        return Stats(*totals), fwd
+    def forward(self, kernel, Z, Linv, weights: RowWeights | None = None):
+        """The sums over every partition (:meth:`~sparsegp.stats_blas.BlasStats.forward`), the residuals kept on
+        the workers."""
+        args = (kernel, np.asarray(Z), np.asarray(Linv))
+        if weights is None:
+            totals, fwd = self._map_forward(args, "the sums")
+            return Stats(*totals), fwd
+        weights = RowWeights(*map(float, weights))
+        totals, fwd = self._map_forward((*args, weights), "the weighted sums", WeightedStats._fields.index("n"))
+        return WeightedStats(*totals), fwd
 
     def backward(self, Linv, Luu, st, res, ct):
-        ct = Stats(*(np.asarray(a) for a in ct))
-        return self._map_backward("backward", res, (np.asarray(Linv), np.asarray(Luu), ct), "the gradient")
-
-    # ---- FITC ---------------------------------------------------------------------------
-    def fitc_forward(self, kernel, Z, Linv, noise: float, fitc: bool = True, shift: float = 0.0):
-        args = (kernel, np.asarray(Z), np.asarray(Linv), float(noise), bool(fitc), float(shift))
-        totals, fwd = self._map_forward("fitc_forward", args, "the weighted sums", FITCStats._fields.index("n"))
-        return FITCStats(*totals), fwd
-
-    def fitc_backward(self, Linv, Luu, st, res, ct):
-        ct = FITCStats(*(np.asarray(a) for a in ct))
-        return self._map_backward("fitc_backward", res, (np.asarray(Linv), np.asarray(Luu), ct), "FITC's gradient")
+        """The cotangents (kernel, Z, L_uu^-1, sigma^2) summed over the partitions."""
+        ct = type(st)(*(np.asarray(a) for a in ct))
+        return self._map_backward(res, (np.asarray(Linv), np.asarray(Luu), ct), "the gradient")
 
     def close(self):
         """Release the partitions on the workers."""

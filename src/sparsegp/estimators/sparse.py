@@ -13,7 +13,7 @@ from ..backends import is_dask_collection
 from ..errors import InputError
 from ..fitting.calibration import warn_if_sor_too_narrow
 from ..fitting.config import sparse_config
-from ..fitting.pipeline import fit_sparse, loo_predictive
+from ..fitting.pipeline import fit_sparse
 from ..replicates import Rows, collapse, distinct_records
 from ..stats import chunk_size_for
 from ..validation import as_float_vector
@@ -296,7 +296,7 @@ class SparseGPRegressor(GPRegressorBase):
         return self
 
     def _loo_batch(self, X, y, known=None):
-        fn = loo_predictive(self.approximation, self.prediction, self.kernel_, self.posterior_, self.noise_)
+        fn = APPROXIMATIONS[self.approximation].loo(self.kernel_, self.posterior_, self.noise_, self.prediction)
         return fn(X, y) if known is None else fn(X, y, known)
 
     def _objective_data(self, X, y):
@@ -421,7 +421,7 @@ class SparseGPRegressor(GPRegressorBase):
 
     def _check_degenerate_variances(self, X, var):
         """SoR's own variances against the prior variance they leave out (:func:`warn_if_sor_too_narrow`)."""
-        if self.approximation != "sor" or self.prediction != "standard" or X.shape[0] == 0:
+        if not APPROXIMATIONS[self.approximation].degenerate or self.prediction != "standard" or X.shape[0] == 0:
             return
         omitted, _ = self._predict_in_batches(
             lambda Xb: (unexplained_variance(self.kernel_, self.posterior_, Xb),) * 2, X, full_cov=False

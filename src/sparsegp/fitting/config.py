@@ -14,13 +14,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..approximations.base import PREDICTIONS
 from ..approximations.registry import APPROXIMATIONS, Approximation
 from ..errors import InputError
 from ..selection import Selector
 from ..validation import check_int, check_positive
 from .checkpoint import as_checkpoint
 
-PREDICTIONS = ("standard", "augmented", "nystrom")
 RESELECT = (None, "alternate", "em", "interleaved")
 OPTIMIZE_PARTS = ("hyperparameters", "inducing")
 DUPLICATES = ("collapse", "expand", "drop")
@@ -135,10 +135,11 @@ def check_sparse_options(p: dict) -> None:
         raise InputError(f"approximation must be one of {sorted(APPROXIMATIONS)}, got {p['approximation']!r}")
     if p["prediction"] not in PREDICTIONS:
         raise InputError(f"prediction must be one of {PREDICTIONS}, got {p['prediction']!r}")
-    if p["prediction"] != "standard" and p["approximation"] == "fitc":
+    if p["prediction"] not in APPROXIMATIONS[p["approximation"]].predictions:
+        allowed = [name for name, a in APPROXIMATIONS.items() if p["prediction"] in a.predictions]
         raise InputError(
             f"prediction={p['prediction']!r} uses the SoR/DTC prior Q_nn + sigma^2 I; "
-            "use approximation 'sor', 'dtc' or 'vfe' with it"
+            f"use approximation {', '.join(map(repr, allowed[:-1]))} or {allowed[-1]!r} with it"
         )
     check_positive(p["jitter"], "jitter")
     _common(p)

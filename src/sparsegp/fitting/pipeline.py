@@ -25,9 +25,7 @@ from .._compile import all_finite, to_device
 from .._config import on_cpu
 from ..approximations.augmented import training_cache
 from ..approximations.common import make_posterior
-from ..approximations.loo import sparse_loo
 from ..approximations.objective import HostObjective
-from ..approximations.registry import APPROXIMATIONS
 from ..approximations.upper_bounds import tighten
 from ..backends.in_memory import InMemory
 from ..errors import CertificateWarning, InputError, NumericalError
@@ -190,7 +188,7 @@ def problem(config: SparseConfig, data, Z, s: float, chunk: int, Z_fixed=None) -
     """The objective over ``data``'s rows at the inducing inputs ``Z`` (scaled), for :func:`~.hyper.optimise`."""
     rows = data.rows(s)
     # weighted sums (FITC's, or with known noise variances) on the host on a CPU: BENCHMARKS.md
-    weighted = config.approximation == "fitc" or (rows is not None and rows.known is not None)
+    weighted = config.method.weighted(rows is not None and rows.known is not None)
     # one noise per target: the JAX program maps the sums over the targets (the host sums hold one noise)
     on_host = rows is None or (weighted and on_cpu() and np.ndim(config.noise) == 0)
 
@@ -199,7 +197,7 @@ def problem(config: SparseConfig, data, Z, s: float, chunk: int, Z_fixed=None) -
         host = None
         if on_host:
             host = HostObjective(
-                config.approximation,
+                config.method,
                 data=data.host_sums(s, chunk),
                 jitter=float(config.jitter),
                 penalty=_penalty(noise_prior),
@@ -553,7 +551,7 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int,
         cache = training_cache(kernel, posterior, noise, X, y, chunk, counts=rows.counts)
     loo = None
     if not light:
-        fn = loo_predictive(config.approximation, config.prediction, kernel, posterior, noise)
+        fn = config.method.loo(kernel, posterior, noise, config.prediction)
         loo = loo_check(fn, data, data.moments.y_std)
     bytes_moved = getattr(data, "bytes_per_evaluation", None)
     return SparseFit(
@@ -575,13 +573,6 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int,
         done.path,
         done.stop_reason,
     )
-
-
-def loo_predictive(approximation: str, prediction: str, kernel, posterior, noise: float):
-    """``(X, y) -> (mean, variance)``: the leave-one-out predictive of training rows under the approximation's
-    own predictive (DTC's for the augmented and Nystrom predictions, SoR's degenerate one for SoR's)."""
-    degenerate = APPROXIMATIONS[approximation].degenerate and prediction == "standard"
-    return partial(sparse_loo, kernel, posterior, noise, fitc=approximation == "fitc", degenerate=degenerate)
 
 
 def _posterior_in_memory(config, data, kernel, noise, Z, chunk: int):
@@ -630,4 +621,4 @@ def _unfactorisable(config, jitter: float) -> NumericalError:
     )
 
 
-__all__ = ["SparseFit", "fit_sparse", "inducing_rows", "initial_inducing", "loo_predictive", "problem", "trainable"]
+__all__ = ["SparseFit", "fit_sparse", "inducing_rows", "initial_inducing", "problem", "trainable"]
