@@ -19,8 +19,8 @@ import numpy as np
 
 from sparsegp.approximations.certificate import certify
 from sparsegp.approximations.vfe import vfe_bound
+from sparsegp.backends.jax_sums import chunk_size_for
 from sparsegp.kernels import SquaredExponential
-from sparsegp.stats import chunk_size_for
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import best_of  # noqa: E402

@@ -29,9 +29,9 @@ import scipy.linalg as sl
 from sparsegp import SparseGPRegressor
 from sparsegp.approximations.certificate import certify
 from sparsegp.approximations.upper_bounds import tighten
+from sparsegp.backends.replicates import collapse
 from sparsegp.datasets import load
 from sparsegp.datasets.registry import DATASETS
-from sparsegp.replicates import collapse
 
 SMALL_FIRST = sorted((d.rows, n) for n, d in DATASETS.items() if d.task == "regression")
 

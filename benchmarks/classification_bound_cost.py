@@ -18,10 +18,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from sparsegp import datasets
+from sparsegp.backends.jax_sums import chunk_size_for
 from sparsegp.classification import svgp
 from sparsegp.classification.likelihoods import Gaussian, RobustMax
 from sparsegp.kernels import SquaredExponential
-from sparsegp.stats import chunk_size_for
 
 
 def seconds(f, *args, repeats: int = 3):

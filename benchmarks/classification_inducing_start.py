@@ -23,7 +23,7 @@ from scipy.cluster.vq import kmeans2
 from sparsegp import datasets
 from sparsegp.classification import svgp
 from sparsegp.classification.likelihoods import RobustMax
-from sparsegp.fitting.classification import initial_kernel
+from sparsegp.fitting.classifier_fit import initial_kernel
 from sparsegp.fitting.hyper import scale_from_variances
 from sparsegp.selection.extend import residual_factor
 

@@ -19,9 +19,9 @@ import numpy as np
 from sparsegp import datasets
 from sparsegp.classification import svgp
 from sparsegp.classification.likelihoods import RobustMax
-from sparsegp.fitting.classification import _select, initial_kernel
+from sparsegp.fitting.classifier_fit import _select, initial_kernel
 from sparsegp.fitting.hyper import scale_from_variances
-from sparsegp.training import minimize
+from sparsegp.fitting.training import minimize
 
 
 def main():

@@ -19,10 +19,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from classification_suite import splits
+from sparsegp.backends.jax_sums import chunk_size_for
 from sparsegp.classification import svgp
 from sparsegp.classification.likelihoods import Bernoulli
 from sparsegp.kernels import SquaredExponential
-from sparsegp.stats import chunk_size_for
 
 
 def main():

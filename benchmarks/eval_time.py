@@ -27,7 +27,7 @@ def main():
     import jax.numpy as jnp
 
     from sparsegp.approximations.vfe import vfe_bound
-    from sparsegp.stats import chunk_size_for
+    from sparsegp.backends.jax_sums import chunk_size_for
     from sparsegp.transforms import to_positive
 
     X, y = (jnp.asarray(v) for v in in_memory(a.n, 1_000_000))

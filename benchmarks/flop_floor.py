@@ -2,7 +2,7 @@
 
 Both evaluation paths are timed: the JAX program (``lax.scan``; a hand-written VJP for VFE,
 autodiff for FITC) and the host statistics with their written-out backward pass
-(:class:`sparsegp.approximations.objective.HostObjective`, which CPU fits use for FITC).
+(:class:`sparsegp.approximations.host_objective.HostObjective`, which CPU fits use for FITC).
 
 Protocol K36's data (kin40k uci split 0, all 36,000 training rows, standardised),
 SE-ARD kernel, inducing inputs at a random training subset (seed 0). The floor is
@@ -40,8 +40,8 @@ def main():
 
     from sparsegp import datasets
     from sparsegp.approximations.vfe import vfe_bound
+    from sparsegp.backends.jax_sums import chunk_size_for
     from sparsegp.kernels import SquaredExponential
-    from sparsegp.stats import chunk_size_for
 
     # Matrix-product rate: (m x n)(n x m) with two different operands (a general product; NumPy
     # turns A @ A.T into a symmetric rank-k update that does half the flops).
@@ -69,7 +69,7 @@ def main():
     v_best, v_med = best_of(lambda: jax.block_until_ready(val(k, Zj, 0.1)), a.repeats)
 
     from sparsegp.approximations.fitc import fitc_log_marginal
-    from sparsegp.approximations.objective import HostObjective
+    from sparsegp.approximations.host_objective import HostObjective
     from sparsegp.transforms import to_raw
 
     params = {"kernel": k, "raw_noise": jnp.asarray(to_raw(0.1)), "Z": Zj}

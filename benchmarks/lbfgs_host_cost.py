@@ -14,7 +14,7 @@ import time
 import numpy as np
 import scipy.optimize as so
 
-from sparsegp.training import LBFGS_MEMORY
+from sparsegp.fitting.training import LBFGS_MEMORY
 
 
 def main(ms, C=10, D=784):

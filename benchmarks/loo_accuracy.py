@@ -14,7 +14,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from sparsegp.approximations.exact import exact_posterior
+from sparsegp.approximations.exact_gp import exact_posterior
 from sparsegp.approximations.loo import exact_loo
 from sparsegp.kernels import SquaredExponential
 from sparsegp.linalg import solve_lower

@@ -18,7 +18,7 @@ import numpy as np
 
 def main(mode: str) -> None:
     warnings.simplefilter("ignore")
-    import sparsegp.estimators.exact as exact
+    import sparsegp.estimators.exact_regressor as exact
     import sparsegp.fitting.pipeline as pipeline
     from sparsegp import ExactGPRegressor, SparseGPRegressor
     from sparsegp.fitting.calibration import LOOCheck

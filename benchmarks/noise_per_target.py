@@ -24,8 +24,8 @@ import numpy as np
 from harness import best_of, int_arguments
 from sparsegp import SparseGPRegressor
 from sparsegp.approximations.vfe import vfe_bound
+from sparsegp.backends.jax_sums import chunk_size_for
 from sparsegp.kernels import SquaredExponential
-from sparsegp.stats import chunk_size_for
 from sparsegp.transforms import to_positive, to_raw
 
 SD = np.array([0.02, 0.2, 0.6])

@@ -18,10 +18,10 @@ def sparse_case(approximation, d, m, max_iter, trajectory):
     import sparsegp
     from sparsegp import SparseGPRegressor
     from sparsegp.approximations.registry import APPROXIMATIONS
-    from sparsegp.fitting.objectives import SparseNegative
+    from sparsegp.backends.jax_sums import chunk_size_for
+    from sparsegp.fitting.negatives import SparseNegative
+    from sparsegp.fitting.training import flat_value_and_grad
     from sparsegp.kernels import SquaredExponential
-    from sparsegp.stats import chunk_size_for
-    from sparsegp.training import flat_value_and_grad
     from sparsegp.transforms import to_positive
 
     X, y, Xs, Z = d["X"], d["y"], d["X_test"], d["Z"][:m]

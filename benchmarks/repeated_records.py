@@ -27,9 +27,9 @@ import warnings
 import numpy as np
 
 from sparsegp import CalibrationWarning, ExactGPRegressor, SparseGPRegressor, datasets, metrics
+from sparsegp.backends.replicates import collapse
+from sparsegp.backends.replicates import repeated_records as count_copies
 from sparsegp.datasets.synthetic import repeated_records
-from sparsegp.replicates import collapse
-from sparsegp.replicates import repeated_records as count_copies
 
 
 def sklearn_gpr(D, min_noise=1e-9):

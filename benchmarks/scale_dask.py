@@ -108,8 +108,8 @@ def evaluate(objective, params):
 
 def child(mode, n, m, b, out):
     import sparsegp  # noqa: F401  (float64)
-    from sparsegp.approximations.objective import HostObjective
-    from sparsegp.stats import chunk_size_for
+    from sparsegp.approximations.host_objective import HostObjective
+    from sparsegp.backends.jax_sums import chunk_size_for
 
     chunk = chunk_size_for(b, m)
     params = params_for(m)

@@ -24,8 +24,8 @@ def child(n, m, grad):
     import numpy as np
 
     from sparsegp.approximations.vfe import vfe_bound
+    from sparsegp.backends.jax_sums import chunk_size_for
     from sparsegp.kernels import SquaredExponential
-    from sparsegp.stats import chunk_size_for
 
     r = np.random.default_rng(0)
     X = r.standard_normal((n, 8))

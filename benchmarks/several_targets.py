@@ -24,10 +24,10 @@ import numpy as np
 
 from harness import best_of, int_arguments
 from sparsegp import SparseGPRegressor
-from sparsegp.approximations.objective import HostObjective
+from sparsegp.approximations.host_objective import HostObjective
 from sparsegp.approximations.vfe import vfe_bound
+from sparsegp.backends.jax_sums import chunk_size_for
 from sparsegp.kernels import SquaredExponential
-from sparsegp.stats import chunk_size_for
 from sparsegp.transforms import to_positive, to_raw
 
 

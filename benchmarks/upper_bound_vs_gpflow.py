@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from sparsegp.approximations.certificate import certify
-from sparsegp.approximations.exact import exact_log_marginal
+from sparsegp.approximations.exact_gp import exact_log_marginal
 from sparsegp.datasets import load
 from sparsegp.kernels import SquaredExponential
 

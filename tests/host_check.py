@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.flatten_util import ravel_pytree
 
-from sparsegp.approximations.objective import HostObjective
+from sparsegp.approximations.host_objective import HostObjective
 from sparsegp.approximations.registry import APPROXIMATIONS
 from sparsegp.transforms import to_positive
 

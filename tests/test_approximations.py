@@ -10,7 +10,7 @@ from jax.flatten_util import ravel_pytree
 
 from sparsegp.approximations.common import sparse_predict
 from sparsegp.approximations.dtc import dtc_log_marginal, dtc_posterior
-from sparsegp.approximations.exact import exact_log_marginal, exact_posterior, exact_predict
+from sparsegp.approximations.exact_gp import exact_log_marginal, exact_posterior, exact_predict
 from sparsegp.approximations.fitc import fitc_log_marginal, fitc_posterior
 from sparsegp.approximations.sor import sor_log_marginal, sor_posterior
 from sparsegp.approximations.vfe import vfe_bound, vfe_posterior

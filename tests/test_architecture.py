@@ -1,4 +1,5 @@
-"""The package's shape: no import circle (function-level imports included)."""
+"""The package's shape: no import circle between modules or between folders (function-level imports included),
+unique module names, short functions."""
 
 from __future__ import annotations
 
@@ -95,6 +96,34 @@ def test_no_import_circle():
     assert circles(graph) == []
 
 
+def _layer(module: str) -> str:
+    """The subpackage a module belongs to (``sparsegp.fitting.pipeline`` -> ``sparsegp.fitting``); a top-level
+    module is a unit of its own."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_no_circle_between_subpackages():
+    """The folders are layers: no subpackage imports one that imports it back, by any path."""
+    layers: dict[str, set[str]] = {}
+    for module, deps in import_graph().items():
+        layers.setdefault(_layer(module), set()).update(_layer(d) for d in deps if _layer(d) != _layer(module))
+    assert "sparsegp.backends" in layers["sparsegp.approximations"]
+    assert circles(layers) == []
+
+
+def test_module_names_are_unique():
+    """One name, one module: a name says where the code is (``__init__``, ``base`` and ``registry`` aside, and
+    the claims modules, which mirror the experiments they judge)."""
+    shared = {"__init__", "base", "registry"}
+    seen: dict[str, list[str]] = {}
+    for path in ROOT.rglob("*.py"):
+        rel = path.relative_to(ROOT)
+        if path.stem in shared or rel.parts[:2] == ("experiments", "claims"):
+            continue
+        seen.setdefault(path.stem, []).append(str(rel))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
+
+
 def _code_lines(node) -> int:
     """A function's lines after its docstring (the numpydoc sections and examples are not code)."""
     first = node.body[0]
@@ -142,3 +171,13 @@ def test_a_fit_sets_only_fitted_attributes():
         model.fit(X, y)
         added = set(vars(model)) - before
         assert added and all(name.endswith("_") and not name.startswith("_") for name in added), added
+
+
+def test_the_architecture_page_lists_exactly_the_folders():
+    """docs/guide/architecture.md names each folder of the package once, with its line, and no other."""
+    import re
+
+    page = ROOT.parents[1] / "docs" / "guide" / "architecture.md"
+    listed = re.findall(r"^- `(\w+)/`: \S", page.read_text(), flags=re.M)
+    folders = sorted(p.name for p in ROOT.iterdir() if (p / "__init__.py").exists())
+    assert len(listed) == len(set(listed)) and sorted(listed) == folders

@@ -9,7 +9,7 @@ from mp_reference import predictions as mp_predictions
 from mp_reference import problem as accuracy_problem
 from sparsegp.approximations.augmented import full_data_predict, training_cache
 from sparsegp.approximations.dtc import dtc_posterior
-from sparsegp.approximations.exact import exact_posterior, exact_predict
+from sparsegp.approximations.exact_gp import exact_posterior, exact_predict
 from sparsegp.approximations.sor import sor_posterior
 from sparsegp.kernels import SquaredExponential
 

@@ -9,10 +9,11 @@ import pytest
 from sparsegp import CalibrationWarning, ExactGPRegressor, NumericalWarning, SparseGPRegressor, load_model
 from sparsegp.approximations.common import sparse_predict
 from sparsegp.approximations.dtc import dtc_posterior
-from sparsegp.approximations.exact import exact_posterior, exact_predict
+from sparsegp.approximations.exact_gp import exact_posterior, exact_predict
 from sparsegp.approximations.fitc import fitc_posterior
 from sparsegp.approximations.loo import exact_loo, sparse_loo
 from sparsegp.approximations.vfe import vfe_posterior
+from sparsegp.backends.replicates import collapse, row_index
 from sparsegp.datasets.synthetic import repeated_records
 from sparsegp.errors import InputError
 from sparsegp.fitting.calibration import (
@@ -27,7 +28,6 @@ from sparsegp.fitting.calibration import (
 )
 from sparsegp.kernels import SquaredExponential
 from sparsegp.metrics import snlp
-from sparsegp.replicates import collapse, row_index
 
 
 def data(seed=1):

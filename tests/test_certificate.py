@@ -9,8 +9,8 @@ import pytest
 
 from sparsegp import CertificateWarning, SparseGPRegressor, load_model
 from sparsegp.approximations.certificate import Certificate, certify
-from sparsegp.approximations.exact import exact_log_marginal
-from sparsegp.approximations.objective import HostObjective
+from sparsegp.approximations.exact_gp import exact_log_marginal
+from sparsegp.approximations.host_objective import HostObjective
 from sparsegp.fitting import growth
 from sparsegp.kernels import Matern32, SquaredExponential
 from sparsegp.transforms import to_raw

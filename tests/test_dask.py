@@ -18,7 +18,7 @@ distributed = pytest.importorskip("distributed")
 
 from sparsegp import InputError, SparseGPRegressor  # noqa: E402
 from sparsegp.approximations.certificate import certify  # noqa: E402
-from sparsegp.approximations.objective import HostObjective  # noqa: E402
+from sparsegp.approximations.host_objective import HostObjective  # noqa: E402
 from sparsegp.backends.dask_sums import DaskStats  # noqa: E402
 from sparsegp.kernels import SquaredExponential  # noqa: E402
 from sparsegp.transforms import to_raw  # noqa: E402
@@ -274,21 +274,21 @@ def misaligned(a, offset=4):
 
 
 def test_partition_results_do_not_depend_on_where_the_arguments_landed():
+    from sparsegp.backends.blas_sums import BlasStats
     from sparsegp.backends.dask_sums import _backward, _forward
-    from sparsegp.stats import Stats
-    from sparsegp.stats_blas import BlasStats
+    from sparsegp.backends.jax_sums import Stats
 
     X, y = problem(70)
     kernel, Z = SquaredExponential([0.9, 1.3, 0.7], 1.2), X[:12] + 0.1
     L = np.linalg.cholesky(np.asarray(kernel.K(jnp.asarray(Z), jnp.asarray(Z))) + 1e-6 * np.eye(12))
     Linv = np.linalg.inv(L)
     part = BlasStats(X, y, 40)
-    fwd = _forward(part, "forward", (kernel, Z, Linv))
-    moved = _forward(part, "forward", (kernel, misaligned(Z), misaligned(Linv)))
+    fwd = _forward(part, (kernel, Z, Linv))
+    moved = _forward(part, (kernel, misaligned(Z), misaligned(Linv)))
     assert np.array_equal(ravel_pytree(moved[0])[0], ravel_pytree(fwd[0])[0])
     ct = Stats(*(np.random.default_rng(1).normal(size=np.shape(v)) for v in fwd[0]))
-    here = _backward(part, "backward", fwd, (Linv, L, ct))
-    there = _backward(part, "backward", fwd, (misaligned(Linv), misaligned(L), Stats(*map(misaligned, ct))))
+    here = _backward(part, fwd, (Linv, L, ct))
+    there = _backward(part, fwd, (misaligned(Linv), misaligned(L), Stats(*map(misaligned, ct))))
     assert np.array_equal(ravel_pytree(there)[0], ravel_pytree(here)[0])
 
 

@@ -8,11 +8,11 @@ da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
 from sparsegp import InputError, SparseGPClassifier  # noqa: E402
-from sparsegp.backends.dask_classes import DaskClassRows  # noqa: E402
+from sparsegp.classification.dask_svgp import DaskClassRows  # noqa: E402
 from sparsegp.classification.likelihoods import Bernoulli, Softmax  # noqa: E402
-from sparsegp.fitting.classification import InMemoryRows, collapse_rows  # noqa: E402
+from sparsegp.fitting.classifier_fit import InMemoryRows, collapse_rows  # noqa: E402
+from sparsegp.fitting.training import flat_value_and_grad  # noqa: E402
 from sparsegp.kernels import SquaredExponential  # noqa: E402
-from sparsegp.training import flat_value_and_grad  # noqa: E402
 
 pytestmark = [pytest.mark.xdist_group("dask"), pytest.mark.slow]
 

@@ -10,7 +10,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sparsegp import ExactGPRegressor
-from sparsegp.approximations.exact import exact_log_marginal
+from sparsegp.approximations.exact_gp import exact_log_marginal
 from sparsegp.kernels import SquaredExponential
 from sparsegp.priors import Gamma, LogNormal
 

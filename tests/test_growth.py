@@ -12,9 +12,9 @@ from sparsegp import ExactGPRegressor, InducingWarning, InputError, SparseGPRegr
 from sparsegp.fitting import growth
 from sparsegp.fitting.config import sparse_config
 from sparsegp.fitting.growth import START_GAIN_PER_ROW
+from sparsegp.fitting.training import minimize
 from sparsegp.kernels import SquaredExponential
 from sparsegp.selection.extend import extend_conditional_variance
-from sparsegp.training import minimize
 
 
 @pytest.fixture(autouse=True)

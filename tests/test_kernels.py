@@ -185,7 +185,9 @@ def test_se_matches_seeger_form_with_bias(rng):
 def test_bias_is_non_negative_and_a_fit_can_drive_it_to_zero():
     """v_b has the identity transform boxed to [0, 1e12]: 0 is a value, reached exactly by L-BFGS-B."""
     from sparsegp import ExactGPRegressor
-    from sparsegp.transforms import RAW_MIN
+    from sparsegp.transforms import MIN_VALUE, to_raw
+
+    RAW_MIN = float(to_raw(MIN_VALUE))
 
     k = SquaredExponential(lengthscale=1.0, variance=1.0, bias=0.0)
     assert float(k.bias) == 0.0 and float(k.replace(bias=0.3).bias) == 0.3

@@ -20,11 +20,11 @@ from host_check import assert_host_equals_jax_and_differences
 from sparsegp import ExactGPRegressor, InputError, SparseGPRegressor, load_model
 from sparsegp._config import LOG_2PI
 from sparsegp.approximations.certificate import certify
-from sparsegp.approximations.exact import exact_log_marginal
-from sparsegp.approximations.objective import HostObjective
+from sparsegp.approximations.exact_gp import exact_log_marginal
+from sparsegp.approximations.host_objective import HostObjective
 from sparsegp.approximations.registry import APPROXIMATIONS
+from sparsegp.backends.replicates import collapse
 from sparsegp.kernels import SquaredExponential
-from sparsegp.replicates import collapse
 from sparsegp.transforms import to_raw
 
 KERNEL = SquaredExponential([0.9, 1.3], 1.2)

@@ -15,7 +15,7 @@ import pytest
 
 from sparsegp import SparseGPRegressor
 from sparsegp.approximations.base import Approximation
-from sparsegp.approximations.objective import HostObjective
+from sparsegp.approximations.host_objective import HostObjective
 from sparsegp.approximations.registry import APPROXIMATIONS
 from sparsegp.kernels import SquaredExponential
 from sparsegp.transforms import to_positive, to_raw

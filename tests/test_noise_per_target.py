@@ -16,11 +16,11 @@ import pytest
 
 from sparsegp import CalibrationWarning, ExactGPRegressor, InputError, SparseGPRegressor, load_model
 from sparsegp.approximations.certificate import certify
-from sparsegp.approximations.exact import exact_log_marginal
+from sparsegp.approximations.exact_gp import exact_log_marginal
 from sparsegp.approximations.registry import APPROXIMATIONS
-from sparsegp.fitting.objectives import ExactNegative, SparseNegative
+from sparsegp.backends.replicates import collapse
+from sparsegp.fitting.negatives import ExactNegative, SparseNegative
 from sparsegp.kernels import SquaredExponential
-from sparsegp.replicates import collapse
 from sparsegp.transforms import to_raw
 from tiers import slow_beyond
 

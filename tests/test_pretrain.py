@@ -12,8 +12,8 @@ from sparsegp.backends.in_memory import InMemory
 from sparsegp.fitting import growth, pretrain
 from sparsegp.fitting.config import sparse_config
 from sparsegp.fitting.pipeline import trainable
+from sparsegp.fitting.training import minimize
 from sparsegp.kernels import SquaredExponential
-from sparsegp.training import minimize
 
 
 def few_of_many(n=1000, D=32, seed=0):

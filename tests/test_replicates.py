@@ -17,12 +17,12 @@ from sparsegp import DataWarning, ExactGPRegressor, InputError, SparseGPRegresso
 from sparsegp.approximations.augmented import full_data_predict, training_cache
 from sparsegp.approximations.common import sparse_predict
 from sparsegp.approximations.dtc import dtc_log_marginal, dtc_posterior
-from sparsegp.approximations.exact import exact_log_marginal, exact_posterior, exact_predict
+from sparsegp.approximations.exact_gp import exact_log_marginal, exact_posterior, exact_predict
 from sparsegp.approximations.fitc import fitc_log_marginal, fitc_posterior
-from sparsegp.approximations.objective import HostObjective
+from sparsegp.approximations.host_objective import HostObjective
 from sparsegp.approximations.vfe import vfe_bound, vfe_posterior
+from sparsegp.backends.replicates import collapse, repeated_records
 from sparsegp.kernels import SquaredExponential
-from sparsegp.replicates import collapse, repeated_records
 from sparsegp.transforms import to_raw
 
 OBJECTIVES = {"vfe": vfe_bound, "dtc": dtc_log_marginal, "fitc": fitc_log_marginal}

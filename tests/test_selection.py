@@ -4,7 +4,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from sparsegp._reference import dense_state
+from _reference import dense_state
 from sparsegp.approximations.dtc import dtc_log_marginal
 from sparsegp.approximations.vfe import vfe_bound
 from sparsegp.kernels import Matern52, SquaredExponential

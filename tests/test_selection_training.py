@@ -8,9 +8,9 @@ from sklearn.base import clone
 
 from sparsegp import SparseGPRegressor
 from sparsegp.errors import InputError
+from sparsegp.fitting.training import minimize_reselecting
 from sparsegp.kernels import SquaredExponential
 from sparsegp.selection import Evidence, InfoGain, KMeans, SmolaBartlett, VFEGreedy
-from sparsegp.training import minimize_reselecting
 
 
 def _data(n=400, seed=0):

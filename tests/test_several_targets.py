@@ -14,17 +14,17 @@ import numpy as np
 import pytest
 from jax.flatten_util import ravel_pytree
 
+from _reference import whitened_stats_autodiff
 from host_check import assert_host_equals_jax_and_differences
 from sparsegp import ExactGPRegressor, InputError, SparseGPRegressor, load_model
-from sparsegp._reference import whitened_stats_autodiff
 from sparsegp.approximations.certificate import certify
-from sparsegp.approximations.exact import exact_log_marginal
-from sparsegp.approximations.objective import HostObjective
+from sparsegp.approximations.exact_gp import exact_log_marginal
+from sparsegp.approximations.host_objective import HostObjective
 from sparsegp.approximations.registry import APPROXIMATIONS
+from sparsegp.backends.jax_sums import whitened_stats
+from sparsegp.backends.replicates import collapse
 from sparsegp.kernels import SquaredExponential
-from sparsegp.replicates import collapse
 from sparsegp.selection import InfoGain
-from sparsegp.stats import whitened_stats
 from sparsegp.transforms import to_raw
 
 KERNEL = SquaredExponential([0.9, 1.3], 1.2)

@@ -9,7 +9,7 @@ import pytest
 from sparsegp import CalibrationWarning, InputError, ModelFileError, SparseGPClassifier, load_model
 from sparsegp.classification import svgp
 from sparsegp.classification.likelihoods import Bernoulli
-from sparsegp.fitting.classification import FIRST_INDUCING, collapse_rows
+from sparsegp.fitting.classifier_fit import FIRST_INDUCING, collapse_rows
 from sparsegp.kernels import SquaredExponential
 
 
@@ -225,7 +225,7 @@ def test_the_growth_rules():
     from types import SimpleNamespace
 
     from sparsegp.classification.likelihoods import Bernoulli
-    from sparsegp.fitting.classification import ClassifierConfig, _doubled
+    from sparsegp.fitting.classifier_fit import ClassifierConfig, _doubled
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 2))
@@ -258,7 +258,7 @@ def test_the_default_largest_m_shrinks_with_the_latent_functions(monkeypatch):
     from types import SimpleNamespace
 
     from sparsegp.classification.likelihoods import Bernoulli, RobustMax
-    from sparsegp.fitting import classification as pipeline
+    from sparsegp.fitting import classifier_fit as pipeline
 
     config = pipeline.ClassifierConfig("test", None, Bernoulli(), "auto", None, 1e-3, 10, True, True, None, 0, False)
     monkeypatch.setattr(pipeline, "device_max_inducing", lambda n: 1024)
@@ -285,7 +285,7 @@ def test_a_first_size_at_its_cap_says_it_was_not_grown():
     from types import SimpleNamespace
 
     from sparsegp.classification.likelihoods import Bernoulli
-    from sparsegp.fitting.classification import ClassifierConfig, _doubled
+    from sparsegp.fitting.classifier_fit import ClassifierConfig, _doubled
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(4, 2))

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from jax.flatten_util import ravel_pytree
 
-from sparsegp._reference import dense_stats, weighted_dense_stats, whitened_stats_autodiff
+from _reference import dense_stats, weighted_dense_stats, whitened_stats_autodiff
 from sparsegp.approximations.common import kuu_cholesky
+from sparsegp.backends.jax_sums import chunk_size_for, weighted_stats, whitened_stats
 from sparsegp.kernels import Matern32, SquaredExponential
-from sparsegp.stats import chunk_size_for, weighted_stats, whitened_stats
 
 
 def problem(n=57, m=9, D=3, seed=0):

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from jax.flatten_util import ravel_pytree
 
-from sparsegp import stats_blas
-from sparsegp.approximations.objective import HostObjective
+from sparsegp.approximations.host_objective import HostObjective
 from sparsegp.approximations.registry import APPROXIMATIONS
+from sparsegp.backends import blas_sums as stats_blas
+from sparsegp.backends.jax_sums import RowWeights
 from sparsegp.kernels import Matern32, SquaredExponential
-from sparsegp.stats import RowWeights
 from sparsegp.transforms import to_positive, to_raw
 
 
@@ -121,9 +121,9 @@ def test_the_sums_do_not_keep_one_m_by_m_term_per_chunk(weights, monkeypatch):
 
 
 def dense_reference(approximation, params, X, y, jitter=1e-8):
-    """Minus the objective from the unchunked sums of :mod:`sparsegp._reference` (K_uf formed whole, no
+    """Minus the objective from the unchunked sums of ``tests/_reference.py`` (K_uf formed whole, no
     hand-written derivative), differentiated by JAX: the one specification both engines are checked against."""
-    from sparsegp._reference import dense_stats, weighted_dense_stats
+    from _reference import dense_stats, weighted_dense_stats
     from sparsegp.approximations.common import kuu_cholesky
 
     Xj, yj = jnp.asarray(X), jnp.asarray(y)

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from sparsegp import training
+from sparsegp.fitting import training
 
 OPTIONS = {"maxiter": 100, "ftol": 1e-9}
 

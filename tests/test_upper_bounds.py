@@ -11,9 +11,9 @@ import pytest
 from sparsegp import ModelFileError, SparseGPRegressor, load_model
 from sparsegp.approximations import upper_bounds as ub
 from sparsegp.approximations.certificate import certify
-from sparsegp.approximations.exact import exact_log_marginal
+from sparsegp.approximations.exact_gp import exact_log_marginal
+from sparsegp.backends.replicates import collapse
 from sparsegp.kernels import SquaredExponential
-from sparsegp.replicates import collapse
 
 
 def problem(n, D, seed, noise_sd=0.1, copies=0.0):

@@ -1,6 +1,6 @@
 """``warm_start=True``: a second ``fit`` goes on from the fitted state.
 
-The optimiser (:mod:`sparsegp._lbfgsb`) takes SciPy's L-BFGS-B steps call for call, and a run stopped at
+The optimiser (:mod:`sparsegp.fitting._lbfgsb`) takes SciPy's L-BFGS-B steps call for call, and a run stopped at
 ``max_iter`` goes on bit for bit: k iterations and k more are the 2k iterations of one run. The regressors carry
 their fitted kernel, noise, inducing inputs, the growth's path and that state into the next fit.
 """
@@ -11,7 +11,7 @@ import scipy.optimize
 from scipy.optimize import rosen, rosen_der
 
 from sparsegp import ExactGPRegressor, InputError, SparseGPClassifier, SparseGPRegressor
-from sparsegp._lbfgsb import lbfgsb
+from sparsegp.fitting._lbfgsb import lbfgsb
 from sparsegp.selection import InfoGain
 from tiers import slow_beyond
 

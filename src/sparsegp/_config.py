@@ -2,7 +2,8 @@
 
 JAX defaults to float32; Gaussian-process linear algebra (Cholesky factors of
 ill-conditioned Gram matrices) needs float64, so the package switches JAX's x64
-flag on at import. This is the only global state the package touches.
+flag on at import. That flag, and the host engine's worker-thread pools (one per thread count, shared by every
+fit in the process: :mod:`sparsegp.backends.blas_sums`), are the only process-wide state the package keeps.
 """
 
 import math

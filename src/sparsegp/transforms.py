@@ -45,7 +45,6 @@ def log_jacobian(raw):
     return jnp.sum(jax.nn.log_sigmoid(raw))
 
 
-RAW_MIN = float(to_raw(MIN_VALUE))
 RAW_MAX = float(to_raw(MAX_VALUE))
 
 

@@ -9,6 +9,6 @@ Shapes, the same for every function of the layer (symbols: NOTATION.md): ``kerne
 covariance (t, t).
 """
 
-from .exact import ExactPosterior, exact_log_marginal, exact_posterior, exact_predict
+from .exact_gp import ExactPosterior, exact_log_marginal, exact_posterior, exact_predict
 
 __all__ = ["ExactPosterior", "exact_log_marginal", "exact_posterior", "exact_predict"]

@@ -40,15 +40,15 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ..backends.jax_sums import chunk_rows
 from ..linalg import solve_lower, solve_upper
-from ..stats import chunk_rows
 from .common import SparsePosterior
 
 
 class TrainingCache(NamedTuple):
     """Training data and r = Q~^-1 y, kept for the O(n m) predictions.
 
-    Rows grouped by input (:mod:`sparsegp.replicates`) are one row each, weighted by their count: every
+    Rows grouped by input (:mod:`sparsegp.backends.replicates`) are one row each, weighted by their count: every
     sum over the training rows below is then a weighted sum, and r holds the group's sum of r_i.
     """
 

@@ -3,12 +3,12 @@
 Each approximation replaces the GP regression model y ~ N(0, K_nn + sigma^2 I) by a Gaussian one that the m
 inducing inputs make cheap, N(y | 0, Q_nn + Lambda) with Q_nn = K_nm K_mm^-1 K_mn and a diagonal Lambda
 (Titsias 2009 sec. 2; Quiñonero-Candela & Rasmussen 2005): Lambda_i = diagonal (K_ii - Q_ii) + sigma^2
-(+ v_i, a row's known noise variance), so that its objective comes from the sums of :mod:`sparsegp.stats`
+(+ v_i, a row's known noise variance), so that its objective comes from the sums of :mod:`sparsegp.backends.jax_sums`
 over rows weighted by 1 / Lambda_i, the unit-weight sums where Lambda = sigma^2 I. An :class:`Approximation`
 holds what tells the methods apart:
 
 * ``diagonal``: the share of the prior's unexplained variance K_ii - Q_ii that Lambda_i holds (FITC's 1);
-  the engines weigh the rows by it (:class:`~sparsegp.stats.RowWeights`), there is no other FITC path;
+  the engines weigh the rows by it (:class:`~sparsegp.backends.jax_sums.RowWeights`), there is no other FITC path;
 * ``trace_term``: whether the objective is Titsias's bound, less sum_i (K_ii - Q_ii) / (2 Lambda_i) (eq. 9);
 * ``degenerate``: whether the predictive variance omits K** - Q** (SoR, QC&R eq. 27).
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from ..stats import RowWeights, WeightedStats, weighted_stats, whitened_stats
+from ..backends.jax_sums import RowWeights, WeightedStats, weighted_stats, whitened_stats
 from .common import kuu_cholesky, posterior_from_terms, targets, unit_from_stats, weighted_from_stats
 from .loo import sparse_loo
 from .per_target import mapped_over_targets, summed_over_targets
@@ -48,7 +48,7 @@ class Approximation:
         return bool(self.diagonal) or bool(known)
 
     def row_weights(self, noise, known: bool, shift: float = 0.0) -> RowWeights | None:
-        """The engines' :class:`~sparsegp.stats.RowWeights` (None: the unit-weight sums); ``known``: whether
+        """The engines' :class:`~sparsegp.backends.jax_sums.RowWeights` (None: the unit-weight sums); ``known``: whether
         the rows carry known noise variances; ``shift`` added to every Lambda_i."""
         return RowWeights(float(noise), float(self.diagonal), float(shift)) if self.weighted(known) else None
 

@@ -10,7 +10,7 @@ with Q_nn = K_nm K_mm^-1 K_mn and t = tr(K_nn - Q_nn) >= 0:
 The first because K_nn >= Q_nn; the second because K_nn + sigma^2 I >= Q_nn + sigma^2 I (the determinant) and
 K_nn + sigma^2 I <= Q_nn + (sigma^2 + lambda_max(K_nn - Q_nn)) I <= Q_nn + (sigma^2 + t) I (the quadratic form).
 Their difference U - F_V >= log p(y | theta) - F_V = KL(q(f) || p(f | y, theta)): the certified gap. Both come
-from the same sums as the bound (:class:`~sparsegp.stats.Stats`), so the certificate costs one O(n m^2) pass on
+from the same sums as the bound (:class:`~sparsegp.backends.jax_sums.Stats`), so the certificate costs one O(n m^2) pass on
 any backend, and the O(m^3) algebra below.
 """
 
@@ -22,8 +22,8 @@ import jax
 import jax.numpy as jnp
 
 from .._config import LOG_2PI
+from ..backends.jax_sums import weighted_stats, whitened_stats
 from ..linalg import cholesky_fixed, solve_lower
-from ..stats import weighted_stats, whitened_stats
 from .common import kuu_cholesky, targets, weighted_from_stats
 from .per_target import per_target
 from .vfe import vfe
@@ -96,7 +96,7 @@ def weighted_bounds(st, shifted):
 
 def certify(kernel, Z, noise, X, y, *, chunk: int, jitter: float, counts=None, scatter=None, known=None) -> Certificate:
     """F_V and U at the given values over rows in memory (one chunked pass; ``counts`` and ``scatter`` for rows
-    grouped by input, :mod:`sparsegp.replicates`; with ``known`` noise variances per row, two weighted passes,
+    grouped by input, :mod:`sparsegp.backends.replicates`; with ``known`` noise variances per row, two weighted passes,
     :func:`weighted_bounds`); with one noise per target (``noise`` (k,)), the sums of the targets' bounds."""
     if per_target(noise):
         each = [

@@ -62,7 +62,7 @@ def unit_from_stats(st, noise) -> GaussianTerms:
 
 
 def weighted_from_stats(st, trace_term: bool):
-    """log N(y | 0, Q_nn + Lambda) and its factors from the 1 / Lambda_i-weighted sums (:func:`~sparsegp.stats.
+    """log N(y | 0, Q_nn + Lambda) and its factors from the 1 / Lambda_i-weighted sums (:func:`~sparsegp.backends.jax_sums.
     weighted_stats`), less sum_i (K_ii - Q_ii) / (2 Lambda_i) with ``trace_term``: with Lambda = diag(sigma^2 +
     v_i), DTC's objective and VFE's bound (Titsias eq. 9 with the noise sigma^2 I replaced by Lambda)."""
     g = gaussian_terms(st.S, st.v, st.yy, st.logdet_lambda, st.n)

@@ -44,7 +44,7 @@ import jax.numpy as jnp
 
 from ..linalg import solve_lower, solve_upper
 from .common import SparsePosterior
-from .exact import ExactPosterior
+from .exact_gp import ExactPosterior
 from .per_target import batched, last_axis
 
 EPS = float(jnp.finfo(jnp.float64).eps)

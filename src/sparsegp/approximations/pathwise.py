@@ -20,7 +20,7 @@ from scipy.linalg import solve_triangular
 
 from ..errors import InputError
 from .common import SparsePosterior
-from .exact import ExactPosterior
+from .exact_gp import ExactPosterior
 from .registry import APPROXIMATIONS
 
 

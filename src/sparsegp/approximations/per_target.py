@@ -5,7 +5,7 @@ that share them, target j with its own sigma_j^2: the joint objective (a log mar
 bound) is the sum of the targets' objectives, and the posterior is one per target (a leading axis of length k
 on every field). The functions of this layer that take a noise dispatch here when it is a vector: the objectives
 and posteriors evaluate each target's in turn (a pass over the rows per target: ``jax.vmap`` would share the
-target-free sums, but it batches the hand-written backward pass of :mod:`sparsegp.stats` wrongly, a gradient in
+target-free sums, but it batches the hand-written backward pass of :mod:`sparsegp.backends.jax_sums` wrongly, a gradient in
 Z off by a factor 2.5 in the tests), the predictions and leave-one-out map over the targets with ``jax.vmap``.
 Rows grouped by input carry each target's within-input sum of squares (``scatter`` of shape (n, k)).
 """

@@ -32,8 +32,8 @@ import numpy as np
 import scipy.linalg as sl
 
 from .._config import LOG_2PI
+from ..backends.jax_sums import chunk_rows
 from ..linalg import blocked_cholesky, solve_lower
-from ..stats import chunk_rows
 from .certificate import Certificate
 from .common import kuu_cholesky
 
@@ -84,7 +84,7 @@ def available_memory() -> float | None:
 
 @partial(jax.jit, static_argnames=("n",))
 def _k_matvec(kernel, Xs, X, v, n: int):
-    """K_nn v in row chunks (``Xs`` from :func:`~sparsegp.stats.chunk_rows`)."""
+    """K_nn v in row chunks (``Xs`` from :func:`~sparsegp.backends.jax_sums.chunk_rows`)."""
 
     def one(Xc):
         return kernel.K(Xc, X) @ v

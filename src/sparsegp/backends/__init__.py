@@ -1,6 +1,9 @@
 """Where the training data live, and what the fit may ask of them (layer 3).
 
-One backend is chosen per fit, from the data's type (:func:`for_data`): :class:`~.in_memory.InMemory` for
+The sums every sparse method is written from, in two engines: the JAX program over row chunks
+(:mod:`.jax_sums`) and the host's BLAS passes (:mod:`.blas_sums`), each one forward and one backward with
+optional row weights; rows grouped by input (:mod:`.replicates`). One backend is chosen per fit, from the
+data's type (``GPRegressorBase._training_data`` in :mod:`sparsegp.estimators.base`): :class:`~.in_memory.InMemory` for
 NumPy arrays (the JAX program over row chunks, or the host BLAS sums where they are faster),
 :class:`~.dask_partitions.DaskPartitions` for dask arrays (the sums on the workers that hold the
 partitions; the only backend that imports dask). Both satisfy :class:`~.base.Backend`; the fit

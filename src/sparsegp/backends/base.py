@@ -6,7 +6,7 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from ..replicates import Rows
+from .replicates import Rows
 
 
 class Moments(NamedTuple):
@@ -25,7 +25,7 @@ class Backend(Protocol):
     ``first``: the first row of each distinct input where some input repeats (in memory), else None.
     ``rows``: the objective's rows with inputs divided by ``s`` for the JAX program, or None where the
     rows are not in memory. ``host_sums``: an object with ``forward`` and ``backward``, with row weights or without
-    (:class:`~sparsegp.stats_blas.BlasStats`'s passes), over the rows with inputs divided by ``s``.
+    (:class:`~sparsegp.backends.blas_sums.BlasStats`'s passes), over the rows with inputs divided by ``s``.
     """
 
     name: str
@@ -44,8 +44,6 @@ class Backend(Protocol):
     def fetch(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
 
     def start_sample(self, rng) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]: ...
-
-    def select_all(self, selector, kernel, noise: float, s: float, verbose: bool) -> Any: ...
 
     def distinct(self, idx: np.ndarray, rng) -> np.ndarray: ...
 

@@ -121,7 +121,7 @@ class DaskPartitions:
         return None  # the rows stay on the workers
 
     def chunk(self, m: int, chunk_size: int | None) -> int:
-        from ..stats import chunk_size_for
+        from .jax_sums import chunk_size_for
 
         return chunk_size_for(max(self.X.chunks[0]), m, chunk_size)
 
@@ -153,14 +153,6 @@ class DaskPartitions:
         sample = np.sort(rng.choice(n, size=min(n, SAMPLE_ROWS), replace=False))
         X, y = self.fetch(sample)
         return X, y, sample
-
-    def select_all(self, selector, kernel, noise, s, verbose):
-        """The selection over every row, on the partitions, where the selector runs there; else None."""
-        from ..selection.dask_select import runs_on_partitions, select_dask
-
-        if not runs_on_partitions(selector):
-            return None
-        return select_dask(selector, kernel, noise, self.X / s, self.y, verbose=verbose)
 
     def distinct(self, idx, rng, tries: int = 8):
         """The drawn rows with rows that repeat an input drawn before replaced by further random rows.

@@ -1,7 +1,7 @@
 """The chunked statistics on the partitions of Dask arrays, computed where the partitions live.
 
-:class:`DaskStats` has the interface of :class:`~sparsegp.stats_blas.BlasStats` (``forward`` /
-``backward``, with row weights or without), so :class:`~sparsegp.approximations.objective.HostObjective`
+:class:`DaskStats` has the interface of :class:`~sparsegp.backends.blas_sums.BlasStats` (``forward`` /
+``backward``, with row weights or without), so :class:`~sparsegp.approximations.host_objective.HostObjective`
 runs unchanged on a cluster:
 
 * once: every row block of (X, y) becomes a ``BlasStats`` on the worker that holds it
@@ -32,9 +32,9 @@ import time
 import numpy as np
 
 from ..errors import DistributedError, InputError
-from ..replicates import collapse
-from ..stats import RowWeights, Stats, WeightedStats
-from ..stats_blas import BlasStats, _tree_add
+from .blas_sums import BlasStats, _tree_add
+from .jax_sums import RowWeights, Stats, WeightedStats
+from .replicates import collapse
 
 
 def is_dask_collection(x) -> bool:
@@ -267,7 +267,7 @@ class DaskStats:
 
     ``X`` (n, D) and ``y`` (n,) are rechunked to one column chunk and the same row chunks if needed. With
     ``grouped`` each partition sums over one weighted row per distinct input of its own rows
-    (:mod:`sparsegp.replicates`): the same sums, from fewer rows where inputs repeat.
+    (:mod:`sparsegp.backends.replicates`): the same sums, from fewer rows where inputs repeat.
     """
 
     def __init__(self, X, y, chunk: int, client=None, grouped: bool = False, known=None):
@@ -349,7 +349,7 @@ class DaskStats:
         return functools.reduce(_tree_add, out, None)
 
     def forward(self, kernel, Z, Linv, weights: RowWeights | None = None):
-        """The sums over every partition (:meth:`~sparsegp.stats_blas.BlasStats.forward`), the residuals kept on
+        """The sums over every partition (:meth:`~sparsegp.backends.blas_sums.BlasStats.forward`), the residuals kept on
         the workers."""
         args = (kernel, np.asarray(Z), np.asarray(Linv))
         if weights is None:

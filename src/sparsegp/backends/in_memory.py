@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataWarning, InputError
-from ..replicates import Replicates, Rows, collapse, distinct_records, repeated_records
-from ..stats import chunk_size_for
-from ..stats_blas import BlasStats
 from .base import Moments
+from .blas_sums import BlasStats
+from .jax_sums import chunk_size_for
+from .replicates import Replicates, Rows, collapse, distinct_records, repeated_records
 
 # Fewer distinct training inputs than this are refused: from two the targets' scale has one degree of
 # freedom, and 2-sd error bars covered 0.05 to 0.26 of test targets on the worst draws (BENCHMARKS.md,
@@ -38,7 +38,7 @@ class InMemory:
     """The validated training rows (X, y) as NumPy arrays; ``duplicates`` says how repeated rows count.
 
     Every row is data ("collapse" or "expand"): the targets are standardised over all rows, and rows that
-    share an input are grouped (:func:`~sparsegp.replicates.collapse`), which the sums use for
+    share an input are grouped (:func:`~sparsegp.backends.replicates.collapse`), which the sums use for
     "collapse". A row that repeats an earlier one exactly, inputs and target, gets a DataWarning: copies
     say the targets do not vary at that input, which pulls the noise estimate, and the error bars, down;
     with "drop" such copies are fitted once.
@@ -153,9 +153,6 @@ class InMemory:
     def start_sample(self, rng):
         """(inputs, targets, their rows) a start that needs rows in memory runs on: all of them."""
         return self.X, self.y, None
-
-    def select_all(self, selector, kernel, noise, s, verbose):
-        return None  # a selector runs on :meth:`start_sample`'s rows, here every row
 
     def distinct(self, idx, rng):
         return idx  # an int m already draws distinct inputs from ``first``

@@ -32,10 +32,6 @@ class Sites:
         """p_i = nu_i / (1 - a_ii nu_i): the site precision."""
         return self.nu / (1.0 - a * self.nu)
 
-    def site_mean(self, h) -> np.ndarray:
-        """m_i = h_i + alpha_i / nu_i: the site mean."""
-        return h + self.alpha / self.nu
-
 
 def inverse_mills(z):
     """N(z) / Phi(z), stable for very negative z."""

@@ -30,8 +30,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..backends.jax_sums import chunk_rows
 from ..linalg import cholesky_fixed, solve_lower
-from ..stats import chunk_rows
 
 # Relative jitter on K_uu (times its mean diagonal) in the bound and in prediction: a learnt Z may bring two
 # inducing inputs close, and the whitened form stays accurate with a jitter far below the latent variance.
@@ -124,7 +124,7 @@ def expected_log_density_sum(post: Posterior, likelihood, X, y, w, chunk: int):
 
 class NegativeBound:
     """-L (plus the kernel's negative log hyper-prior) as ``f(params, X, y, w)``: hashable and compared by value, so
-    :func:`sparsegp.training.minimize` compiles it once per shapes."""
+    :func:`sparsegp.fitting.training.minimize` compiles it once per shapes."""
 
     def __init__(self, likelihood, chunk: int, jitter: float = JITTER):
         self.likelihood, self.chunk, self.jitter = likelihood, int(chunk), float(jitter)

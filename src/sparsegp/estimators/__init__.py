@@ -1,7 +1,7 @@
 """scikit-learn compatible estimators (layer 8)."""
 
 from .classifier import IVMClassifier, OneVsRestIVMClassifier
-from .exact import ExactGPRegressor
+from .exact_regressor import ExactGPRegressor
 from .persistence import load_model, save_model
 from .sparse import SparseGPRegressor
 from .sparse_classifier import SparseGPClassifier

@@ -12,11 +12,11 @@ from sklearn.exceptions import DataConversionWarning
 from .._docstrings import fill
 from ..classification.adf import predict_latent, site_means
 from ..classification.ivm import ivm_select
-from ..classification.kernel_learning import learn_kernel
 from ..classification.model_selection import PROBE_SIZE, default_kernel_grid, validation_folds, validation_search
 from ..classification.probit import predictive_probability, probit_bias
 from ..errors import InputError, NotFittedError
 from ..fitting.hyper import input_scale
+from ..fitting.ivm_kernel import learn_kernel
 from ..kernels import Constant, Kernel, SquaredExponential
 from ..kernels.gram import gram
 from ..validation import as_float_matrix, check_int, check_label_values, feature_names_of
@@ -110,7 +110,7 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         5,000 rows, beyond that one fit on up to 5,000 rows scored on up to 2,000 others. "evidence" or True:
         learn the kernel's hyper-parameters (SE-ARD from the default start, or a given kernel's) by the
         approximate marginal likelihood of the active set's Gaussian sites, interleaved with the selection
-        (:mod:`sparsegp.classification.kernel_learning`; on 13 x 13 MNIST this drives the kernel to one that
+        (:mod:`sparsegp.fitting.ivm_kernel`; on 13 x 13 MNIST this drives the kernel to one that
         predicts the class frequencies: BENCHMARKS.md). False keeps the kernel (with ``kernel=None``: one
         length-scale sqrt(D) s and variance 1, the paper's ``C exp(-(gamma / (2 D)) ||x - x'||^2)`` at
         C = gamma = 1 on inputs divided by s). "auto" keeps a given kernel.

@@ -10,12 +10,12 @@ from ..approximations.augmented import full_data_predict
 from ..approximations.common import sparse_predict, unexplained_variance
 from ..approximations.registry import APPROXIMATIONS
 from ..backends import is_dask_collection
+from ..backends.jax_sums import chunk_size_for
+from ..backends.replicates import Rows, collapse, distinct_records
 from ..errors import InputError
 from ..fitting.calibration import warn_if_sor_too_narrow
 from ..fitting.config import sparse_config
 from ..fitting.pipeline import fit_sparse
-from ..replicates import Rows, collapse, distinct_records
-from ..stats import chunk_size_for
 from ..validation import as_float_vector
 from . import persistence
 from .base import COMMON_JSON_PARAMS, PREDICT_OPTIONS, GPRegressorBase

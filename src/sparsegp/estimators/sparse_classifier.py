@@ -14,7 +14,7 @@ from ..backends.dask_sums import is_dask_collection
 from ..classification import svgp
 from ..classification.likelihoods import Bernoulli, Likelihood, RobustMax, Softmax, likelihood_from_dict
 from ..errors import CalibrationWarning, InputError
-from ..fitting.classification import ClassifierConfig, InMemoryRows, collapse_rows, fit_classifier
+from ..fitting.classifier_fit import ClassifierConfig, InMemoryRows, collapse_rows, fit_classifier
 from ..metrics import expected_calibration_error
 from ..validation import as_float_matrix, check_int, check_positive, feature_names_of
 from . import persistence
@@ -79,7 +79,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
     L-BFGS-B over the kernel, Z, q and a constant mean together, after natural-gradient steps for q alone. By
     default the fit chooses m: it starts from 128 inducing inputs at k-means centres of the rows (in the
     kernel's geometry) and doubles m while a doubling raises the bound
-    by at least ``tol`` nats per row (:mod:`sparsegp.fitting.classification`).
+    by at least ``tol`` nats per row (:mod:`sparsegp.fitting.classifier_fit`).
 
     Parameters
     ----------
@@ -99,7 +99,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
     max_inducing : int or None
         The growth's largest m. None: the regressors' device cap at the same cost per evaluation, which shrinks
         with the number of latent functions: 1,024 for two classes on a CPU, 256 for ten
-        (:func:`sparsegp.fitting.classification.largest_m`).
+        (:func:`sparsegp.fitting.classifier_fit.largest_m`).
     tol : float
         Nats per training row: the growth stops once a doubling of m gains less.
     max_iter : int
@@ -315,8 +315,8 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
             )
 
     def _dask_rows(self, X, y):
-        """Dask arrays: the classes and the partitions' rows (:mod:`sparsegp.backends.dask_classes`)."""
-        from ..backends.dask_classes import DaskClassRows, dask_labels
+        """Dask arrays: the classes and the partitions' rows (:mod:`sparsegp.classification.dask_svgp`)."""
+        from ..classification.dask_svgp import DaskClassRows, dask_labels
 
         if not (is_dask_collection(X) and is_dask_collection(y)):
             raise InputError("X and y must both be dask arrays, or neither")

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sl
 
-from ..training import FTOL, GTOL
+from ..fitting.training import FTOL, GTOL
 from .learning_curves import avg_sq_error, plot_learning_curves
 from .seeger2003_paper import PAPER_D, PAPER_TIMES
 from .steps import direct

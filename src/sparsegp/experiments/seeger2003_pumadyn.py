@@ -45,7 +45,7 @@ def trajectory(n_ms, d_values, max_iter, every, seed=0, verbose=False):
     """Fig. 3: exact criterion and the info-gain / random PP criteria along the exact GP's trajectory, each the
     paper's phi(theta) - log P(theta) (sec. 2.3): the negative log marginal likelihood, exact or approximate, minus the
     log hyper-prior of the same hyper-parameters (the exact one is the optimiser's own objective)."""
-    from ..fitting.objectives import noise_log_prior
+    from ..fitting.negatives import noise_log_prior
     from ..selection import InfoGain, Random
 
     X, y, _, _ = _data()

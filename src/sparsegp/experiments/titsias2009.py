@@ -19,8 +19,8 @@ import numpy as np
 from .. import datasets, metrics
 from .._atomic import replaced_atomically
 from ..estimators import ExactGPRegressor, SparseGPRegressor
+from ..fitting.training import FTOL, GTOL
 from ..kernels import SquaredExponential
-from ..training import FTOL, GTOL
 from .protocols import titsias_sparse
 from .steps import direct
 

@@ -30,7 +30,7 @@ class WarmStart(NamedTuple):
     """A fitted regressor's state that a fit with ``warm_start=True`` continues from: the kernel (the inputs'
     units), the noise (normalised targets), and for a sparse model its inducing inputs (the inputs' units), their
     training rows (None unless held at rows) and the growth's path (``inducing="auto"``); ``optimizer``: the last
-    L-BFGS-B run's state where it stopped at ``max_iter`` (:mod:`sparsegp._lbfgsb`), for the first run to go on
+    L-BFGS-B run's state where it stopped at ``max_iter`` (:mod:`sparsegp.fitting._lbfgsb`), for the first run to go on
     from."""
 
     kernel: Any

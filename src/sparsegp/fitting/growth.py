@@ -59,15 +59,15 @@ import numpy as np
 
 from .._config import accelerator_memory
 from ..approximations.certificate import Certificate, certify
-from ..approximations.exact import exact_log_marginal
-from ..approximations.objective import HostObjective
+from ..approximations.exact_gp import exact_log_marginal
+from ..approximations.host_objective import HostObjective
 from ..errors import InducingWarning, NumericalError
 from ..kernels.distance import narrow
 from ..selection.extend import extend_conditional_variance
-from ..training import Interrupted
 from ..transforms import to_positive
 from .config import SparseConfig
 from .hyper import noise_value, optimise
+from .training import Interrupted
 
 START_M = 256
 GAP_PER_ROW = 0.01  # nats per training row: U - F_V below this bounds KL(q || posterior) per row

@@ -19,10 +19,10 @@ from sklearn.exceptions import ConvergenceWarning
 from ..errors import DataWarning, InputError
 from ..kernels import Kernel, SquaredExponential
 from ..priors import LogNormal
-from ..training import minimize
 from ..transforms import MAX_VALUE, MIN_VALUE, RAW_MAX, to_positive, to_raw
 from ..validation import check_int, check_positive
 from .config import FitConfig
+from .training import minimize
 
 # Weak hyper-priors used when there are fewer than two samples per free hyper-parameter (see
 # tiny_data_prior): sd of the log-normals, and the noise's prior median (normalised targets).
@@ -195,7 +195,7 @@ class Stage(NamedTuple):
 
 class Problem(NamedTuple):
     """What a stage minimises: ``build(noise_prior) -> (objective, args, value_and_grad or None)`` for
-    :func:`sparsegp.training.minimize`, and the number of training rows behind it (the tiny-data rule)."""
+    :func:`sparsegp.fitting.training.minimize`, and the number of training rows behind it (the tiny-data rule)."""
 
     build: Callable
     n_samples: int
@@ -213,8 +213,8 @@ def optimise(
     the optimiser stopped short of convergence or a hyper-parameter ended at a bound. ``max_iter``
     overrides the configuration's for a stage of a planned length (no restarts, and stopping at it is no
     warning). ``progress``: converged once the objective falls by less than this per iteration (averaged over
-    :data:`~sparsegp.training.PROGRESS_WINDOW` iterations). ``resume``: an earlier run's state to go on from
-    (:func:`sparsegp.training.minimize`).
+    :data:`~sparsegp.fitting.training.PROGRESS_WINDOW` iterations). ``resume``: an earlier run's state to go on from
+    (:func:`sparsegp.fitting.training.minimize`).
     """
     check_int(config.n_restarts, "n_restarts")
     check_int(config.max_iter, "max_iter", minimum=1)

@@ -5,7 +5,7 @@ initial inducing set), the schedule (a joint L-BFGS run; the large-n strategy, `
 ``refine_iter`` iterations on all of them; HPEV alternation or variational EM; Seeger et al.'s
 interleaved re-selection), the final posterior with its jitter ladder, and the leave-one-out check. The
 objective is the JAX program over the rows in memory, or the host evaluation
-(:class:`~sparsegp.approximations.objective.HostObjective`) over a backend's sums: FITC's on a CPU (its
+(:class:`~sparsegp.approximations.host_objective.HostObjective`) over a backend's sums: FITC's on a CPU (its
 written-out backward pass is faster there, BENCHMARKS.md) and every method's on a Dask cluster.
 """
 
@@ -25,13 +25,13 @@ from .._compile import all_finite, to_device
 from .._config import on_cpu
 from ..approximations.augmented import training_cache
 from ..approximations.common import make_posterior
-from ..approximations.objective import HostObjective
+from ..approximations.host_objective import HostObjective
 from ..approximations.upper_bounds import tighten
 from ..backends.in_memory import InMemory
 from ..errors import CertificateWarning, InputError, NumericalError
 from ..linalg import MAX_JITTER, jitter_ladder
 from ..selection import KMeans, Selector
-from ..training import Interrupted, alternate, minimize_reselecting
+from ..selection.dask_select import select_on_partitions
 from ..transforms import to_positive, to_raw
 from ..validation import as_float_matrix, check_int
 from . import growth
@@ -39,7 +39,7 @@ from .calibration import loo_check
 from .checkpoint import Checkpointer
 from .config import SparseConfig
 from .estimate import Clock
-from .exact import exact_problem
+from .exact_fit import exact_problem
 from .hyper import (
     Problem,
     initial_kernel,
@@ -52,8 +52,9 @@ from .hyper import (
     scale_from_variances,
     warn_unconverged,
 )
-from .objectives import SparseNegative, noise_log_prior
+from .negatives import SparseNegative, noise_log_prior
 from .pretrain import Pretrained, pretrain
+from .training import Interrupted, alternate, minimize_reselecting
 
 
 class SparseFit(NamedTuple):
@@ -129,7 +130,7 @@ def initial_inducing(config: SparseConfig, data, rng, kernel, noise: float, s: f
         size = ind.size
         if config.reselect == "em":  # the first E-step selects the first share of the final size
             size = max(1, int(np.ceil(check_int(ind.size, "size", minimum=1) / config.n_rounds)))
-        sel = data.select_all(ind, kernel, noise, s, config.verbose)
+        sel = select_on_partitions(data, ind, kernel, noise, s, config.verbose)
         if sel is not None:
             idx = np.asarray(sel.indices)
         else:

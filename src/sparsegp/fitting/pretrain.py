@@ -46,7 +46,7 @@ from ..backends.in_memory import InMemory
 from ..errors import NumericalError
 from ..kernels.distance import narrow
 from .config import SparseConfig
-from .exact import exact_problem
+from .exact_fit import exact_problem
 from .growth import LOOSE, tol_per_row
 from .hyper import noise_value, optimise, raw_noise_like, too_few
 

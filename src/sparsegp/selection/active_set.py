@@ -22,7 +22,7 @@ buffers are allocated once for ``d_max`` rows (one d_max x n buffer for V).
 :meth:`ActiveSetState.extend` computes, for a batch of candidates at once, the
 new row of V, of L_M and the new component of beta that each would produce: the
 O(n d) per candidate quantities the expensive criteria (Smola-Bartlett,
-evidence, VFE) score from. :func:`sparsegp._reference.dense_state` recomputes everything from
+evidence, VFE) score from. ``tests/_reference.py``'s ``dense_state`` recomputes everything from
 scratch for the tests.
 """
 

@@ -12,7 +12,6 @@ import numpy as np
 from .base import EXPONENT_TOLERANCE, SIGNIFICANCE, NotRun, above, claim, exponent, need, not_run, paired_t, verdict
 
 P = "smola-bartlett2001"
-THRESHOLD = 0.025
 N_TRAIN = 4000
 
 

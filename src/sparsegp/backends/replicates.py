@@ -4,7 +4,7 @@ Symbols as in NOTATION.md. With Gaussian noise, the c_i rows y_i1 .. y_ic at one
 every objective of the package only through their count c_i, their mean target ybar_i and their
 within-input sum of squares SS_i = sum_j (y_ij - ybar_i)^2:
 
-* the sparse methods' sums over rows (:mod:`sparsegp.stats`) are sums over the distinct inputs with
+* the sparse methods' sums over rows (:mod:`sparsegp.backends.jax_sums`) are sums over the distinct inputs with
   weight c_i: sum_rows a a^T = sum_i c_i a_i a_i^T, sum_rows a y = sum_i c_i a_i ybar_i,
   sum_rows y^2 = sum_i (c_i ybar_i^2 + SS_i), and FITC's likewise with c_i / Lambda_i;
 * the exact GP's log marginal likelihood is
@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
 
 
 class Replicates(NamedTuple):
@@ -58,14 +58,9 @@ class Rows(NamedTuple):
     scatter: np.ndarray | None = None
     known: np.ndarray | None = None  # each row's known noise variance (then counts and scatter are given too)
 
-    @property
-    def n_records(self) -> int:
-        """How many training rows these stand for."""
-        return int(self.X.shape[0] if self.counts is None else round(float(np.sum(self.counts))))
-
     def jax_args(self) -> tuple:
         """(X, y) or (X, y, counts, scatter) as JAX arrays: the data arguments of the objectives."""
-        from ._compile import to_device
+        from .._compile import to_device
 
         return tuple(to_device(a) for a in self if a is not None)
 

@@ -1,6 +1,6 @@
 """The functions the regressors minimise: the negative objective plus the negative log hyper-priors.
 
-Each is a frozen dataclass, equal to another when its fields are, so :func:`sparsegp.training.minimize`
+Each is a frozen dataclass, equal to another when its fields are, so :func:`sparsegp.fitting.training.minimize`
 compiles one program per objective and array shapes and reuses it for every later fit of the same kind
 in the process (another estimator instance, a refit, a cross-validation fold of the same size).
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ..approximations.exact import exact_log_marginal
+from ..approximations.exact_gp import exact_log_marginal
 from ..transforms import log_jacobian, to_positive
 
 
@@ -28,7 +28,7 @@ def noise_log_prior(prior, raw_noise):
 @dataclass(frozen=True)
 class ExactNegative:
     """-log p(y | X, theta) (RW eq. 2.30) minus the log hyper-priors; ``(params, X, y[, counts, scatter]) ->
-    scalar``, with ``counts`` and ``scatter`` for rows grouped by input (:mod:`sparsegp.replicates`) and ``known``
+    scalar``, with ``counts`` and ``scatter`` for rows grouped by input (:mod:`sparsegp.backends.replicates`) and ``known``
     noise variances per row."""
 
     noise_prior: Any = None
@@ -46,7 +46,7 @@ class SparseNegative:
 
     ``objective(kernel, Z, noise, X, y, *, chunk, jitter, counts, scatter)`` is the approximation's
     (``vfe_bound``, ``dtc_log_marginal``, ...); ``params["Z"]`` when the inducing inputs are free, ``Z_fixed``
-    otherwise; ``counts`` and ``scatter`` for rows grouped by input (:mod:`sparsegp.replicates`).
+    otherwise; ``counts`` and ``scatter`` for rows grouped by input (:mod:`sparsegp.backends.replicates`).
     """
 
     objective: Callable

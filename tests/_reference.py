@@ -1,7 +1,7 @@
 """Dense from-scratch recomputations that the tests hold the chunked and incremental code against.
 
 Not public API: each function recomputes, from its definition and without chunks or incremental
-updates, what a production routine maintains (the statistics of :mod:`sparsegp.stats`, the state of
+updates, what a production routine maintains (the statistics of :mod:`sparsegp.backends.jax_sums`, the state of
 :class:`~sparsegp.selection.active_set.ActiveSetState`).
 """
 
@@ -11,9 +11,9 @@ import jax.numpy as jnp
 import numpy as np
 import scipy.linalg as sl
 
-from ._config import LOG_2PI
-from .linalg import solve_lower
-from .stats import Stats, WeightedStats, _stats_forward, chunk_rows
+from sparsegp._config import LOG_2PI
+from sparsegp.backends.jax_sums import Stats, WeightedStats, _stats_forward, chunk_rows
+from sparsegp.linalg import solve_lower
 
 
 def whitened_stats_autodiff(kernel, Z, Luu, X, y, chunk: int):

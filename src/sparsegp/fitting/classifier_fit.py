@@ -44,6 +44,7 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
+from ..backends.jax_sums import chunk_size_for
 from ..classification import svgp
 from ..classification.likelihoods import Bernoulli, Likelihood
 from ..errors import InputError
@@ -51,10 +52,9 @@ from ..kernels import Kernel, SquaredExponential
 from ..priors import LogNormal
 from ..progress import progress_bar
 from ..selection.centres import extend_centres
-from ..stats import chunk_size_for
-from ..training import LBFGS_MEMORY, minimize
 from .growth import device_max_inducing
 from .hyper import TINY_DATA_LOG_SD, scale_from_variances
+from .training import LBFGS_MEMORY, minimize
 
 FIRST_INDUCING = 128  # m at the growth's first stage (the module docstring, step 2)
 CANDIDATES = 4096  # rows the greedy selection of inducing inputs looks at (at least 4 m)
@@ -315,9 +315,9 @@ def natural_q(config: ClassifierConfig, data, params: dict, chunk: int, s: float
 
 def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
     """Steps 1-5 of the module docstring on ``data`` (:class:`InMemoryRows`, or the Dask partitions of
-    :class:`sparsegp.backends.dask_classes.DaskClassRows`): its counts and columns' spread, the rows it holds in
+    :class:`sparsegp.classification.dask_svgp.DaskClassRows`): its counts and columns' spread, the rows it holds in
     memory (``pool``: all of them in memory, a random sample on Dask) for the selection and the check,
-    ``problem(likelihood, chunk, s)``, what :func:`sparsegp.training.minimize` evaluates, and
+    ``problem(likelihood, chunk, s)``, what :func:`sparsegp.fitting.training.minimize` evaluates, and
     ``site_sums(params, likelihood, chunk, s)``, the rows' sites for the natural steps."""
     t0 = time.perf_counter()
     rng = np.random.default_rng(config.random_state)

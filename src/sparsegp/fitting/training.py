@@ -5,7 +5,7 @@ The objective is any JAX-traceable ``f(params) -> scalar`` to *minimise*
 log hyper-priors for MAP-II). Its value and gradient come from one jitted
 ``jax.value_and_grad``; SciPy sees a flat float64 vector of the free entries.
 The compiled program is keyed by the objective and the parameters' layout: a hashable objective
-that compares by value (:mod:`sparsegp.fitting.objectives`) is traced and compiled once per
+that compares by value (:mod:`sparsegp.fitting.negatives`) is traced and compiled once per
 shapes in a process, however many fits use it.
 """
 
@@ -20,10 +20,10 @@ import jax
 import numpy as np
 from jax.flatten_util import ravel_pytree
 
-from ._compile import to_device
+from .._compile import to_device
+from ..errors import InputError, NumericalError
+from ..progress import progress_bar
 from ._lbfgsb import lbfgsb
-from .errors import InputError, NumericalError
-from .progress import progress_bar
 
 # Correction pairs kept by L-BFGS. SciPy's default is 10; 30 reached a lower VFE objective in 300
 # iterations on every one of four K10 initialisations at the same cost per iteration (BENCHMARKS.md).
@@ -277,7 +277,7 @@ def minimize(
     rather than closed over, so large arrays are not baked into the compiled code.
     ``value_and_grad(params) -> (value, gradient pytree)``, when given, replaces the jitted
     ``jax.value_and_grad(objective)`` (a host-side evaluation such as
-    :class:`~sparsegp.approximations.objective.HostObjective`); ``objective`` and ``args`` are then unused.
+    :class:`~sparsegp.approximations.host_objective.HostObjective`); ``objective`` and ``args`` are then unused.
 
     ``lower`` / ``upper``: pytrees like ``params`` of bounds on the raw values
     (``-inf``/``inf`` for none). Restarts perturb the free raw entries of the

@@ -1,7 +1,7 @@
 """An approximation's objective and its gradient with the O(n m^2) sums computed on the host.
 
 The objective of every sparse method is ``algebra(sums(kernel, Z, L_uu^-1), noise)``:
-the sums over data rows (:mod:`sparsegp.stats_blas`) and an O(m^3) algebra on
+the sums over data rows (:mod:`sparsegp.backends.blas_sums`) and an O(m^3) algebra on
 them (``*_from_stats`` of each approximation). :class:`HostObjective` evaluates
 value and gradient in five steps, by the chain rule written out:
 
@@ -21,9 +21,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..backends.blas_sums import BlasStats
+from ..backends.jax_sums import RowWeights, Stats
 from ..linalg import solve_lower
-from ..stats import RowWeights, Stats
-from ..stats_blas import BlasStats
 from ..transforms import to_positive
 from .base import Approximation
 from .certificate import Certificate, bounds_from_stats, weighted_bounds
@@ -39,7 +39,7 @@ class HostObjective:
     JAX-traceable term added to the negative objective (the negative log hyper-priors).
     ``data`` replaces (X, y, chunk) by an object with BlasStats's passes, such as
     :class:`~sparsegp.backends.dask_sums.DaskStats` (the sums over the partitions of a cluster); ``counts`` and
-    ``scatter`` describe rows grouped by input (:mod:`sparsegp.replicates`).
+    ``scatter`` describe rows grouped by input (:mod:`sparsegp.backends.replicates`).
     """
 
     def __init__(

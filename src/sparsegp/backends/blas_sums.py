@@ -1,32 +1,32 @@
-"""The chunked statistics of :mod:`sparsegp.stats` on the host, with an explicit backward pass.
+"""The chunked statistics of :mod:`sparsegp.backends.jax_sums` on the host, with an explicit backward pass.
 
 Symbols as in NOTATION.md (the package's one notation table).
 
-:mod:`sparsegp.stats` computes the sums inside one JAX program (``lax.scan``), differentiated
+:mod:`sparsegp.backends.jax_sums` computes the sums inside one JAX program (``lax.scan``), differentiated
 by a hand-written VJP for the unit weights and by autodiff for the weighted sums, whose row weights
 1 / Lambda_i may depend on the whitened cross-covariances (FITC's). Here the same sums are computed chunk by
 chunk on the host, and the backward pass is written out for both, behind one entry point each:
 
 * :meth:`BlasStats.forward`: K_uf by a jitted kernel evaluation, A^T = K_uf^T L^-T, S += A A^T, v += A y,
-  each row weighted by 1 / Lambda_i where :class:`~sparsegp.stats.RowWeights` are given;
+  each row weighted by 1 / Lambda_i where :class:`~sparsegp.backends.jax_sums.RowWeights` are given;
 * :meth:`BlasStats.backward`, given the cotangents of the sums: K_uf_bar = 2 Phi_bar K_uf + b_bar y^T for
   the unit weights; for the weighted sums the per-row terms of the weights' derivative as well.
 
 Why two engines: on a CPU the host passes make FITC's bound + gradient 1.4x faster than autodiff through the
 scan and let Dask partitions compute their own sums; on an accelerator everything stays in the JAX program
 (BENCHMARKS.md, "The cost of one evaluation"). Both are checked against one dense specification
-(:mod:`sparsegp._reference`) in ``tests/test_stats_blas.py::test_both_engines_equal_one_dense_reference``.
+(``tests/_reference.py``) in ``tests/test_stats_blas.py::test_both_engines_equal_one_dense_reference``.
 
 Only sums of size O(m^2) leave a chunk, so the two passes map over data partitions. The cotangent
 of the whitening factor L_uu^-1 is returned, not pushed through the Cholesky: that O(m^3) step,
 like the m x m algebra of each approximation, stays in JAX
-(:mod:`sparsegp.approximations.objective`). Chunks run on one worker thread per core with
+(:mod:`sparsegp.approximations.host_objective`). Chunks run on one worker thread per core with
 single-threaded BLAS: NumPy's products release the GIL, and OpenBLAS's own threads, which
 busy-wait between calls, would compete with XLA's for the same cores (BENCHMARKS.md).
 
-Notation as in :mod:`sparsegp.stats`: a_i = L_uu^-1 k_u(x_i) (column i of A),
+Notation as in :mod:`sparsegp.backends.jax_sums`: a_i = L_uu^-1 k_u(x_i) (column i of A),
 S = sum_i w_i a_i a_i^T, v = sum_i w_i a_i y_i, with w_i = 1 (unit) or
-1 / Lambda_i, Lambda_i = diagonal (K_ii - |a_i|^2) + sigma^2 + v_i (:class:`~sparsegp.stats.RowWeights`).
+1 / Lambda_i, Lambda_i = diagonal (K_ii - |a_i|^2) + sigma^2 + v_i (:class:`~sparsegp.backends.jax_sums.RowWeights`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from .stats import RowWeights, Stats, WeightedStats, chunk_rows, chunk_values, row_scatter, row_weighted
+from .jax_sums import RowWeights, Stats, WeightedStats, chunk_rows, chunk_values, row_scatter, row_weighted
 
 # The first pass keeps each chunk's kernel block (VFE, DTC, SoR) or whitened block (FITC) for the
 # second when all of them fit in this many bytes; beyond it, the second pass recomputes them.
@@ -127,7 +127,7 @@ class BlasStats:
     threads for the chunks (None: one per core; a Dask worker passes its own thread count, so that
     worker processes sharing a machine do not oversubscribe its cores). Instances share one pool per
     thread count. With ``counts`` and ``scatter`` each row stands for ``counts`` rows at its input with
-    mean target y (:mod:`sparsegp.replicates`): the sums are those of all of them, and ``n`` counts them.
+    mean target y (:mod:`sparsegp.backends.replicates`): the sums are those of all of them, and ``n`` counts them.
     """
 
     def __init__(self, X, y, chunk: int, threads: int | None = None, counts=None, scatter=None, known=None):
@@ -178,8 +178,8 @@ class BlasStats:
         return [range(i, min(i + step, self.n_chunks)) for i in range(0, self.n_chunks, step)]
 
     def forward(self, kernel, Z, Linv, weights: RowWeights | None = None):
-        """The sums and the residual for :meth:`backward`: :class:`~sparsegp.stats.Stats` as NumPy values, or
-        with ``weights`` :class:`~sparsegp.stats.WeightedStats` (each row weighted by 1 / Lambda_i)."""
+        """The sums and the residual for :meth:`backward`: :class:`~sparsegp.backends.jax_sums.Stats` as NumPy values, or
+        with ``weights`` :class:`~sparsegp.backends.jax_sums.WeightedStats` (each row weighted by 1 / Lambda_i)."""
         if weights is not None:
             return self._weighted_forward(kernel, Z, Linv, weights)
         LinvT = np.ascontiguousarray(np.asarray(Linv, dtype=np.float64).T)
@@ -249,7 +249,7 @@ class BlasStats:
 
     def _weighted_forward(self, kernel, Z, Linv, weights: RowWeights):
         """The sums weighted by 1 / Lambda_i, Lambda_i = diagonal (K_ii - Q_ii) + sigma^2 + v_i + shift
-        (:func:`~sparsegp.stats.weighted_stats`)."""
+        (:func:`~sparsegp.backends.jax_sums.weighted_stats`)."""
         noise, diagonal, shift = float(weights.noise), float(weights.diagonal), float(weights.shift)
         LinvT = np.ascontiguousarray(np.asarray(Linv, dtype=np.float64).T)
         m = Linv.shape[0]

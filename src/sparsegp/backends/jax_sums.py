@@ -13,7 +13,7 @@ over rows of the *whitened* cross-covariances a_i = L_uu^-1 k_u(x_i):
     trQ = sum_i w_i |a_i|^2          (= tr Q_ff, the Nyström diagonal)
 
 Rows that share an input are one row with weight c_i, its mean target and its within-input sum of
-squares SS_i (``counts`` and ``scatter``, :mod:`sparsegp.replicates`): w_i = c_i and yy gains
+squares SS_i (``counts`` and ``scatter``, :mod:`sparsegp.backends.replicates`): w_i = c_i and yy gains
 sum_i SS_i (weighted: w_i = c_i / Lambda_i and yy gains sum_i SS_i / Lambda_i), which are the sums over
 all rows exactly. Without ``counts`` every row has weight 1.
 
@@ -41,8 +41,8 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ._config import on_cpu
-from .linalg import solve_lower, solve_upper
+from .._config import on_cpu
+from ..linalg import solve_lower, solve_upper
 
 DEFAULT_CHUNK_BYTES = 8 * 2**20  # one m x chunk block of K_uf (smaller blocks stay in cache; BENCHMARKS.md)
 # On a GPU each chunk is a few kernel launches: larger blocks keep it busy (BENCHMARKS.md, SCALE on the GPU).
@@ -52,7 +52,7 @@ ACCELERATOR_CHUNK_BYTES = 2**30
 class Stats(NamedTuple):
     """Row sums over the data (see the module docstring). ``n`` is the number of real rows.
 
-    Fields: JAX arrays from the traced programs, NumPy arrays and floats from the host sums (:mod:`.stats_blas`).
+    Fields: JAX arrays from the traced programs, NumPy arrays and floats from the host sums (:mod:`.blas_sums`).
     """
 
     S: Any
@@ -243,7 +243,7 @@ def weighted_stats(
     """:class:`WeightedStats`: sums weighted by 1 / Lambda_i, Lambda_i = diagonal (K_ii - Q_ii) + sigma^2 + v_i
     (``diagonal`` 1: Snelson & Ghahramani's SPGP / FITC); ``known`` holds each row's known noise variance v_i
     (0 without it). With ``counts`` and ``scatter`` the sums over every row of the inputs' groups (the module
-    docstring); rows grouped together share their input and their known variance (:mod:`sparsegp.replicates`)."""
+    docstring); rows grouped together share their input and their known variance (:mod:`sparsegp.backends.replicates`)."""
     Xs, ys, ms = chunk_rows(X, y, chunk, counts)
     m = Z.shape[0]
     Luu_inv = solve_lower(Luu, jnp.eye(m, dtype=Luu.dtype))  # see _stats_forward

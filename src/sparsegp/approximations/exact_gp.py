@@ -27,7 +27,7 @@ def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0, counts=None, sc
     ``jitter`` is relative to the mean diagonal of K.
 
     With ``counts`` c_i rows at each input X_i, y their mean targets and ``scatter`` SS_i their
-    within-input sums of squares (:mod:`sparsegp.replicates`), the value is that of all the rows:
+    within-input sums of squares (:mod:`sparsegp.backends.replicates`), the value is that of all the rows:
     log N(y | 0, K + sigma^2 C^-1) - sum_i [(c_i - 1)/2 log(2 pi sigma^2) + SS_i / (2 sigma^2) + 1/2 log c_i].
     With ``known`` noise variances v_i (rows grouped together share theirs), sigma^2 is sigma^2 + v_i in each
     term: the Gaussian likelihood N(y | f, diag(sigma^2 + v_i)). With one noise per target (``noise`` (k,)), the sum

@@ -17,11 +17,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..classification import svgp
+from ..backends.dask_sums import _client
+from ..backends.jax_sums import chunk_size_for
 from ..errors import DistributedError, InputError
-from ..stats import chunk_size_for
 from ..validation import check_label_values
-from .dask_sums import _client
+from . import svgp
 
 POOL_ROWS = 8192  # rows brought to the driver for the selection and the check
 

@@ -19,9 +19,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._config import LOG_2PI
+from ..classification.adf import site_means
 from ..linalg import cholesky_fixed, solve_lower
-from ..training import minimize
-from .adf import site_means
+from .training import minimize
 
 ROUNDS = 4  # selection / kernel rounds; the banana and MNIST figures in BENCHMARKS.md settle within three
 ROUND_ITER = 100  # L-BFGS-B iterations per round

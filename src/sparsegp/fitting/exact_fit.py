@@ -7,7 +7,6 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
-from ..training import Interrupted
 from ..transforms import to_raw
 from .config import FitConfig
 from .hyper import (
@@ -20,7 +19,8 @@ from .hyper import (
     optimise,
     scale_from_variances,
 )
-from .objectives import ExactNegative
+from .negatives import ExactNegative
+from .training import Interrupted
 
 
 class ExactFit(NamedTuple):

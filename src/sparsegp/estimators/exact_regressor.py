@@ -7,13 +7,13 @@ import numpy as np
 
 from .._compile import to_device
 from .._docstrings import fill
-from ..approximations.exact import exact_log_marginal, exact_posterior, exact_predict
+from ..approximations.exact_gp import exact_log_marginal, exact_posterior, exact_predict
 from ..approximations.loo import exact_loo
+from ..backends.replicates import Rows, row_index
 from ..errors import InputError
 from ..fitting.calibration import loo_check
 from ..fitting.config import exact_config
-from ..fitting.exact import fit_exact
-from ..replicates import Rows, row_index
+from ..fitting.exact_fit import fit_exact
 from . import persistence
 from .base import COMMON_JSON_PARAMS, PREDICT_OPTIONS, GPRegressorBase
 
@@ -181,7 +181,7 @@ class ExactGPRegressor(GPRegressorBase):
         if known is None:
             index = to_device(row_index(self.X_train_, np.asarray(X)))
             return exact_loo(self.posterior_, self.noise_, index, y, to_device(self.y_train_)[index])
-        # rows are grouped by input and known variance (sparsegp.replicates)
+        # rows are grouped by input and known variance (sparsegp.backends.replicates)
         groups = np.column_stack([self.X_train_, self.train_known_])
         index = to_device(row_index(groups, np.column_stack([np.asarray(X), np.asarray(known)])))
         return exact_loo(self.posterior_, self.noise_ + known, index, y, to_device(self.y_train_)[index])
