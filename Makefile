@@ -49,7 +49,7 @@ dev: $(STAMP_DEV)
 
 demo: $(STAMP_RUN)
 	$(BIN)/sparsegp fit --dataset abalone --split 0 --model vfe --out demo-output/abalone-vfe.npz
-	@echo "Side by side with GPflow and GPyTorch on the same protocol: make dev anchors && $(BIN)/python benchmarks/sparse_suite.py K10 --m 128 512"
+	@echo "Side by side with GPflow and GPyTorch on the same protocol: make dev anchors && $(BIN)/python -m benchmarks sparse_suite K10 --m 128 512"
 
 # One test process per core (xdist), each with single-threaded BLAS: two processes of multi-threaded
 # OpenBLAS on two cores spend much of their time spinning (BENCHMARKS.md, "The test suite").
@@ -90,9 +90,9 @@ lint: $(STAMP_DEV)
 	$(BIN)/mypy
 
 bench: $(STAMP_DEV)
-	$(BIN)/python benchmarks/run.py exact-vs-sklearn
-	$(BIN)/python benchmarks/flop_floor.py
-	$(BIN)/python benchmarks/scale_memory.py
+	$(BIN)/python -m benchmarks run exact-vs-sklearn
+	$(BIN)/python -m benchmarks flop_floor
+	$(BIN)/python -m benchmarks scale_memory
 
 # The reference libraries for the comparison benchmarks live in their own environment:
 # GPflow 2.11 needs NumPy < 2, which cannot share sparsegp's pinned NumPy 2.

@@ -1,11 +1,11 @@
 """``inducing="auto"``: the m a default fit chooses, its path, time and test quality, and the check that the
 stopping rule is honest (a fit with twice the chosen m).
 
-    python benchmarks/auto_inducing.py K10                      # the default fit on protocol K10
-    python benchmarks/auto_inducing.py K10 --double             # and a fit at twice the chosen m
-    python benchmarks/auto_inducing.py elevators parkinsons     # shipped datasets, split 0
-    python benchmarks/auto_inducing.py K10 --options max_inducing=512
-    python benchmarks/auto_inducing.py K10 --every 20 --ttq 0.0392 -1.5562   # time to quality (protocol TTQ)
+    python -m benchmarks auto_inducing K10                      # the default fit on protocol K10
+    python -m benchmarks auto_inducing K10 --double             # and a fit at twice the chosen m
+    python -m benchmarks auto_inducing elevators parkinsons     # shipped datasets, split 0
+    python -m benchmarks auto_inducing K10 --options max_inducing=512
+    python -m benchmarks auto_inducing K10 --every 20 --ttq 0.0392 -1.5562   # time to quality (protocol TTQ)
 
 Datasets are protocol names (K10, P32) or shipped dataset names (split 0, inputs and targets standardised,
 all training rows, or the first --n-train). Every row: the chosen m, the stop reason, the fit seconds (whole fit,
@@ -19,14 +19,10 @@ per row of twice the inducing inputs at the fitted values, iterations, seconds).
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 import warnings
 
 from sparsegp.fitting.growth import TOL
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def load(name: str, n_train: int):
@@ -51,7 +47,7 @@ def trajectory_callback(X, y, Xs, ys, every: int, trajectory):
     """A fit callback that records (iteration, fit seconds, SMSE, SNLP) every ``every`` iterations of all stages."""
     import numpy as np
 
-    from case_io import Trajectory
+    from benchmarks.case_io import Trajectory
     from sparsegp import ExactGPRegressor, SparseGPRegressor
     from sparsegp.transforms import to_positive
 

@@ -4,26 +4,22 @@ pass of the sums) against one VFE bound + gradient, the unit every fit iteration
 Protocol SCALE data (D = 8, noise sd 0.1), SE-ARD at length-scale 1, m inducing inputs at random rows, the
 default chunk for the device. Best of ``--repeats`` after one warm-up call (compilation excluded).
 
-    .venv/bin/python benchmarks/certificate_cost.py --n 100000 --m 512
+    .venv/bin/python -m benchmarks certificate_cost --n 100000 --m 512
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from benchmarks.harness import best_of  # noqa: E402
 from sparsegp.approximations.certificate import certify
 from sparsegp.approximations.vfe import vfe_bound
 from sparsegp.backends.jax_sums import chunk_size_for
 from sparsegp.kernels import SquaredExponential
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import best_of  # noqa: E402
 
 
 def main():

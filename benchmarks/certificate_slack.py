@@ -3,7 +3,7 @@ slack U - log p(y), split into its log-determinant and quadratic parts, beside a
 quadratic form y^T (K + sigma^2 I)^-1 y >= 2 v^T y - v^T (K + sigma^2 I) v (any v; here v = (Q_nn + sigma^2 I)^-1 y,
 as in Artemev et al. 2021). Dense O(n^3): for n up to about 10,000.
 
-    make demo && .venv/bin/python benchmarks/certificate_slack.py demo-output/kin40k-vfe512.npz --dataset kin40k --n-train 10000
+    make demo && .venv/bin/python -m benchmarks certificate_slack demo-output/kin40k-vfe512.npz --dataset kin40k --n-train 10000
 """
 
 from __future__ import annotations

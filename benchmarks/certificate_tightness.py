@@ -1,6 +1,6 @@
 """The certified gap against the true gap at the default fit of every shipped regression dataset.
 
-    python benchmarks/certificate_tightness.py [names ...] [--out certificate_tightness.jsonl]
+    python -m benchmarks certificate_tightness [names ...] [--out certificate_tightness.jsonl]
 
 Per dataset (its default split, every training row): ``SparseGPRegressor(random_state=0)``, then at the fitted
 kernel, noise and inducing inputs (normalised targets): F_V, the exact log p(y) by NumPy's dense Cholesky of
@@ -10,7 +10,7 @@ certifies: the trace bound (Titsias 2014, GPflow's ``upper_bound``), the CG boun
 (``certificate_``: the exact log p(y) up to 20,000 distinct inputs). Each per row, with the bounds' seconds.
 The acceptance line: certified <= max(3 x true, 0.01 nats per row).
 
-    python benchmarks/certificate_tightness.py --cost 5000 10000 15000 20000 [--m 1024] [--D 8]
+    python -m benchmarks certificate_tightness --cost 5000 10000 15000 20000 [--m 1024] [--D 8]
 
 times the exact and the CG bound alone (best of 2) on random inputs at those n: what a fit's certificate costs.
 """

@@ -1,6 +1,6 @@
 """Time of one evaluation of the classifier's bound on MNIST's 60,000 training rows (784 inputs, 10 classes).
 
-    python benchmarks/classification_bound_cost.py [m ...]     (default: 32 128 256)
+    python -m benchmarks classification_bound_cost [m ...]     (default: 32 128 256)
 
 For each m (random rows as inducing inputs, the SE-ARD start, q(v) = N(0, I / 4)), the robust-max and the
 Gaussian likelihood: the bound's value and gradient (what one L-BFGS evaluation costs) and the site sums of a

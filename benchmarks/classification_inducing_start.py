@@ -1,6 +1,6 @@
 """Where to put a classifier's inducing inputs: four rules at one fixed kernel, on MNIST rows (robust-max).
 
-    python benchmarks/classification_inducing_start.py [--n 10000] [--m 128] [--scale 8]
+    python -m benchmarks classification_inducing_start [--n 10000] [--m 128] [--scale 8]
 
 The kernel is the classifier's default SE-ARD start with every length-scale times ``--scale``, held fixed. The
 first 32 inducing inputs are the greedy conditional-variance pivots over 4,096 random candidate rows (the fit's

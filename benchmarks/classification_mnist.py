@@ -1,6 +1,6 @@
 """MNIST, 784 inputs, 10 classes, the official split: the default ``SparseGPClassifier()`` alone.
 
-    python benchmarks/classification_mnist.py [--n-train N] [--stage-test] [--every K]
+    python -m benchmarks classification_mnist [--n-train N] [--stage-test] [--every K]
         [--out bench-output/mnist.json] [key=value ...]
 
 Pixels as fractions of 255. Prints the test error, log loss, Brier score, ECE, m, the growth's path and the fit

@@ -1,6 +1,6 @@
 """The IVM paper's ten one-against-the-rest tasks on 13 x 13 MNIST, with the default classifiers.
 
-    python benchmarks/classification_mnist13.py [--estimator ivm|svgp] [--tasks 0 1 ...] [key=value ...]
+    python -m benchmarks classification_mnist13 [--estimator ivm|svgp] [--tasks 0 1 ...] [key=value ...]
 
 The training and test images of the reproduction (``sparsegp reproduce lawrence2003``: `datasets.mnist_13x13`,
 59,000 training images from a seeded split of the official 60,000, the official 10,000 test images), but no

@@ -1,6 +1,6 @@
 """q(v) alone, the kernel and Z held: natural-gradient steps against L-BFGS, on MNIST rows (robust-max, 10 classes).
 
-    python benchmarks/classification_q_steps.py [--n 10000] [--m 64] [--max-iter 300]
+    python -m benchmarks classification_q_steps [--n 10000] [--m 64] [--max-iter 300]
 
 The classifier's start (SE-ARD at its default length-scales, Z by its start rule, q = the prior, b = 0); then (a) natural steps of size 1, each kept only where it raises the bound (halved otherwise), 30
 passes over the rows; (b) L-BFGS-B over q_mu, q_sqrt and b (the former q-first stage). Prints the bound

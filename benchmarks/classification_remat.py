@@ -1,7 +1,7 @@
 """One value and gradient of the classifier's bound with each chunk recomputed in the backward pass
 (``jax.checkpoint``) or stored: the 13 x 13 MNIST task 9 rows (59,000 rows, 169 inputs), probit, random rows as Z.
 
-    python benchmarks/classification_remat.py {recompute,store} [m ...]     (default m: 128 256)
+    python -m benchmarks classification_remat {recompute,store} [m ...]     (default m: 128 256)
 
 One mode per process (the peak RSS printed is the process's): the median of three calls after one that compiles,
 at the default chunk size and at four times it. ``store`` replaces ``jax.checkpoint`` by the identity in this
@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from classification_suite import splits
+from benchmarks.classification_suite import splits
 from sparsegp.backends.jax_sums import chunk_size_for
 from sparsegp.classification import svgp
 from sparsegp.classification.likelihoods import Bernoulli

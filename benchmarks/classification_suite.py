@@ -1,6 +1,6 @@
 """The CLS protocol (../shared/PROTOCOLS.md): classifiers side by side in one invocation.
 
-    python benchmarks/classification_suite.py banana breast_cancer digits mnist13_9 [--gpflow-m 64 128 256 512]
+    python -m benchmarks classification_suite banana breast_cancer digits mnist13_9 [--gpflow-m 64 128 256 512]
         [--splits 5] [--max-iter 1000] [--skip-gpflow] [--skip-svc] [--out bench-output/cls.json]
 
 For each dataset and split: sparsegp's default ``SparseGPClassifier()``, the default ``IVMClassifier()`` (binary
@@ -90,7 +90,7 @@ def run_ours(X, y, Xt, yt, likelihood="auto", every=0):
     """The default classifier; with ``every`` > 0 also its test figures every ``every`` L-BFGS iterations, in
     GPflow's record format but for the first field (the record's number, as each stage counts its iterations
     from 0; then seconds since the fit began, accuracy, log loss). The clock includes that scoring."""
-    from classification_mnist import score_every
+    from benchmarks.classification_mnist import score_every
     from sparsegp import SparseGPClassifier
     from sparsegp.fitting import classifier_fit as pipeline
 

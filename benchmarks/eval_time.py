@@ -1,6 +1,6 @@
 """Seconds per VFE bound + gradient (the JAX program) on the current JAX backend, by rows per chunk.
 
-    python benchmarks/eval_time.py --n 1000000 --m 256 --chunk 0 32768 131072
+    python -m benchmarks eval_time --n 1000000 --m 256 --chunk 0 32768 131072
 
 Data as in ``scale_dask.py`` (protocol SCALE); ``--chunk 0`` is the library's default. Best of 3 after
 one compiling call.
@@ -9,12 +9,9 @@ one compiling call.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scale_dask import in_memory, params_for  # noqa: E402
+from benchmarks.scale_dask import in_memory, params_for  # noqa: E402
 
 
 def main():

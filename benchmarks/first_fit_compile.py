@@ -1,6 +1,6 @@
 """Programs compiled by a process's first small fit, counted by JAX's own compile events.
 
-    python benchmarks/first_fit_compile.py [--test-flags]
+    python -m benchmarks first_fit_compile [--test-flags]
 
 One ``SparseGPRegressor(inducing=10, max_iter=20)`` fit of 40 x 2 data and a prediction, in a fresh process:
 its wall time, the XLA compile and lowering time, the number of programs and the most expensive ones.

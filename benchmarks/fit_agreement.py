@@ -11,19 +11,15 @@ objective, noise, predictive mean and sd on 50 test rows between
 The last two change nothing but rounding, so they measure how much the optimiser amplifies last-bit
 differences along its path: the floor under any agreement between two routes of summation.
 
-    python benchmarks/fit_agreement.py [--max-iter 15]
+    python -m benchmarks fit_agreement [--max-iter 15]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import warnings
 
 import numpy as np
-
-sys.path.insert(0, os.path.dirname(__file__))
 
 
 def problem(n=230, D=3, seed=0):
@@ -51,7 +47,7 @@ def main():
     warnings.simplefilter("ignore")
     import dask.array as da
 
-    from scale_dask import local_cluster
+    from benchmarks.scale_dask import local_cluster
     from sparsegp import SparseGPRegressor
 
     X, y = problem()

@@ -8,7 +8,7 @@ gradient; then the classifiers: the IVM with a given kernel and with its default
 ``SparseGPClassifier`` (binary with growth, multiclass), each by its probabilities and fitted state. A part
 whose estimator a version lacks prints "absent" (so two versions compare on what both have).
 
-    python benchmarks/fit_digest.py [--save A.npz] [--compare A.npz]
+    python -m benchmarks fit_digest [--save A.npz] [--compare A.npz]
 
 ``--save`` keeps the arrays; ``--compare`` prints, for each fit whose digest differs, the largest
 difference from the saved arrays, relative where |value| > 1 (for changes meant to agree to rounding).

@@ -5,7 +5,7 @@ its canonical training split, inputs and targets as the loader gives them: the f
 (``estimates_[0]``: when it was made, what it said, where it assumed the growth would stop), its later
 estimates, and the wall time of the fit, compilation included; the ratio of the first estimate to the actual.
 
-    python benchmarks/fit_estimates.py [names...] [--held-out] [--trace trace.json]
+    python -m benchmarks fit_estimates [names...] [--held-out] [--trace trace.json]
 
 ``--held-out`` runs the HELD_OUT fits instead: data the estimate's constants were not tuned on.
 

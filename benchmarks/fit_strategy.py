@@ -1,11 +1,11 @@
 """Fit strategies on K10 compared by time to quality (protocol TTQ), sparsegp only.
 
-    python benchmarks/fit_strategy.py --m 256 --start ones --z random --max-iter 300
-    python benchmarks/fit_strategy.py --m 256 --start exact --z cv --max-iter 300
-    python benchmarks/fit_strategy.py --m 256 --start exact --n-subset 1000 --z cv --vfe-noise --fixed-z-iter 150 --max-iter 100
-    python benchmarks/fit_strategy.py --m 512 --max-iter 400 --target 0.0400 -1.557
-    python benchmarks/fit_strategy.py --grow 128 256 512 --grow-iter 150 150 250
-    python benchmarks/fit_strategy.py --grow 128 512 --grow-iter 100 500
+    python -m benchmarks fit_strategy --m 256 --start ones --z random --max-iter 300
+    python -m benchmarks fit_strategy --m 256 --start exact --z cv --max-iter 300
+    python -m benchmarks fit_strategy --m 256 --start exact --n-subset 1000 --z cv --vfe-noise --fixed-z-iter 150 --max-iter 100
+    python -m benchmarks fit_strategy --m 512 --max-iter 400 --target 0.0400 -1.557
+    python -m benchmarks fit_strategy --grow 128 256 512 --grow-iter 150 150 250
+    python -m benchmarks fit_strategy --grow 128 512 --grow-iter 100 500
 
 Starts: "ones" (every hyper-parameter and the noise at 1, the protocol's start) or "exact" (an exact
 GP fitted on --n-subset random training rows). Inducing inputs: random training rows, greedy
@@ -21,14 +21,10 @@ once the last stage reaches --target SMSE SNLP.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from case_io import Trajectory  # noqa: E402
+from benchmarks.case_io import Trajectory  # noqa: E402
 
 
 def conditional_variance_extend(kernel, Z, X, size):

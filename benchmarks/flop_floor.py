@@ -10,7 +10,7 @@ SE-ARD kernel, inducing inputs at a random training subset (seed 0). The floor i
 the float64 matrix-product rate measured here, in the same process, for both
 NumPy (OpenBLAS) and JAX.
 
-    python benchmarks/flop_floor.py [--n 36000] [--m 512] [--repeats 5] [--data kin40k]
+    python -m benchmarks flop_floor [--n 36000] [--m 512] [--repeats 5] [--data kin40k]
 
 ``--data``: another shipped dataset (split 0, standardised), its first ``--n`` training rows.
 """
@@ -18,13 +18,10 @@ NumPy (OpenBLAS) and JAX.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import best_of  # noqa: E402
+from benchmarks.harness import best_of  # noqa: E402
 
 
 def main():

@@ -1,6 +1,6 @@
 """Posterior function draws (``sample_functions``) against the posterior they draw from.
 
-    python benchmarks/function_draws.py
+    python -m benchmarks function_draws
 
 A VFE fit (m = 32) and an exact GP on 300 rows of a 3-D function; 20 test inputs (10 among the training
 inputs' range, 10 beyond it). For each number of random features per draw: 20,000 draws evaluated at the test

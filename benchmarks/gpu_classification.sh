@@ -11,11 +11,11 @@ export PYTHONPATH=src PYTHONUNBUFFERED=1
 python3 -c "import jax, sparsegp; print(jax.__version__, jax.devices())"
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 records() { tr '\r' '\n' < "$1" | grep -a -o '{"m": .*}\|Error.*\|^ "[a-z_]*": [^[{]*$' ; }
-timeout 330 python3 benchmarks/classification_mnist.py --stage-test --out "$OUT/mnist-default.json" > "$OUT/mnist-default.log" 2>&1
+timeout 330 python3 -m benchmarks classification_mnist --stage-test --out "$OUT/mnist-default.json" > "$OUT/mnist-default.log" 2>&1
 echo "default: rc=$? after $(( $(date +%s) - start )) s"; records "$OUT/mnist-default.log"
 left=$(( budget - ($(date +%s) - start) - 10 ))
 if [ "$left" -gt 30 ]; then
-  timeout "$left" python3 benchmarks/classification_mnist.py --stage-test --out "$OUT/mnist-stated.json" \
+  timeout "$left" python3 -m benchmarks classification_mnist --stage-test --out "$OUT/mnist-stated.json" \
     tol=0.0001 max_inducing=1024 > "$OUT/mnist-stated.log" 2>&1
   echo "stated: rc=$? after $(( $(date +%s) - start )) s"; records "$OUT/mnist-stated.log"
 fi

@@ -41,11 +41,20 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the repository, where ``-m benchmarks`` runs
+
+
+def module_command(name: str, python: str = sys.executable) -> list[str]:
+    """The command that runs benchmark ``name`` in a fresh interpreter (``python``: another environment's, such as
+    the comparison libraries'); run it with ``cwd=ROOT``."""
+    return [python, "-m", f"benchmarks.{name}"]
+
+
 def run_case_in_subprocess(suite: str, case: str) -> dict:
-    """Run ``python benchmarks/run.py --case SUITE CASE`` and parse its JSON line."""
-    cmd = [sys.executable, os.path.join(os.path.dirname(__file__), "run.py"), "--case", suite, case]
+    """Run ``python -m benchmarks run --case SUITE CASE`` and parse its JSON line."""
+    cmd = [*module_command("run"), "--case", suite, case]
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
         sys.stderr.write(proc.stderr)
         raise RuntimeError(f"benchmark case {suite}/{case} failed (exit {proc.returncode})")

@@ -1,7 +1,7 @@
 """The default IVM on the 13 x 13 MNIST tasks with its kernel grid ranked two ways: by held-out error, ties by
 log loss (the default), and by held-out log loss alone. Each task's grid is scored once; both final fits use it.
 
-    python benchmarks/ivm_grid_scoring.py
+    python -m benchmarks ivm_grid_scoring
 
 Prints per task and ranking the test error, log loss, active-set size and kernel, then each ranking's
 combined ten-class error (each test image to the task with the largest probability of its class).

@@ -1,6 +1,6 @@
 """Known per-row noise: a fit told each row's noise variance against the homoscedastic fit.
 
-    python benchmarks/known_noise.py [n_train] [seeds]
+    python -m benchmarks known_noise [n_train] [seeds]
 
 Per seed: inputs uniform on [0, 1]^2, f(x) = sin(6 x_1) + cos(4 x_2); the noise sd is 0.05 where x_1 < 0.5 (the
 quiet region) and 0.5 elsewhere (the noisy region), tenfold. ``n_train`` rows (default 2,000) and 2,500 test rows in

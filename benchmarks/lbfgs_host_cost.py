@@ -3,7 +3,7 @@ whose value and gradient cost next to nothing, so what is left is the optimiser'
 inducing inputs, C classes and D inputs the classifier's L-BFGS-B moves C m (m + 1) / 2 + C m numbers of q(v),
 m D of Z and D + 1 of the kernel (MNIST, C = 10, D = 784: 1.72 M at m = 512, 6.07 M at 1,024).
 
-    python benchmarks/lbfgs_host_cost.py [m ...]
+    python -m benchmarks lbfgs_host_cost [m ...]
 """
 
 from __future__ import annotations

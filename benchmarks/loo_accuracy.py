@@ -1,6 +1,6 @@
 """The exact GP's leave-one-out log density on ill-conditioned fits, against 60-digit arithmetic.
 
-    python benchmarks/loo_accuracy.py
+    python -m benchmarks loo_accuracy
 
 40 rows of a near-deterministic target (3 inputs, noise sd 1e-4), an SE kernel held at each length-scale,
 amplitude and noise of a grid (normalised units). Per setting: the mean leave-one-out log density per row by

@@ -1,6 +1,6 @@
 """The leave-one-out check of the error bars beside the test set, on the shipped regression datasets.
 
-    python benchmarks/loo_check.py [--datasets kin40k pol ...] [--exact-max 3500]
+    python -m benchmarks loo_check [--datasets kin40k pol ...] [--exact-max 3500]
 
 For each dataset (canonical split; kin40k and pumadyn32nm: the fixed split, kin40k's first 10,000 training
 rows as protocol K10) it fits the library's defaults, ``SparseGPRegressor()`` and, up to ``--exact-max``

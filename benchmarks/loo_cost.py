@@ -1,7 +1,7 @@
 """What the leave-one-out check adds to fits of new data shapes (compilation included).
 
-    python benchmarks/loo_cost.py on     # the library as it is
-    python benchmarks/loo_cost.py off    # the check replaced by a constant (for this measurement only)
+    python -m benchmarks loo_cost on     # the library as it is
+    python -m benchmarks loo_cost off    # the check replaced by a constant (for this measurement only)
 
 Fits SparseGPRegressor (VFE, FITC) and ExactGPRegressor, 20 iterations each, on six small data shapes in
 one fresh process and prints the total seconds. Run each mode in its own process.

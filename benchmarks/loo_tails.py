@@ -1,6 +1,6 @@
 """How heavy-tailed the default exact GP's leave-one-out errors are on shipped regression datasets.
 
-    python benchmarks/loo_tails.py yacht housing energy concrete airfoil
+    python -m benchmarks loo_tails yacht housing energy concrete airfoil
 
 Per dataset (default split): ``ExactGPRegressor()``; the share of training rows whose leave-one-out z =
 (y - mean) / sd lies beyond 3 and 4 (honest Gaussian error bars: 0.27 % and 0.006 %), the largest |z| and

@@ -1,6 +1,6 @@
 """Several targets with a noise each (``noise`` of shape (k,)) against one noise for all.
 
-    python benchmarks/noise_per_target.py [n] [m] [repeats]
+    python -m benchmarks noise_per_target [n] [m] [repeats]
 
 1. One evaluation of VFE's bound and its gradient (the jitted JAX program a fit in memory runs on a CPU) at n rows
    (default 20,000) of 4 inputs and m inducing inputs (default 256), three targets: one shared noise against
@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from harness import best_of, int_arguments
+from benchmarks.harness import best_of, int_arguments
 from sparsegp import SparseGPRegressor
 from sparsegp.approximations.vfe import vfe_bound
 from sparsegp.backends.jax_sums import chunk_size_for

@@ -88,6 +88,6 @@ CASES = {
 
 
 if __name__ == "__main__":
-    from case_io import run_cli
+    from benchmarks.case_io import run_cli
 
     run_cli(CASES)

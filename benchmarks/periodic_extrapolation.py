@@ -1,6 +1,6 @@
 """Extrapolating a periodic function: the Periodic kernel against the default SE-ARD, exact GP on each.
 
-    python benchmarks/periodic_extrapolation.py [seeds]
+    python -m benchmarks periodic_extrapolation [seeds]
 
 Per seed: f(x) = sin(2 pi x / p) + 0.4 sin(4 pi x / p), p = 1.3, 80 rows drawn uniformly over 4 periods
 with noise sd 0.1; the test inputs are 200 points over the next 2 periods. Three exact GPs: the Periodic kernel

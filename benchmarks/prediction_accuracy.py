@@ -1,6 +1,6 @@
 """Augmented and Nyström predictions against a 40-digit evaluation of the same formulas.
 
-    python benchmarks/prediction_accuracy.py        # markdown table, about 2 minutes
+    python -m benchmarks prediction_accuracy        # markdown table, about 2 minutes
 
 Two problems with a fixed squared-exponential kernel (variance 1), the support set the first m rows
 (tests/mp_reference.py, shared with tests/test_augmented.py):
@@ -16,17 +16,16 @@ test points. "dense float64" solves the n x n system C of the same definition wi
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 jax.config.update("jax_enable_x64", True)
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from mp_reference import PROBLEMS, problem  # noqa: E402
-from mp_reference import predictions as reference  # noqa: E402
+from tests.mp_reference import PROBLEMS, problem  # noqa: E402
+from tests.mp_reference import predictions as reference  # noqa: E402
+
 from sparsegp.approximations.augmented import full_data_predict, training_cache  # noqa: E402
 from sparsegp.approximations.common import sparse_predict  # noqa: E402
 from sparsegp.approximations.dtc import dtc_posterior  # noqa: E402

@@ -2,7 +2,7 @@
 :mod:`sparsegp.experiments.quinonero_candela2005_table1` (``sparsegp reproduce quinonero-candela2005`` runs
 both subtables with the sinc toy).
 
-    python benchmarks/qcr_table1.py [--subtable upper|lower] [--repeats 5] [--m 512] [--rounds 10] [--max-iter 50]
+    python -m benchmarks qcr_table1 [--subtable upper|lower] [--repeats 5] [--m 512] [--rounds 10] [--max-iter 50]
 """
 
 from __future__ import annotations

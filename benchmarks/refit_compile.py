@@ -4,7 +4,7 @@ Three fits of SparseGPRegressor(inducing=20, max_iter=30) on the same 300 x 3 da
 each configuration in a fresh process: without JAX's persistent compilation cache, with an empty
 cache directory, and with that directory warm from the previous run.
 
-    python benchmarks/refit_compile.py
+    python -m benchmarks refit_compile
 """
 
 from __future__ import annotations

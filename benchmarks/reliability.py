@@ -1,6 +1,6 @@
 """Reliability measurements behind issue-level claims: unit invariance and tiny training sets.
 
-    python benchmarks/reliability.py [units] [tiny] [battery]   # markdown tables (default: all), about 30 minutes
+    python -m benchmarks reliability [units] [tiny] [battery]   # markdown tables (default: all), about 30 minutes
 
 Units: the same 2-D data (n = 150, y = sin(2 x1) + x2 / 2 + N(0, 0.1^2)) with inputs and targets
 multiplied by (1e-6, 1e6), (1, 1), (1e6, 1e-6); test RMSE on the original scale per estimator.

@@ -1,6 +1,6 @@
 """Repeated records: every row fitted (collapsed, expanded) against removing the copies, beside scikit-learn.
 
-    python benchmarks/repeated_records.py [--sections synthetic floor speed shipped] [--sklearn-rows 2000]
+    python -m benchmarks repeated_records [--sections synthetic floor speed shipped] [--sklearn-rows 2000]
 
 synthetic: ``sparsegp.datasets.synthetic.repeated_records`` (10,000 training records, 53 % repeating an
 earlier record exactly; 2,000 test records, 61 % at a training input; 8 inputs). On its first

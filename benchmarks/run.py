@@ -1,4 +1,4 @@
-"""Run a benchmark suite: ``python benchmarks/run.py SUITE`` (see SUITES below).
+"""Run a benchmark suite: ``python -m benchmarks run SUITE`` (see SUITES below).
 
 Each case runs in its own process; the table printed at the end is what goes
 into BENCHMARKS.md together with this command.
@@ -12,9 +12,7 @@ import os
 import platform
 import sys
 
-sys.path.insert(0, os.path.dirname(__file__))
-
-from harness import COLUMNS, format_table, peak_rss_mib, run_case_in_subprocess  # noqa: E402
+from benchmarks.harness import COLUMNS, format_table, peak_rss_mib, run_case_in_subprocess  # noqa: E402
 
 SUITES = {"exact-vs-sklearn": "exact_vs_sklearn"}
 

@@ -4,7 +4,7 @@ Data: y = sin(3 x1) + x2^2 / 2 + N(0, 0.1^2), x ~ N(0, I_8), generated block by 
 seed i), so the in-process run and the workers hold the same rows; the workers generate their own
 blocks (nothing is sent from the driver). Inducing inputs: m standard-normal points (seed 12345).
 
-    python benchmarks/scale_dask.py [--n 10000000] [--m 256] [--block 1000000]
+    python -m benchmarks scale_dask [--n 10000000] [--m 256] [--block 1000000]
 
 Each mode runs in a fresh process: "inprocess" holds X, y in memory and evaluates
 HostObjective (BLAS-3 sums on the host); "dask" starts a LocalCluster of 2 worker processes
@@ -27,6 +27,8 @@ import tempfile
 import time
 
 import numpy as np
+
+from benchmarks.harness import ROOT, module_command
 
 
 def block(i, rows):
@@ -160,8 +162,7 @@ def main():
         for mode in ("inprocess", "dask"):
             path = os.path.join(tmp, f"{mode}.npy")
             cmd = [
-                sys.executable,
-                os.path.abspath(__file__),
+                *module_command("scale_dask"),
                 "--n",
                 str(a.n),
                 "--m",
@@ -173,7 +174,7 @@ def main():
                 "--out",
                 path,
             ]
-            res = subprocess.run(cmd, capture_output=True, text=True)
+            res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
             if res.returncode:
                 sys.exit(f"{mode} failed:\n{res.stderr[-3000:]}")
             rows.append(json.loads(res.stdout.strip().splitlines()[-1]))

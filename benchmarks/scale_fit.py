@@ -5,7 +5,7 @@ from seed i (10^6 rows per block), 100,000 test rows from seed 999. Model: Spars
 m inducing inputs started at random training rows (random_state 0), the default kernel (SE, ARD);
 ``--m auto``: ``SparseGPRegressor(random_state=0)``, the library's defaults (it chooses m and when to stop).
 
-    python benchmarks/scale_fit.py --n 1000000 10000000 [--m 256] [--subset 20000] [--max-iter 300]
+    python -m benchmarks scale_fit --n 1000000 10000000 [--m 256] [--subset 20000] [--max-iter 300]
         [--refine-iter 3] [--dask] [--chunk ROWS]
 
 ``--subset 0`` fits on all rows at every iteration (no subset stage). Each n runs in a fresh process;
@@ -18,15 +18,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scale_dask import block, in_memory, local_cluster, on_workers, peak_rss_MiB  # noqa: E402
+from benchmarks.harness import ROOT, module_command
+from benchmarks.scale_dask import block, in_memory, local_cluster, on_workers, peak_rss_MiB  # noqa: E402
 
 BLOCK = 1_000_000
 TEST_SEED, TEST_ROWS = 999, 100_000
@@ -126,8 +125,7 @@ def main():
     for n in a.n:
         cmd = (
             [
-                sys.executable,
-                os.path.abspath(__file__),
+                *module_command("scale_fit"),
                 "--child",
                 "--n",
                 str(n),
@@ -143,7 +141,7 @@ def main():
             + (["--dask"] if a.dask else [])
             + (["--chunk", str(a.chunk)] if a.chunk else [])
         )
-        res = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+        res = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT)
         if res.returncode:
             sys.exit(f"n = {n} failed")
         rows.append(json.loads(res.stdout.strip().splitlines()[-1]))

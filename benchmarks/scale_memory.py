@@ -4,18 +4,18 @@ Protocol SCALE: y = sin(3 x1) + x2^2 / 2 + noise, x ~ N(0, I_8). Each evaluation
 runs in a fresh process and reports its own max RSS (getrusage), which includes
 the Python interpreter, JAX and the 64 MB of training inputs.
 
-    python benchmarks/scale_memory.py [--n 1000000] [--m 256]
+    python -m benchmarks scale_memory [--n 1000000] [--m 256]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
-import sys
 import time
+
+from benchmarks.harness import ROOT, module_command
 
 
 def child(n, m, grad):
@@ -64,14 +64,14 @@ def main():
     rows = []
     for mode in ("value", "grad"):
         out = subprocess.run(
-            [sys.executable, os.path.abspath(__file__), "--n", str(a.n), "--m", str(a.m), "--child", mode],
+            [*module_command("scale_memory"), "--n", str(a.n), "--m", str(a.m), "--child", mode],
+            cwd=ROOT,
             capture_output=True,
             text=True,
             check=True,
         ).stdout
         rows.append(json.loads(out.strip().splitlines()[-1]))
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from harness import format_table
+    from benchmarks.harness import format_table
 
     print("# SCALE: one VFE evaluation, fresh process each")
     print(format_table(rows, ["n", "m", "chunk", "gradient", "bound", "seconds", "peak_rss_MiB"]))

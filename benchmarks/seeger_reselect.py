@@ -1,6 +1,6 @@
 """Seeger et al. (2003) Table 2's random re-selection at d = 500 on pumadyn-32nm: where and why a run stops.
 
-Usage: .venv/bin/python benchmarks/seeger_reselect.py [--runs 2] [--d 500]
+Usage: .venv/bin/python -m benchmarks seeger_reselect [--runs 2] [--d 500]
 
 Each run is Table 2's (the same n_MS = 2,048 rows, start, hyper-priors and 200-iteration cap as
 `sparsegp reproduce seeger2003 --full`); printed: the optimiser's stop reason, its iterations, the last

@@ -1,6 +1,6 @@
 """Seeger, Williams & Lawrence (2003) Table 1 and Fig. 1 on kin40k: info-gain vs random vs smo-bart.
 
-    python benchmarks/seeger_table1.py [--n 2000 10000] [--d 100 200 ... 1250] [--kappa 30] [--out reports/seeger2003]
+    python -m benchmarks seeger_table1 [--n 2000 10000] [--d 100 200 ... 1250] [--kappa 30] [--out reports/seeger2003]
 
 Protocol (the paper's sec. 4.1): kin40k's fixed 10,000 / 30,000 split (the
 paper's), preprocessed as in their footnote 8 (a linear regression fit subtracted, attributes at unit
@@ -37,8 +37,7 @@ def main(argv=None):
     p.add_argument("--methods", nargs="+", default=["info-gain", "random", "smo-bart", "smo-bart-seq"])
     p.add_argument("--out", default=None)
     a = p.parse_args(argv)
-    sys.path.insert(0, HERE)
-    from harness import format_table
+    from benchmarks.harness import format_table
 
     out = run_table1(
         n=a.n, d=a.d, kappa=a.kappa, n_ms=a.n_ms, methods=a.methods, log=lambda m: print(m, file=sys.stderr, flush=True)

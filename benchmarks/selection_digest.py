@@ -4,7 +4,7 @@ Greedy selection with five criteria (the states' L, L_M, beta, mu, q, p, the his
 Smola-Bartlett dual's factor, with a held-out monitor attached), Smola-Bartlett error bars, and three
 IVM runs (SE, SE + constant, Matern 5/2: the factors L and M^T, h and diag A). Same digests, same bits.
 
-    python benchmarks/selection_digest.py
+    python -m benchmarks selection_digest
 """
 
 from __future__ import annotations

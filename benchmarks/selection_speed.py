@@ -4,7 +4,7 @@ n = 6,000, D = 4, SE kernel: info-gain over all candidates (300 inclusions), the
 over 59 random candidates (300 inclusions, O(n d) per candidate), the IVM with a 200-point selection
 index (400 inclusions). For comparing two versions of the code on one machine.
 
-    python benchmarks/selection_speed.py
+    python -m benchmarks selection_speed
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Several targets with one kernel: the cost of a bound evaluation and of a fit, against one target's.
 
-    python benchmarks/several_targets.py [n] [m] [repeats]
+    python -m benchmarks several_targets [n] [m] [repeats]
 
 Inputs: n rows (default 20,000) of 4 uniform columns; three targets (smooth functions of the inputs plus noise).
 1. One evaluation of VFE's bound and its gradient (the jitted JAX program a fit in memory runs on a CPU, and the
@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from harness import best_of, int_arguments
+from benchmarks.harness import best_of, int_arguments
 from sparsegp import SparseGPRegressor
 from sparsegp.approximations.host_objective import HostObjective
 from sparsegp.approximations.vfe import vfe_bound

@@ -1,7 +1,7 @@
 """Sparse regression side by side: sparsegp vs GPflow vs GPyTorch on one protocol.
 
-    python benchmarks/sparse_suite.py K10 --m 128 512 --max-iter 300 [--cases ...]
-    python benchmarks/sparse_suite.py K10 --m 512 --max-iter 1000 --every 10 --ttq 0.0385 -1.57 --cases vfe gpflow-sgpr
+    python -m benchmarks sparse_suite K10 --m 128 512 --max-iter 300 [--cases ...]
+    python -m benchmarks sparse_suite K10 --m 512 --max-iter 1000 --every 10 --ttq 0.0385 -1.57 --cases vfe gpflow-sgpr
 
 Protocols (see the project's protocol table): K10 = kin40k uci split 0, first
 10,000 training rows, full split-0 test set; P32 = pumadyn32nm split 0, all
@@ -27,6 +27,8 @@ import time
 
 import numpy as np
 
+from benchmarks.harness import module_command
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 OURS = ("vfe", "dtc", "fitc")
@@ -36,7 +38,7 @@ ANCHORS = ("gpflow-sgpr", "gpflow-fitc", "gpytorch-sgpr")
 def prepare(protocol: str, path: str, m_max: int, seed: int = 0):
     """The protocol's data (K10, P32, or a shipped dataset's split 0, standardised) and start in ``path``:
     every hyper-parameter and the noise at 1 (P32: :func:`exact_subset_init`), inducing inputs at random rows."""
-    from auto_inducing import load
+    from benchmarks.auto_inducing import load
 
     X, y, Xs, ys = load(protocol, None)
     perm = np.random.default_rng(seed).permutation(len(X))
@@ -82,8 +84,7 @@ def anchors_python():
 def run_case(python, script, case, data, m, max_iter, workdir, every=0):
     out = os.path.join(workdir, f"{case}-{m}.npz")
     cmd = [
-        python,
-        os.path.join(HERE, script),
+        *module_command(script, python),
         case,
         data,
         out,
@@ -96,7 +97,7 @@ def run_case(python, script, case, data, m, max_iter, workdir, every=0):
     ]
     # Peak RSS of the child, measured by wait4 on it alone.
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     _, status, usage = os.wait4(proc.pid, 0)
     stderr = proc.stderr.read()
     if status != 0:
@@ -138,8 +139,7 @@ def main(argv=None):
         help="L-BFGS memory for GPflow's Scipy optimiser (default: GPflow's own, SciPy's 10)",
     )
     a = p.parse_args(argv)
-    sys.path.insert(0, HERE)
-    from harness import format_table
+    from benchmarks.harness import format_table
     from sparsegp import metrics
 
     apy = anchors_python()
@@ -153,12 +153,12 @@ def main(argv=None):
             for m in a.m:
                 for case in a.cases:
                     if case in OURS:
-                        python, script = sys.executable, "ours.py"
+                        python, script = sys.executable, "ours"
                     else:
                         if apy is None:
                             print(f"skipping {case}: no anchors environment (make anchors)", file=sys.stderr)
                             continue
-                        python, script = apy, "anchors.py"
+                        python, script = apy, "anchors"
                     print(f"running {case} m={m} ...", file=sys.stderr, flush=True)
                     r = run_case(python, script, case, data, m, a.max_iter, tmp, a.every)
                     row = {

@@ -1,9 +1,9 @@
 """Time to quality (protocol TTQ): the default ``SparseGPRegressor()`` against GPflow SGPR's best result.
 
-    python benchmarks/ttq.py K10 --record                  # GPflow SGPR at m = 128, 256, 512, 1,000 iterations
-    python benchmarks/ttq.py K10 --seeds 0 1 2 3           # the default fit against the recorded reference
-    python benchmarks/ttq.py K10 --ours-only --seeds 0     # the default fit alone, at the recorded quality
-    python benchmarks/ttq.py K10 --gpytorch 1000           # GPyTorch SGPR's time to that quality
+    python -m benchmarks ttq K10 --record                  # GPflow SGPR at m = 128, 256, 512, 1,000 iterations
+    python -m benchmarks ttq K10 --seeds 0 1 2 3           # the default fit against the recorded reference
+    python -m benchmarks ttq K10 --ours-only --seeds 0     # the default fit alone, at the recorded quality
+    python -m benchmarks ttq K10 --gpytorch 1000           # GPyTorch SGPR's time to that quality
 
 ``--record`` runs GPflow's SGPR (``make anchors``) from the protocol's start (every hyper-parameter and the
 noise at 1, P32: an exact GP on 1,024 rows; inducing inputs at random training rows, seed 0) for 1,000 L-BFGS
@@ -29,8 +29,9 @@ import subprocess
 import sys
 import tempfile
 
+from benchmarks.harness import ROOT, module_command
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 REFERENCE = os.path.join(HERE, "reference")
 SMSE_TOL, SNLP_TOL, EVERY, ITERATIONS = 0.02, 0.02, 20, 1000
 
@@ -40,13 +41,13 @@ def reference_path(name: str) -> str:
 
 
 def load(name: str):
-    from auto_inducing import load as load_data
+    from benchmarks.auto_inducing import load as load_data
 
     return load_data(name, None)
 
 
 def gpflow_run(name: str, m: int, max_iter: int, every: int) -> dict:
-    from sparse_suite import anchors_python, prepare, run_case
+    from benchmarks.sparse_suite import anchors_python, prepare, run_case
 
     python = anchors_python()
     if python is None:
@@ -54,7 +55,7 @@ def gpflow_run(name: str, m: int, max_iter: int, every: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "data.npz")
         prepare(name, data, m)
-        info = run_case(python, "anchors.py", "gpflow-sgpr", data, m, max_iter, tmp, every)
+        info = run_case(python, "anchors", "gpflow-sgpr", data, m, max_iter, tmp, every)
     if "error" in info:
         raise SystemExit(f"GPflow failed: {info['error']}")
     return info
@@ -83,7 +84,7 @@ def record(name: str, ms: list[int]) -> None:
             before = json.load(f)
         kept = [c for c in before["cases"] if c["m"] not in ms]
         commands = [before["command"]] if kept else []
-    commands.append(f"python benchmarks/ttq.py {name} --record --m {' '.join(map(str, ms))}")
+    commands.append(f"python -m benchmarks ttq {name} --record --m {' '.join(map(str, ms))}")
     cases = sorted(kept + cases, key=lambda c: c["m"])
     with open(reference_path(name), "w") as f:
         json.dump({"data": name, "command": "; ".join(commands), "cases": cases}, f, indent=1)
@@ -97,7 +98,7 @@ def first_within(trajectory, smse: float, snlp: float):
 
 def ours(name: str, seed: int, smse: float, snlp: float) -> dict:
     """The default fit of one seed, in this process (``--one``)."""
-    from auto_inducing import fit_row
+    from benchmarks.auto_inducing import fit_row
 
     X, y, Xs, ys = load(name)
     row, _ = fit_row(X, y, Xs, ys, f"SparseGPRegressor(random_state={seed})", every=EVERY, random_state=seed)
@@ -129,7 +130,8 @@ def compare(name: str, seeds: list[int]) -> None:
     print(f"GPflow per evaluation now {now:.4f} s: its time to quality now {gpflow_ttq:.1f} s", flush=True)
     for seed in seeds:
         out = subprocess.run(
-            [sys.executable, __file__, name, "--one", str(seed), "--quality", str(smse), str(snlp)],
+            [*module_command("ttq"), name, "--one", str(seed), "--quality", str(smse), str(snlp)],
+            cwd=ROOT,
             capture_output=True,
             text=True,
         )
@@ -144,7 +146,7 @@ def compare(name: str, seeds: list[int]) -> None:
 def gpytorch_ttq(name: str, max_iter: int) -> None:
     """GPyTorch SGPR from the same protocol start at GPflow's best m, records every EVERY iterations: its time to
     the same quality (its clock, evaluation excluded) and its result after ``max_iter`` iterations."""
-    from sparse_suite import anchors_python, prepare, run_case
+    from benchmarks.sparse_suite import anchors_python, prepare, run_case
 
     best, smse, snlp = quality(name)
     python = anchors_python()
@@ -153,7 +155,7 @@ def gpytorch_ttq(name: str, max_iter: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "data.npz")
         prepare(name, data, best["m"])
-        info = run_case(python, "anchors.py", "gpytorch-sgpr", data, best["m"], max_iter, tmp, EVERY)
+        info = run_case(python, "anchors", "gpytorch-sgpr", data, best["m"], max_iter, tmp, EVERY)
     if "error" in info:
         raise SystemExit(f"GPyTorch failed: {info['error']}")
     hit = first_within(info["trajectory"], smse, snlp)

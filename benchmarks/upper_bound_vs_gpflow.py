@@ -5,7 +5,7 @@ Ours (:func:`sparsegp.approximations.certificate.certify`) in this environment; 
 the same absolute value. Cases: kin40k's first rows (SE-ARD), several m, noise levels and length-scales, and
 m = n. Prints one row per case and the largest relative difference.
 
-    make dev anchors && .venv/bin/python benchmarks/upper_bound_vs_gpflow.py
+    make dev anchors && .venv/bin/python -m benchmarks upper_bound_vs_gpflow
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Titsias (2009) sec. 3.1: variational EM with greedy selection vs optimised pseudo-inputs, kin40k.
 
-    python benchmarks/variational_em.py [--n 2000] [--m 128] [--rounds 16] [--candidates full] [--max-iter 100] [--opt-iter 1000]
+    python -m benchmarks variational_em [--n 2000] [--m 128] [--rounds 16] [--candidates full] [--max-iter 100] [--opt-iter 1000]
 
 kin40k fixed split, first n training rows and the full 30,000-row test set,
 inputs and targets standardised on the training rows; SE-ARD with every

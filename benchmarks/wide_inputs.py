@@ -1,7 +1,7 @@
 """Inputs many length-scales wide: K_uu from the distances' expansion against the coordinates' differences, on
 the kernel that parkinsons' subset fit finds (the first start of ``inducing="auto"``).
 
-    python benchmarks/wide_inputs.py
+    python -m benchmarks wide_inputs
 
 Runs the default fit's subset start on parkinsons (split 0, standardised) and keeps each candidate kernel as it
 is scored; for the candidate scored highest on the noise grid (the growth's start), K_uu at 256 random

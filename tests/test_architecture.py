@@ -181,3 +181,17 @@ def test_the_architecture_page_lists_exactly_the_folders():
     listed = re.findall(r"^- `(\w+)/`: \S", page.read_text(), flags=re.M)
     folders = sorted(p.name for p in ROOT.iterdir() if (p / "__init__.py").exists())
     assert len(listed) == len(set(listed)) and sorted(listed) == folders
+
+
+def test_the_benchmarks_are_a_package_run_by_one_runner_without_path_patches():
+    """``python -m benchmarks NAME`` runs each; none edits ``sys.path`` to find its neighbours."""
+    import subprocess
+    import sys
+
+    bench = ROOT.parents[1] / "benchmarks"
+    assert (bench / "__init__.py").exists() and (bench / "__main__.py").exists()
+    assert [p.name for p in bench.glob("*.py") if "sys.path" in p.read_text()] == []
+    listing = subprocess.run(
+        [sys.executable, "-m", "benchmarks"], cwd=bench.parent, capture_output=True, text=True, check=True
+    ).stdout
+    assert all(f"  {p.stem} " in listing for p in bench.glob("*.py") if not p.stem.startswith("_"))
