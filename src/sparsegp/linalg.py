@@ -23,7 +23,11 @@ from ._compile import all_finite
 from ._config import LOG_2PI, on_cpu
 from .errors import NumericalError
 
+# The jitter defaults, relative to the mean of the diagonal: the first rung of a factorisation's ladder
+# (DEFAULT_JITTER: a matrix such as K + sigma^2 I already holds its noise), and K_uu's at the inducing inputs of
+# every sparse model, whose diagonal holds no noise (INDUCING_JITTER); MAX_JITTER caps the ladder.
 DEFAULT_JITTER = 1e-10
+INDUCING_JITTER = 1e-8
 MAX_JITTER = 1e-4
 
 

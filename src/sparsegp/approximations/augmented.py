@@ -42,7 +42,7 @@ import jax.numpy as jnp
 
 from ..backends.jax_sums import chunk_rows
 from ..linalg import solve_lower, solve_upper
-from .common import SparsePosterior
+from .common import SparsePosterior, projections
 
 
 class TrainingCache(NamedTuple):
@@ -78,8 +78,7 @@ def training_cache(kernel, post: SparsePosterior, noise, X, y, chunk: int, count
 @partial(jax.jit, static_argnames=("method",))
 def full_data_predict(kernel, post: SparsePosterior, noise, cache: TrainingCache, Xs, method: str = "augmented"):
     """Latent mean and variance at Xs by the augmented RRGP or the Nyström method."""
-    l = solve_lower(post.Luu, kernel.K(post.Z, Xs))  # (m, t)
-    e1 = solve_lower(post.LB, l)
+    _, l, e1 = projections(kernel, post, Xs)  # l (m, t): V1 of the standard prediction, e1 = L_B^-1 l
     mean = l.T @ solve_upper(post.LB, post.c)  # the standard prediction l^T mu
     kss = kernel.diag(Xs)
     c_star = jnp.maximum(kss - jnp.sum(l * l, axis=0), 0.0)

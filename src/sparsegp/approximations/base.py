@@ -23,11 +23,12 @@ from dataclasses import dataclass
 from functools import partial
 
 from ..backends.jax_sums import RowWeights, WeightedStats, weighted_stats, whitened_stats
+from ..linalg import INDUCING_JITTER
 from .common import kuu_cholesky, posterior_from_terms, targets, unit_from_stats, weighted_from_stats
 from .loo import sparse_loo
 from .per_target import mapped_over_targets, summed_over_targets
 
-JITTER = 1e-8  # relative jitter on K_uu where a caller gives none (the estimators give theirs)
+JITTER = INDUCING_JITTER  # where a caller gives none (the estimators give theirs)
 PREDICTIONS = ("standard", "augmented", "nystrom")
 
 

@@ -95,6 +95,14 @@ def posterior_from_terms(Z, terms) -> SparsePosterior:
     return make_posterior(Z, Luu, g.LB, g.c)
 
 
+def projections(kernel, post: SparsePosterior, X):
+    """K_u* and the whitened projections V1 = L_uu^-1 K_u* (|V1|^2: Q_**) and V2 = L_B^-1 V1 (|V2|^2: the
+    posterior's variance of u in whitened form) at X: what prediction and leave-one-out are written from."""
+    Kus = kernel.K(post.Z, X)
+    V1 = solve_lower(post.Luu, Kus)
+    return Kus, V1, solve_lower(post.LB, V1)
+
+
 @partial(jax.jit, static_argnames=("full_cov", "degenerate"))
 def sparse_predict(kernel, post: SparsePosterior, Xs, full_cov: bool = False, degenerate: bool = False):
     """Latent predictive mean and variance (or covariance) at Xs.
@@ -108,10 +116,8 @@ def sparse_predict(kernel, post: SparsePosterior, Xs, full_cov: bool = False, de
     if batched(post, "LB"):
         one = partial(sparse_predict, kernel, full_cov=full_cov, degenerate=degenerate)
         return tuple(last_axis(a) for a in jax.vmap(one, in_axes=(0, None))(post, Xs))
-    Kus = kernel.K(post.Z, Xs)
+    Kus, V1, V2 = projections(kernel, post, Xs)
     mean = Kus.T @ post.w_mean
-    V1 = solve_lower(post.Luu, Kus)
-    V2 = solve_lower(post.LB, V1)
     if full_cov:
         cov = V2.T @ V2
         return mean, cov if degenerate else cov + kernel.K(Xs) - V1.T @ V1
@@ -125,5 +131,5 @@ def unexplained_variance(kernel, post: SparsePosterior, Xs):
     the same for every target of a posterior with a noise each (they share Z and K_uu)."""
     if batched(post, "LB"):
         post = jax.tree_util.tree_map(lambda a: a[0], post)
-    V1 = solve_lower(post.Luu, kernel.K(post.Z, Xs))
+    _, V1, _ = projections(kernel, post, Xs)  # (V2 unused: the compiled program drops it)
     return kernel.diag(Xs) - jnp.sum(V1 * V1, axis=0)

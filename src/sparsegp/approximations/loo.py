@@ -43,7 +43,7 @@ import jax
 import jax.numpy as jnp
 
 from ..linalg import solve_lower, solve_upper
-from .common import SparsePosterior
+from .common import SparsePosterior, projections
 from .exact_gp import ExactPosterior
 from .per_target import batched, last_axis
 
@@ -81,9 +81,7 @@ def sparse_loo(
         one = partial(sparse_loo, kernel, diagonal=diagonal, degenerate=degenerate)
         return tuple(last_axis(a) for a in jax.vmap(one, in_axes=(0, 0, None, 1))(post, noise, X, y))
     noise = noise if known is None else noise + known
-    Kus = kernel.K(post.Z, X)
-    V1 = solve_lower(post.Luu, Kus)
-    V2 = solve_lower(post.LB, V1)
+    Kus, V1, V2 = projections(kernel, post, X)
     mu = Kus.T @ post.w_mean
     h = jnp.sum(V2 * V2, axis=0)
     kdiag = kernel.diag(X)

@@ -31,11 +31,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..backends.jax_sums import chunk_rows
-from ..linalg import cholesky_fixed, solve_lower
+from ..linalg import INDUCING_JITTER, cholesky_fixed, solve_lower
 
 # Relative jitter on K_uu (times its mean diagonal) in the bound and in prediction: a learnt Z may bring two
 # inducing inputs close, and the whitened form stays accurate with a jitter far below the latent variance.
-JITTER = 1e-8
+JITTER = INDUCING_JITTER
 
 
 class Posterior(NamedTuple):

@@ -16,6 +16,7 @@ from ..errors import InputError
 from ..fitting.calibration import warn_if_sor_too_narrow
 from ..fitting.config import sparse_config
 from ..fitting.pipeline import fit_sparse
+from ..linalg import INDUCING_JITTER
 from ..validation import as_float_vector
 from . import persistence
 from .base import COMMON_JSON_PARAMS, PREDICT_OPTIONS, GPRegressorBase
@@ -221,7 +222,7 @@ class SparseGPRegressor(GPRegressorBase):
         noise_prior=None,
         min_noise=1e-6,
         duplicates="collapse",
-        jitter=1e-8,
+        jitter=INDUCING_JITTER,
         chunk_size=None,
         reselect=None,
         n_rounds=10,

@@ -17,6 +17,7 @@ import numpy as np
 from ..approximations.base import PREDICTIONS
 from ..approximations.registry import APPROXIMATIONS, Approximation
 from ..errors import InputError
+from ..linalg import INDUCING_JITTER
 from ..selection import Selector
 from ..validation import check_int, check_positive
 from .checkpoint import as_checkpoint
@@ -94,7 +95,7 @@ class SparseConfig(FitConfig):
     approximation: str = "vfe"
     inducing: Any = "auto"
     prediction: str = "standard"
-    jitter: float = 1e-8
+    jitter: float = INDUCING_JITTER
     chunk_size: Any = None
     reselect: Any = None
     n_rounds: int = 10

@@ -15,10 +15,10 @@ import scipy.linalg
 
 from ..kernels import Kernel
 from ..kernels.gram import gram
-from ..linalg import cholesky
+from ..linalg import INDUCING_JITTER, cholesky
 
 
-def residual_factor(kernel: Kernel, Z: np.ndarray, X: np.ndarray, jitter: float = 1e-8):
+def residual_factor(kernel: Kernel, Z: np.ndarray, X: np.ndarray, jitter: float = INDUCING_JITTER):
     """(V, d): V = L^-1 K_uf with L L^T = K_uu + jitter mean(diag K_uu) I, and d = diag(K_ff) - diag(V^T V)."""
     G = gram(kernel, X)
     Kuu = np.asarray(kernel.K(jnp.asarray(Z)))
@@ -31,7 +31,7 @@ def residual_factor(kernel: Kernel, Z: np.ndarray, X: np.ndarray, jitter: float 
     return G, V, G.diag() - np.einsum("ij,ij->j", V, V)
 
 
-def extend_conditional_variance(kernel: Kernel, Z: np.ndarray, X: np.ndarray, k: int, jitter: float = 1e-8):
+def extend_conditional_variance(kernel: Kernel, Z: np.ndarray, X: np.ndarray, k: int, jitter: float = INDUCING_JITTER):
     """Indices of up to ``k`` rows of the candidates ``X`` chosen greedily given the inducing inputs ``Z``.
 
     Stops early when no candidate has residual variance left: above 100 times the jitter's share of the largest
