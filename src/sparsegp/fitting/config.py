@@ -57,6 +57,13 @@ def warm_state(estimator) -> WarmStart | None:
     )
 
 
+class Learns(NamedTuple):
+    """What a fit learns: the kernel's hyper-parameters and the noise; the inducing inputs."""
+
+    hyperparameters: bool
+    inducing: bool
+
+
 @dataclass(frozen=True)
 class FitConfig:
     """What every regressor's fit reads (the parameters of :class:`~sparsegp.ExactGPRegressor`)."""
@@ -81,11 +88,11 @@ class FitConfig:
     monitors: tuple = ()
 
     @property
-    def learns(self) -> tuple[bool, bool]:
-        """(kernel and noise, inducing inputs): what ``optimize`` lets the fit learn."""
+    def learns(self) -> Learns:
+        """What ``optimize`` lets the fit learn."""
         if isinstance(self.optimize, str):
-            return self.optimize == "hyperparameters", self.optimize == "inducing"
-        return bool(self.optimize), bool(self.optimize)
+            return Learns(self.optimize == "hyperparameters", self.optimize == "inducing")
+        return Learns(bool(self.optimize), bool(self.optimize))
 
 
 @dataclass(frozen=True)
@@ -182,7 +189,7 @@ def sparse_config(estimator) -> SparseConfig:
     if config.reselect is not None:
         if not isinstance(config.inducing, Selector):
             raise InputError(f"reselect={config.reselect!r} needs a selector as inducing (e.g. InfoGain(256))")
-        if config.learns[1]:
+        if config.learns.inducing:
             raise InputError(
                 f"reselect={config.reselect!r} keeps the inducing inputs at training rows: "
                 f"set optimize='hyperparameters' (got optimize={config.optimize!r})"

@@ -5,27 +5,18 @@ subset (:mod:`.pretrain`):
 
 0. where there are at most ``max_inducing`` distinct training inputs (under ``max_inducing=None``, also where the
    exact GP on them costs less per evaluation than the sparse objective at the device's cap:
-   :func:`exact_costs_less`), Z is all of them, held: Z = X maximises
-   the bound over Z, and there VFE, DTC, SoR and FITC are the exact GP (Q_ff = K_ff), so the stage fits the
-   exact log p(y) (:class:`~.objectives.ExactNegative`, cheaper than the sparse objective at m = n); its
-   certificate's gap is zero up to the jitter and the growth stops there;
+   :func:`exact_costs_less`), Z is all of them, held: Z = X maximises the bound over Z, and there VFE, DTC, SoR
+   and FITC are the exact GP (Q_ff = K_ff), so the stage fits the exact log p(y)
+   (:class:`~.negatives.ExactNegative`); its certificate's gap is zero up to the jitter and the growth stops;
 1. m = START_M distinct training inputs at random, or ``max_inducing`` where every doubling up to it, chosen as
    in step 4, raises F_V at the start's values by at least GAIN_PER_ROW nats per row (:func:`climb`: the growth
-   would end at the cap, and the sizes below would only be passed through. On kin40k the start's values promise
-   0.107 and 0.104 per row for 512 and 1,024, and a first fit at 1,024 reaches GPflow's quality sooner than one
-   through 256 and 512; climbing part of the way was measured and dropped: elevators, whose first doubling
-   promises 0.039 and its second 0.0001, and parkinsons were slower from 512, and pol, whose first doubling
-   promises 0.006 and the next 0.018, took twice as long from 1,024); the kernel, noise and inducing inputs
-   fitted jointly (what ``optimize`` names) until the objective rises by less than LOOSE * ``tol`` nats per training row per
-   iteration, averaged over ten iterations (``max_iter`` is a safety cap); at ``max_inducing``, and wherever
-   step 3 or 4 would stop, the size is fitted on to ``tol`` and the rules asked again, so that the model
-   returned is converged and the sizes passed through are not (the time to quality is in the sizes passed);
-   likewise where twice the inducing inputs, at the fitted values, promise less than GAIN_PER_ROW nats per
-   row: such a size is likely the last worth fitting, and the data can often be fitted there sooner than at
-   twice m (on elevators the quality of GPflow's best fit is reached within the m = 512 stage). Whether the set
-   grows was decided by the loose fit's promise: the converged size grows on even where its own promise has
-   fallen below START_GAIN_PER_ROW (on abalone it stopped at 256 with a gap of 0.43 nats per row, where
-   growing on ends at 0.009);
+   would end at the cap, and the sizes below would only be passed through); the kernel, noise and inducing
+   inputs fitted jointly (what ``optimize`` names) until the objective rises by less than LOOSE * ``tol`` nats
+   per training row per iteration, averaged over ten iterations (``max_iter`` is a safety cap). At
+   ``max_inducing``, wherever step 3 or 4 would stop, and where twice the inducing inputs promise less than
+   GAIN_PER_ROW nats per row, the size is fitted on to ``tol`` and the rules asked again: the model returned is
+   converged, the sizes passed through are not (the time to quality is in the sizes passed). Whether the set
+   grows is decided by the loose fit's promise;
 2. the certificate at the fitted values (:mod:`sparsegp.approximations.certificate`: F_V <= log p(y) <= U);
 3. stop when the gap U - F_V is at most GAP_PER_ROW nats per row; when the last doubling of m, both sizes
    fitted, raised the objective by less than GAIN_PER_ROW nats per row (the gain of the bound per added batch,
@@ -36,12 +27,9 @@ subset (:mod:`.pretrain`):
    at the fitted values by less than START_GAIN_PER_ROW nats per row, stop (a fit from there is not worth
    its cost); else fit again from the fitted values (step 1).
 
-The model is the last size fitted. Choices measured (BENCHMARKS.md, "Choosing m"): joint fits rather than
-greedy sets at fixed hyper-parameters (on kin40k a greedy set at fitted kernel and noise reaches SMSE 0.17
-where moving the inputs reaches 0.04); a first size of 256 rather than 64 (on parkinsons a fit at 64 settles
-where the data look like noise, and every larger size fitted from there stays: SMSE 0.065 at m = 1,024,
-against 0.019 when the growth starts at 256); the fitted values carried from size to size (restarting the
-kernel or the noise at each size did worse on parkinsons).
+The model is the last size fitted. Why joint fits rather than greedy sets at fixed hyper-parameters, why the
+first size, the climb, the fitted values carried from size to size and the rules' thresholds: the measurements
+are in BENCHMARKS.md, "Choosing m".
 
 For DTC, FITC and SoR the same growth runs on their own objective, and the gain rule reads their objective;
 the certificate is VFE's at their fitted values, so "gap" there says how close VFE's posterior at those values
@@ -311,7 +299,7 @@ def _fit_size(config: SparseConfig, data, problem, params, mask, Z, s: float, *,
     """One size's fit (step 1): the kernel and noise, and the inducing inputs where ``moving``; (params, report,
     Z). ``resume``: an optimiser state to go on from (a warm start's)."""
     m, hyper = Z.shape[0], {k: v for k, v in params.items() if k != "Z"}
-    held = "" if moving or not config.learns[1] else ", Z held"
+    held = "" if moving or not config.learns.inducing else ", Z held"
     stage = optimise(
         config,
         problem(data, Z, data.chunk(m, config.chunk_size), None if moving else Z, exact=at_all),
@@ -333,7 +321,7 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float, 
     size it holds is converged further as one step, and the rules read the path as if the fit had not stopped.
     ``watch(Z, idx, path)``, if given, before each size's fit (a checkpoint's record of where the growth is)."""
     t0, n = time.perf_counter(), int(data.moments.n)
-    moves = bool(config.learns[1])
+    moves = bool(config.learns.inducing)
     Xc, rows_c = candidates(data, np.random.default_rng(config.random_state))
     Xc = Xc / s
     distinct, m_cap, cap_name = largest_size(config, data, n)

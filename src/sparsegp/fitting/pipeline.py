@@ -293,7 +293,7 @@ def fit_sparse(config: SparseConfig, data, save=None) -> SparseFit:
     start = initial_inducing(config, data, rng, kernel, noise, s)
     chunk = data.chunk(start.Z0.shape[0], config.chunk_size)
     params, mask = trainable(config, kernel, noise, to_device(start.Z0))
-    Z_fixed = None if config.learns[1] else start.Z0
+    Z_fixed = None if config.learns.inducing else start.Z0
     clock = Clock(config, n, growth.largest_size(config, data, n)[1] if config.auto else None, t0)
     config = dataclasses.replace(config, monitors=(*config.monitors, clock))
     if config.checkpoint is not None and save is not None:
@@ -416,7 +416,7 @@ def _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed, 
     if config.auto:  # the growth on the subset's rows, the refinement at its final inducing set
         grown = _grown(config, part, params, mask, start, s, rng)
         params, Z0, report = dict(grown.params), grown.Z, grown.report
-        chunk, Z_fixed = data.chunk(Z0.shape[0], config.chunk_size), None if config.learns[1] else Z0
+        chunk, Z_fixed = data.chunk(Z0.shape[0], config.chunk_size), None if config.learns.inducing else Z0
         if "Z" in params:
             mask = dict(mask, Z=jnp.ones(Z0.shape, dtype=bool))
     else:

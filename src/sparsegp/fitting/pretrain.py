@@ -5,29 +5,26 @@ by the exact log p(y) (O(PRETRAIN_ROWS^3) per evaluation, less than one sparse e
 size once n is in the thousands), in two L-BFGS-B runs:
 
 1. the noise held at HELD_NOISE of the target variance (or the given ``noise``, if smaller; at least
-   ``min_noise``) and the kernel free. From a start where the noise holds all the target variance (the
-   default ``noise=1``) a fit on data with many inputs of which few matter settles where the targets look
-   like noise (SMSE 1 on pumadyn32nm); with the noise held below, the kernel has to explain the targets and
-   the length-scales of the inputs that matter shrink first (Seeger et al. 2003, sec. 4, start their
-   pumadyn runs from an exact GP on a subset for the same reason);
+   ``min_noise``) and the kernel free: from a start where the noise holds all the target variance, data with
+   many inputs of which few matter are fitted as noise; with the noise held below, the kernel has to explain
+   the targets and the length-scales of the inputs that matter shrink first (Seeger et al. 2003, sec. 4, start
+   their pumadyn runs from an exact GP on a subset for the same reason);
 2. the kernel and noise free.
 
 Each fit, and the given start, is scored by the growth's objective at its first inducing inputs over every row;
 the growth starts from the best. A fit whose kernel is near-categorical in some input (the subset spans more
-than about a thousand of its length-scales there: :func:`~sparsegp.kernels.distance.narrow`) is scored at the noise,
-its own or one of NOISE_GRID, where that objective is highest: its own noise interpolates the subset, and the
-bound over every row pays for what the first inputs do not explain through the noise. Scoring every fit that way
-was measured and not kept: on pol it chose a subset fit whose growth ended lower (BENCHMARKS.md, "Inputs many
-length-scales wide").
+than about a thousand of its length-scales there: :func:`~sparsegp.kernels.distance.narrow`) is scored at the
+noise, its own or one of NOISE_GRID, where that objective is highest: its own noise interpolates the subset, and
+the bound over every row pays for what the first inputs do not explain through the noise.
 
-The default kernel's length-scales start at sqrt(D) times their column's spread: there two inputs' squared
-distance in length-scales is about 2 on average, where at the columns' spread it is about 2 D (in 32
-dimensions every pair would be uncorrelated and no length-scale would have a gradient). The growth
-(:mod:`.growth`) starts from what the second run fitted. Each run stops on progress (LOOSE * ``tol`` per row
-per iteration, a start need not be converged) or at PRETRAIN_ITER. The user's ``callback`` sees the growth's
-iterations, not these. Skipped where the subset would hold every row, where the kernel and noise are not learnt
+The default kernel's length-scales start at sqrt(D) times their column's spread, where two inputs' squared
+distance in length-scales is about 2 on average (at the columns' spread it is about 2 D, and in many dimensions
+no length-scale would have a gradient). Each run stops on progress (LOOSE * ``tol`` per row per iteration, a
+start need not be converged) or at PRETRAIN_ITER. The user's ``callback`` sees the growth's iterations, not
+these. Skipped where the subset would hold every row, where the kernel and noise are not learnt
 (``optimize="inducing"`` or False), or where the subset would have fewer than two rows per hyper-parameter.
-Measured in BENCHMARKS.md, "The exact GP on a subset first".
+The measurements behind these choices: BENCHMARKS.md, "The exact GP on a subset first" and "Inputs many
+length-scales wide".
 """
 
 from __future__ import annotations
@@ -70,7 +67,7 @@ def pretrain(config: SparseConfig, data, params, mask, s: float, rng, score) -> 
     (the growth's objective at its first inducing inputs over every row)."""
     n = int(data.moments.n)
     n_free = sum(int(np.sum(np.asarray(m))) for m in jax.tree_util.tree_leaves(mask))
-    if not config.learns[0] or n <= PRETRAIN_ROWS or too_few(PRETRAIN_ROWS, n_free):
+    if not config.learns.hyperparameters or n <= PRETRAIN_ROWS or too_few(PRETRAIN_ROWS, n_free):
         return Pretrained(params, None, 0)
     t = time.perf_counter()
     sub = np.sort(rng.choice(n, size=PRETRAIN_ROWS, replace=False))
