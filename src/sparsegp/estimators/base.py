@@ -37,6 +37,14 @@ from ..validation import (
 from . import persistence
 
 
+def copy_result(model, result, skip: tuple[str, ...] = ()) -> None:
+    """Each field ``f`` of a fit's ``result`` (a NamedTuple of :mod:`sparsegp.fitting`) as ``model``'s fitted
+    attribute ``f_``, but those in ``skip`` (which the estimator turns into attributes of its own)."""
+    for name in type(result)._fields:
+        if name not in skip:
+            setattr(model, f"{name}_", getattr(result, name))
+
+
 class FeatureNamesMixin:
     """``feature_names_in_`` (scikit-learn's attribute): a DataFrame's column names at fit, checked at
     predict and kept in the model file; absent when the training inputs had no names."""

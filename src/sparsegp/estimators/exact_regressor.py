@@ -15,7 +15,7 @@ from ..fitting.calibration import loo_check
 from ..fitting.config import exact_config
 from ..fitting.exact_fit import fit_exact
 from . import persistence
-from .base import COMMON_JSON_PARAMS, PREDICT_OPTIONS, GPRegressorBase
+from .base import COMMON_JSON_PARAMS, PREDICT_OPTIONS, GPRegressorBase, copy_result
 
 
 @fill()
@@ -169,11 +169,9 @@ class ExactGPRegressor(GPRegressorBase):
         data, names = self._training_data(X, y, config, noise_variance, dask=False)
         self._set_data_attributes(data.moments, data.X.shape[1], names)
         fit = fit_exact(config, data)
-        self.kernel_, self.noise_ = fit.kernel, fit.noise
-        self.optimizer_report_, self.n_iter_ = fit.optimizer_report, fit.n_iter
+        copy_result(self, fit)
         self._cache(data.rows(1.0))
         self._set_loo(loo_check(self._loo_batch, data, self.y_std_))
-        self.stop_reason_ = fit.stop_reason
         self._raise_if_interrupted(fit.stop_reason)
         return self
 

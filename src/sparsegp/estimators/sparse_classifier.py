@@ -18,7 +18,7 @@ from ..fitting.classifier_fit import ClassifierConfig, InMemoryRows, collapse_ro
 from ..metrics import expected_calibration_error
 from ..validation import as_float_matrix, check_int, check_positive, feature_names_of
 from . import persistence
-from .base import FeatureNamesMixin
+from .base import FeatureNamesMixin, copy_result
 from .classifier import _TEST_INPUTS, IVMClassifier, OneVsRestIVMClassifier, _labels, _require_fitted
 
 LIKELIHOOD_NAMES = ("auto", "probit", "logit", "softmax", "robustmax")
@@ -280,10 +280,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         self._set_feature_names(names)
         self.likelihood_ = config.likelihood
         self._set_params(fit.params)
-        self.bound_ = float(fit.bound)
-        self.inducing_path_ = fit.inducing_path
-        self.stop_reason_ = fit.stop_reason
-        self.n_iter_ = int(fit.n_iter)
+        copy_result(self, fit, skip=("params", "loo_log_proba", "loo_codes"))
         self._set_loo(fit.loo_log_proba, fit.loo_codes)
         self.fit_time_ = time.perf_counter() - t0
         return self

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from sklearn.base import clone
 
+from .base import copy_result
 from .persistence import save_model
 
 
@@ -13,14 +14,8 @@ def apply_fit(model, fit, config) -> None:
     """Set ``model``'s fitted attributes from ``fit`` (a :class:`~sparsegp.fitting.pipeline.SparseFit` of
     ``config``) but the leave-one-out figures (``_set_loo``, whose warnings name the caller's line); the data's
     attributes (``y_mean_``, ``n_features_in_``, ...) are set before."""
-    model.kernel_, model.noise_, model.Z_ = fit.kernel, fit.noise, fit.Z
-    model.inducing_indices_, model.selection_ = fit.inducing_indices, fit.selection
-    model.objective_, model.objective_name_ = fit.objective, config.method.description
-    model.posterior_, model.train_cache_ = fit.posterior, fit.train_cache
-    model.optimizer_report_, model.n_iter_ = fit.optimizer_report, fit.n_iter
-    model.stages_, model.rounds_ = fit.stages, fit.rounds
-    model.stop_reason_, model.inducing_path_ = fit.stop_reason, fit.inducing_path
-    model.estimates_ = fit.estimates
+    copy_result(model, fit, skip=("loo", "certificate", "data_bytes_per_evaluation"))
+    model.objective_name_ = config.method.description
     if fit.data_bytes_per_evaluation is not None:
         model.data_bytes_per_evaluation_ = fit.data_bytes_per_evaluation
     model.upper_bound_, model.gap_ = fit.certificate.upper, fit.certificate.gap

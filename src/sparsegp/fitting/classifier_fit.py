@@ -371,7 +371,7 @@ def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
     )
     params = dict(params, kernel=params["kernel"].for_scaled_inputs(1.0 / s), Z=np.asarray(params["Z"]) * s)
     params = {k: (v if k == "kernel" else np.asarray(v)) for k, v in params.items()}
-    return ClassifierFit(params, path[-1]["bound"], path, reason, n_iter, loo, y_pool[loo_rows])
+    return ClassifierFit(params, float(path[-1]["bound"]), path, reason, int(n_iter), loo, y_pool[loo_rows])
 
 
 def _loo_sample(n: int) -> np.ndarray:
