@@ -195,3 +195,26 @@ def test_the_benchmarks_are_a_package_run_by_one_runner_without_path_patches():
         [sys.executable, "-m", "benchmarks"], cwd=bench.parent, capture_output=True, text=True, check=True
     ).stdout
     assert all(f"  {p.stem} " in listing for p in bench.glob("*.py") if not p.stem.startswith("_"))
+
+
+def test_no_module_outside_approximations_asks_which_approximation_it_has():
+    """An approximation is one object: outside ``approximations/`` (the command line's parsing and the
+    experiments aside) no comparison names one (``== "fitc"``, ``in ("sor", ...)``)."""
+    from sparsegp.approximations.registry import APPROXIMATIONS
+
+    names = set(APPROXIMATIONS)
+
+    def named(node) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in names
+        return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and any(named(e) for e in node.elts)
+
+    asked = []
+    for path in ROOT.rglob("*.py"):
+        rel = path.relative_to(ROOT)
+        if rel.parts[0] in ("approximations", "experiments") or rel.name == "cli.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare) and any(named(n) for n in [node.left, *node.comparators]):
+                asked.append(f"{rel}:{node.lineno}")
+    assert asked == []
