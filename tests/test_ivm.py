@@ -413,6 +413,7 @@ def test_site_evidence_against_dense_and_its_gradient():
 @pytest.mark.slow  # whole fits
 def test_the_default_ivm_learns_its_kernel_and_a_given_kernel_is_kept():
     from sparsegp.classification.model_selection import default_kernel_grid, validation_folds
+    from sparsegp.fitting.config import ivm_config
     from sparsegp.fitting.hyper import input_scale
 
     rng = np.random.default_rng(0)
@@ -420,7 +421,8 @@ def test_the_default_ivm_learns_its_kernel_and_a_given_kernel_is_kept():
     y = np.where(np.sin(2 * X[:, 0]) + X[:, 1] > 0, 1, -1)
     learnt = IVMClassifier(size=40, stop=None, random_state=0, learn_kernel="evidence").fit(X, y)
     assert len(learnt.kernel_history_) == 4 and all(h["active"] == 40 for h in learnt.kernel_history_)
-    start = IVMClassifier(size=40, random_state=0, learn_kernel=False)._kernel(X)
+    fixed = IVMClassifier(size=40, random_state=0, learn_kernel=False)
+    start = fixed._kernel(X, ivm_config(fixed))
     assert learnt.kernel_ != start
     # the default: the grid kernel with the lowest held-out error (ties: log loss), refitted on every row
     chosen = IVMClassifier(size=40, stop=None, random_state=0).fit(X, y)

@@ -15,11 +15,12 @@ from ..classification.ivm import ivm_select
 from ..classification.model_selection import PROBE_SIZE, default_kernel_grid, validation_folds, validation_search
 from ..classification.probit import predictive_probability, probit_bias
 from ..errors import InputError, NotFittedError
+from ..fitting.config import IVMConfig, ivm_config
 from ..fitting.hyper import input_scale
 from ..fitting.ivm_kernel import learn_kernel
 from ..kernels import Constant, Kernel, SquaredExponential
 from ..kernels.gram import gram
-from ..validation import as_float_matrix, check_int, check_label_values, feature_names_of
+from ..validation import as_float_matrix, check_label_values, feature_names_of
 from . import persistence
 from .base import FeatureNamesMixin
 
@@ -239,19 +240,6 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         self.site_mean_ = site_means(self.L_, self.sqrt_site_precision_, self.beta_)
 
     # ---- fit ---------------------------------------------------------------------------
-    def _learning(self) -> str | None:
-        """How the kernel is learnt: "validation", "evidence" or None (kept)."""
-        mode = self.learn_kernel
-        if mode == "auto":
-            return "validation" if self.kernel is None else None
-        if isinstance(mode, (bool, np.bool_)):
-            return "evidence" if mode else None
-        if mode in ("validation", "evidence"):
-            if mode == "validation" and self.kernel is not None:
-                raise InputError("learn_kernel='validation' chooses among its own grid of kernels; leave kernel=None")
-            return mode
-        raise InputError(f"learn_kernel must be 'auto', 'validation', 'evidence', True or False, got {mode!r}")
-
     def _validated_kernel(self, X: np.ndarray, y: np.ndarray):
         """The grid kernel (:func:`~sparsegp.classification.model_selection.default_kernel_grid`) whose IVMs,
         fitted on part of the rows, give the lowest error on the others, ties by their log loss (the paper's
@@ -277,11 +265,9 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         ]
         return grid[best], records
 
-    def _kernel(self, X: np.ndarray) -> Kernel:
+    def _kernel(self, X: np.ndarray, config: IVMConfig) -> Kernel:
         D = X.shape[1]
-        if (
-            self.kernel is None and self._learning() == "evidence"
-        ):  # a start for the learnt SE-ARD kernel, in the units of X
+        if self.kernel is None and config.learning == "evidence":  # a start for the learnt SE-ARD kernel, in X's units
             spread = np.std(X, axis=0)
             spread = np.where(spread > 1e-8 * input_scale(X), spread, input_scale(X))
             base: Kernel = SquaredExponential(lengthscale=np.sqrt(D) * spread, variance=1.0)
@@ -292,9 +278,7 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         else:
             self.kernel.check_input_dim(D)
             base = self.kernel
-        vb = float(np.asarray(self.bias_variance))
-        if not np.isfinite(vb) or vb < 0:
-            raise InputError(f"bias_variance (v_b) must be a finite number >= 0, got {self.bias_variance!r}")
+        vb = config.bias_variance
         return base + Constant(vb) if vb > 0 else base
 
     def fit(self, X, y):
@@ -329,53 +313,24 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
                 f"{classes.tolist()[:10]}; use OneVsRestIVMClassifier for more than two classes"
             )
         _check_class_counts(y, classes, "IVMClassifier")
-        size = check_int(self.size, "size", minimum=1)
-        for name in ("n_random", "n_full", "monitor_size", "check_every", "patience"):
-            check_int(
-                getattr(self, name), name, minimum=1 if name in ("monitor_size", "check_every", "patience") else 0
-            )
+        config = ivm_config(self)
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
         self._set_feature_names(names)
         ypm = np.where(y == classes[1], 1.0, -1.0)
-        if isinstance(self.bias, str):
-            if self.bias != "auto":
-                raise InputError(f"bias must be 'auto' or a number, got {self.bias!r}")
-            self.bias_ = probit_bias(int(np.sum(ypm > 0)), ypm.size)
-        else:
-            b = float(np.asarray(self.bias))
-            if not np.isfinite(b):
-                raise InputError(f"bias must be finite, got {self.bias!r}")
-            self.bias_ = b
-        kernel = self._kernel(X)
+        self.bias_ = probit_bias(int(np.sum(ypm > 0)), ypm.size) if config.bias is None else config.bias
+        kernel = self._kernel(X, config)
 
         def select(k):
-            return ivm_select(
-                k,
-                X,
-                ypm,
-                self.bias_,
-                size=min(size, X.shape[0]),
-                criterion=self.criterion,
-                n_random=self.n_random,
-                n_full=self.n_full,
-                index_size=self.index_size,
-                tau=self.tau,
-                stop=self.stop,
-                monitor_size=self.monitor_size,
-                check_every=self.check_every,
-                patience=self.patience,
-                random_state=self.random_state,
-                verbose=self.verbose,
-            )
+            return ivm_select(k, X, ypm, self.bias_, size=min(config.size, X.shape[0]), **config.select)
 
         self.kernel_history_ = []
-        mode = self._learning()
+        mode = config.learning
         if mode == "evidence":
             kernel, self.kernel_history_ = learn_kernel(kernel, X, select, scale=input_scale(X))
         elif mode == "validation":
             base, self.kernel_history_ = self._validated_kernel(X, y)
-            kernel = base + Constant(float(self.bias_variance)) if float(self.bias_variance) > 0 else base
+            kernel = base + Constant(config.bias_variance) if config.bias_variance > 0 else base
         self.kernel_ = kernel
         sel = select(kernel)
         pred = sel.state.predictor(sel.d)

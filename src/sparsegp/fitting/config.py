@@ -224,3 +224,51 @@ __all__ = [
     "sparse_config",
     "warm_state",
 ]
+
+
+@dataclass(frozen=True)
+class IVMConfig:
+    """The parameters of :class:`~sparsegp.IVMClassifier`, checked together: how the kernel is learnt
+    (``learning``: "validation", "evidence" or None, the kernel kept), the bias (None: "auto", the probit bias of
+    the class shares), v_b, and the options of :func:`~sparsegp.classification.ivm.ivm_select`."""
+
+    size: int
+    learning: str | None
+    bias: float | None
+    bias_variance: float
+    select: dict
+
+
+def _ivm_learning(mode, kernel) -> str | None:
+    if isinstance(mode, str) and mode == "auto":
+        return "validation" if kernel is None else None
+    if isinstance(mode, (bool, np.bool_)):
+        return "evidence" if mode else None
+    if isinstance(mode, str) and mode in ("validation", "evidence"):
+        if mode == "validation" and kernel is not None:
+            raise InputError("learn_kernel='validation' chooses among its own grid of kernels; leave kernel=None")
+        return mode
+    raise InputError(f"learn_kernel must be 'auto', 'validation', 'evidence', True or False, got {mode!r}")
+
+
+def ivm_config(estimator) -> IVMConfig:
+    """The configuration of an :class:`~sparsegp.IVMClassifier`, or an :class:`~sparsegp.InputError` naming the
+    first parameter out of its range."""
+    p = estimator.get_params(deep=False)
+    size = check_int(p["size"], "size", minimum=1)
+    for name in ("n_random", "n_full", "monitor_size", "check_every", "patience"):
+        check_int(p[name], name, minimum=1 if name in ("monitor_size", "check_every", "patience") else 0)
+    bias = None
+    if isinstance(p["bias"], str):
+        if p["bias"] != "auto":
+            raise InputError(f"bias must be 'auto' or a number, got {p['bias']!r}")
+    else:
+        bias = float(np.asarray(p["bias"]))
+        if not np.isfinite(bias):
+            raise InputError(f"bias must be finite, got {p['bias']!r}")
+    vb = float(np.asarray(p["bias_variance"]))
+    if not np.isfinite(vb) or vb < 0:
+        raise InputError(f"bias_variance (v_b) must be a finite number >= 0, got {p['bias_variance']!r}")
+    options = ("criterion", "n_random", "n_full", "index_size", "tau", "stop", "monitor_size", "check_every")
+    select = {name: p[name] for name in (*options, "patience", "random_state", "verbose")}
+    return IVMConfig(size, _ivm_learning(p["learn_kernel"], p["kernel"]), bias, vb, select)
