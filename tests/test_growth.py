@@ -120,9 +120,7 @@ def spy_on_runs(patch):
 
 def no_climb(patch):
     """The growth without its climb (every size fitted in turn), for the tests of what it does at each size."""
-    patch.setattr(
-        growth, "climb", lambda config, data, params, Z, idx, Xc, rows_c, m_cap, s, lower: (Z, idx, lower, None)
-    )
+    patch.setattr(growth, "climb", lambda config, data, params, Z, idx, Xc, rows_c, m_cap, lower: (Z, idx, lower, None))
 
 
 @pytest.fixture(scope="module")
@@ -256,8 +254,8 @@ def test_auto_stays_where_a_larger_set_cannot_be_factorised(monkeypatch):
     """F_V with twice the inducing inputs not finite (their K_uu unfactorisable): the fit keeps the size it has."""
     certify = growth.certificate
 
-    def failing(config, data, params, Z, s, chunk, exact=False):
-        cert = certify(config, data, params, Z, s, chunk, exact)
+    def failing(config, data, params, Z, chunk, exact=False):
+        cert = certify(config, data, params, Z, chunk, exact)
         return cert._replace(lower=float("nan")) if Z.shape[0] > 16 else cert
 
     monkeypatch.setattr(growth, "certificate", failing)

@@ -50,7 +50,7 @@ def subset_start(scoring, n=700, **options):
     params, mask = trainable(config, kernel, 1.0, np.zeros((4, 3)))
     hyper = {k: params[k] for k in ("kernel", "raw_noise")}
     rng = np.random.default_rng(0)
-    return hyper, pretrain.pretrain(config, data, hyper, {k: mask[k] for k in hyper}, 1.0, rng, scoring(hyper))
+    return hyper, pretrain.pretrain(config, data, hyper, {k: mask[k] for k in hyper}, rng, scoring(hyper))
 
 
 @pytest.mark.slow  # whole fits with their subset starts

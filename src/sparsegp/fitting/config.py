@@ -86,6 +86,9 @@ class FitConfig:
     # call ``(iteration, value, params)`` after each of its iterations (a :class:`~.checkpoint.Checkpointer`, the
     # :class:`~.estimate.Clock`); never stops it
     monitors: tuple = ()
+    # the unit the fit measures the inputs in (:func:`~.hyper.scale_from_variances`, set as the fit starts): the
+    # optimiser's parameters are for the inputs divided by it, the user sees them in the inputs' own units
+    input_scale: float = 1.0
 
     @property
     def learns(self) -> Learns:
@@ -128,7 +131,11 @@ def _common(params: dict) -> dict:
         raise InputError(f"duplicates must be one of {DUPLICATES}, got {params['duplicates']!r}")
     if not isinstance(params.get("warm_start", False), (bool, np.bool_)):
         raise InputError(f"warm_start must be True or False, got {params['warm_start']!r}")
-    return {name: params[name] for name in FitConfig.__dataclass_fields__ if name not in ("owner", "warm", "monitors")}
+    return {
+        name: params[name]
+        for name in FitConfig.__dataclass_fields__
+        if name not in ("owner", "warm", "monitors", "input_scale")
+    }
 
 
 def exact_config(estimator) -> FitConfig:

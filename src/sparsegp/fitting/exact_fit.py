@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
@@ -41,8 +42,9 @@ def fit_exact(config: FitConfig, data) -> ExactFit:
     """Fit the kernel and noise of ``config`` to the in-memory training rows ``data`` (an
     :class:`~sparsegp.backends.in_memory.InMemory`), in units where the inputs have unit spread."""
     moments = data.moments
-    s = scale_from_variances(moments.column_var)
-    kernel = initial_kernel(config, np.sqrt(moments.column_var), moments.n, s)
+    config = dataclasses.replace(config, input_scale=scale_from_variances(moments.column_var))
+    s = config.input_scale
+    kernel = initial_kernel(config, np.sqrt(moments.column_var), moments.n)
     noise = initial_noise(config, n_targets(moments))
     params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise))}
     mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.full(np.shape(noise), True)}
@@ -50,7 +52,7 @@ def fit_exact(config: FitConfig, data) -> ExactFit:
     try:
         at = exact_problem(data.rows(s), moments.n)
         resume = None if config.warm is None else config.warm.optimizer
-        fit = optimise(config, at, params, mask, "ExactGP fit", scale=s, resume=resume)
+        fit = optimise(config, at, params, mask, "ExactGP fit", resume=resume)
     except Interrupted as stop:
         fit, reason = Stage(stop.params, stop.report, None), "interrupted (KeyboardInterrupt): the best iterate reached"
     n_iter = 0 if fit.report is None else fit.report.n_iter

@@ -134,11 +134,12 @@ class Grown(NamedTuple):
     still_gaining: tuple | None = None  # :func:`still_gaining`: the fit warns once its certificate is made
 
 
-def certificate(config: SparseConfig, data, params, Z, s: float, chunk: int, exact: bool = False) -> Certificate:
+def certificate(config: SparseConfig, data, params, Z, chunk: int, exact: bool = False) -> Certificate:
     """F_V and U at the scaled kernel and noise of ``params`` and inducing inputs ``Z`` (scaled): in memory,
     or from the backend's host sums. ``exact``: Z is every training input, rows in memory, where F_V = log p(y) = U;
     both are then the exact GP's log p(y), which keeps its digits where the sparse algebra at Z = X loses them
     (the noise at its floor)."""
+    s = config.input_scale
     rows = data.rows(s)
     if exact and rows is not None:
         value = exact_log_marginal(
@@ -252,7 +253,7 @@ def path_records(path: list[Step]) -> list[dict]:
     return [{k: (int(v) if k in ("m", "n_iter") else float(v)) for k, v in st._asdict().items()} for st in path]
 
 
-def _doubled(config: SparseConfig, data, params, Z, idx, Xc, rows_c, size: int, s: float):
+def _doubled(config: SparseConfig, data, params, Z, idx, Xc, rows_c, size: int):
     """Step 4's larger set: (inputs, their training rows or None, F_V with them at the fitted values; NaN where
     their K_uu cannot be factorised), or (None, None, NaN) where no candidate has residual variance left."""
     add = extend_conditional_variance(params["kernel"], Z, Xc, size - Z.shape[0], float(config.jitter))
@@ -261,13 +262,13 @@ def _doubled(config: SparseConfig, data, params, Z, idx, Xc, rows_c, size: int, 
     bigger = np.concatenate([Z, Xc[add]])
     bigger_idx = None if idx is None else np.concatenate([idx, add if rows_c is None else rows_c[add]])
     try:
-        start = certificate(config, data, params, bigger, s, data.chunk(bigger.shape[0], config.chunk_size)).lower
+        start = certificate(config, data, params, bigger, data.chunk(bigger.shape[0], config.chunk_size)).lower
     except NumericalError:  # on a backend's host sums a failed factorisation raises
         start = float("nan")
     return bigger, bigger_idx, start
 
 
-def climb(config: SparseConfig, data, params, Z, idx, Xc, rows_c, m_cap: int, s: float, lower: float):
+def climb(config: SparseConfig, data, params, Z, idx, Xc, rows_c, m_cap: int, lower: float):
     """Step 1's climb from the first inducing inputs ``Z`` (F_V ``lower`` there at ``params``): where every
     doubling of the set up to ``m_cap`` raises F_V at these values by at least GAIN_PER_ROW nats per row, the
     growth would not stop below the cap, and the sizes below it would only be passed through: the first fit is
@@ -278,7 +279,7 @@ def climb(config: SparseConfig, data, params, Z, idx, Xc, rows_c, m_cap: int, s:
     at the cap, or the given inputs and None."""
     n, at, gain = int(data.moments.n), (Z, idx, lower), None
     while Z.shape[0] < m_cap:
-        bigger, bigger_idx, up = _doubled(config, data, params, Z, idx, Xc, rows_c, min(2 * Z.shape[0], m_cap), s)
+        bigger, bigger_idx, up = _doubled(config, data, params, Z, idx, Xc, rows_c, min(2 * Z.shape[0], m_cap))
         if bigger is None or not np.isfinite(up) or up - lower < GAIN_PER_ROW * n:
             return (*at, None)
         Z, idx, gain, lower = bigger, bigger_idx, (up - lower) / n, up
@@ -295,7 +296,7 @@ def largest_size(config: SparseConfig, data, n: int) -> tuple[int, int, str]:
     return distinct, m_cap, "max_inducing" if m_cap == cap else "every distinct input"
 
 
-def _fit_size(config: SparseConfig, data, problem, params, mask, Z, s: float, *, moving, at_all, progress, resume):
+def _fit_size(config: SparseConfig, data, problem, params, mask, Z, *, moving, at_all, progress, resume):
     """One size's fit (step 1): the kernel and noise, and the inducing inputs where ``moving``; (params, report,
     Z). ``resume``: an optimiser state to go on from (a warm start's)."""
     m, hyper = Z.shape[0], {k: v for k, v in params.items() if k != "Z"}
@@ -306,20 +307,20 @@ def _fit_size(config: SparseConfig, data, problem, params, mask, Z, s: float, *,
         dict(hyper, Z=jnp.asarray(Z)) if moving else hyper,
         dict(mask, Z=jnp.ones(Z.shape, dtype=bool)) if moving else mask,
         f"SparseGP ({config.approximation}) fit, m = {m}{held}",
-        scale=s,
         progress=progress,
         resume=resume,
     )
     return stage.params, stage.report, (np.asarray(stage.params["Z"]) if moving else Z)
 
 
-def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float, resume=None, watch=None) -> Grown:
+def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, resume=None, watch=None) -> Grown:
     """Steps 1-4 of the module docstring from the scaled ``params``/``mask`` and the first inducing inputs
     ``Z0`` (scaled; training rows ``idx0``). ``problem(data, Z, chunk, Z_fixed, exact)`` is the fit's objective
     (``exact``: Z is every training input, so the exact GP's). ``resume``: a warm start's path (records of
     ``Grown.path``), which the growth goes on from at ``Z0``, the fitted inducing inputs, without the climb: a
     size it holds is converged further as one step, and the rules read the path as if the fit had not stopped.
     ``watch(Z, idx, path)``, if given, before each size's fit (a checkpoint's record of where the growth is)."""
+    s = config.input_scale
     t0, n = time.perf_counter(), int(data.moments.n)
     moves = bool(config.learns.inducing)
     Xc, rows_c = candidates(data, np.random.default_rng(config.random_state))
@@ -334,9 +335,9 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float, 
     promised, climbed = False, None  # this size is converged because its doubling promised little; step 1
     Z, idx, n_iter, report = np.asarray(Z0), idx0, 0, None
     tight = bool(path) and path[-1].m == Z.shape[0]  # a warm start at a size the path holds
-    start = certificate(config, data, params, Z, s, data.chunk(Z.shape[0], config.chunk_size)).lower
+    start = certificate(config, data, params, Z, data.chunk(Z.shape[0], config.chunk_size)).lower
     if not all_at_once and resume is None:
-        Z, idx, start, climbed = climb(config, data, params, Z, idx, Xc, rows_c, m_cap, s, start)
+        Z, idx, start, climbed = climb(config, data, params, Z, idx, Xc, rows_c, m_cap, start)
     try:
         while True:
             t, m = time.perf_counter(), Z.shape[0]
@@ -351,10 +352,10 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float, 
                 watch(Z, idx, path)
             go_on = config.warm.optimizer if config.warm is not None and n_iter == 0 else None  # the first size
             params, report, Z = _fit_size(
-                config, data, problem, params, mask, Z, s, moving=moving, at_all=at_all,
+                config, data, problem, params, mask, Z, moving=moving, at_all=at_all,
                 progress=tol * (LOOSE if loose else 1.0), resume=go_on,
             )  # fmt: skip
-            cert = certificate(config, data, params, Z, s, chunk, exact=at_all)
+            cert = certificate(config, data, params, Z, chunk, exact=at_all)
             iters = 0 if report is None else report.n_iter
             objective = cert.lower if report is None else -float(report.objective)
             n_iter += iters
@@ -366,7 +367,7 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, s: float, 
             over = config.time_budget is not None and time.perf_counter() - t0 >= float(config.time_budget)
             reason, tight = stop_reason(path, n, m_cap, cap_name, over, climbed), False
             if reason is None:
-                bigger, bigger_idx, start = _doubled(config, data, params, Z, idx, Xc, rows_c, min(2 * m, m_cap), s)
+                bigger, bigger_idx, start = _doubled(config, data, params, Z, idx, Xc, rows_c, min(2 * m, m_cap))
                 if bigger is None:
                     reason = f"every candidate explained: no residual variance left at m = {m}"
                 else:

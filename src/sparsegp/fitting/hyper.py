@@ -61,13 +61,14 @@ def too_few(n_samples: int, n_free: int) -> bool:
     return bool(n_free) and n_samples < 2 * n_free
 
 
-def initial_kernel(config: FitConfig, column_std, n_samples: int, s: float) -> Kernel:
+def initial_kernel(config: FitConfig, column_std, n_samples: int) -> Kernel:
     """The starting kernel for inputs with these columns' standard deviations, divided by s.
 
     The default is an ARD squared exponential with each length-scale at its column's standard
     deviation (1 for a constant column, or one that varies by less than CONSTANT_SPREAD of the RMS spread), so the start does not depend on the units either; with fewer
     than two samples per hyper-parameter it carries weak log-normal priors about that start.
     """
+    s = config.input_scale
     D = np.size(column_std)
     if config.warm is not None:  # warm_start: the fitted kernel
         try:
@@ -202,14 +203,13 @@ class Problem(NamedTuple):
 
 
 def optimise(
-    config: FitConfig, problem: Problem, params, mask, desc: str, *, scale=1.0, max_iter=None, progress=None,
-    resume=None,
+    config: FitConfig, problem: Problem, params, mask, desc: str, *, max_iter=None, progress=None, resume=None,
 ) -> Stage:  # fmt: skip
     """L-BFGS-B over the free entries of ``params`` (a dict with 'kernel' and 'raw_noise').
 
     Kernel hyper-parameters are boxed to [1e-12, 1e12], the noise variance to [min_noise, 1e12];
     any other entry (free inducing inputs) is unbounded. ``params`` are for the inputs divided by
-    ``scale``; the user's ``callback`` sees them in the inputs' own units. Warns (ConvergenceWarning) when
+    ``config.input_scale``; the user's ``callback`` sees them in the inputs' own units. Warns (ConvergenceWarning) when
     the optimiser stopped short of convergence or a hyper-parameter ended at a bound. ``max_iter``
     overrides the configuration's for a stage of a planned length (no restarts, and stopping at it is no
     warning). ``progress``: converged once the objective falls by less than this per iteration (averaged over
@@ -220,7 +220,7 @@ def optimise(
     check_int(config.max_iter, "max_iter", minimum=1)
     if not config.optimize:
         return Stage(params, None, config.noise_prior)
-    callback = _callback(config, scale)
+    callback = _callback(config, config.input_scale)
 
     noise_prior = tiny_data_prior(config, mask, int(problem.n_samples), stacklevel=4)
     objective, args, value_and_grad = problem.build(noise_prior)

@@ -112,9 +112,10 @@ def inducing_rows(inducing, n: int, rng, first=None):
     return None
 
 
-def initial_inducing(config: SparseConfig, data, rng, kernel, noise: float, s: float) -> Start:
+def initial_inducing(config: SparseConfig, data, rng, kernel, noise: float) -> Start:
     """The initial inducing inputs (scaled by ``s``): a selector's choice, k-means centres, rows, or given; with
     ``warm_start``, the fitted ones."""
+    s = config.input_scale
     if config.warm is not None and config.warm.Z is not None:
         return _warm_inducing(config.warm, data, s)
     ind = config.inducing
@@ -185,8 +186,9 @@ def _penalty(noise_prior):
     return penalty
 
 
-def problem(config: SparseConfig, data, Z, s: float, chunk: int, Z_fixed=None) -> Problem:
+def problem(config: SparseConfig, data, Z, chunk: int, Z_fixed=None) -> Problem:
     """The objective over ``data``'s rows at the inducing inputs ``Z`` (scaled), for :func:`~.hyper.optimise`."""
+    s = config.input_scale
     rows = data.rows(s)
     # weighted sums (FITC's, or with known noise variances) on the host on a CPU: BENCHMARKS.md
     weighted = config.method.weighted(rows is not None and rows.known is not None)
@@ -227,19 +229,20 @@ class Schedule(NamedTuple):
     still_gaining: tuple | None = None  # the growth stopped at max_inducing while gaining (:mod:`.growth`)
 
 
-def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
+def _grown(config, data, params, mask, start, rng) -> Schedule:
     """``inducing="auto"``: the kernel and noise from the exact GP on a subset (:func:`~.pretrain.pretrain`), then
     :func:`~.growth.grow` from the start's inducing inputs (it adds Z to what it fits)."""
+    s = config.input_scale
     hyper = {k: params[k] for k in ("kernel", "raw_noise")}
     mask = {k: mask[k] for k in hyper}
     chunk = data.chunk(start.Z0.shape[0], config.chunk_size)
 
     def score(p):  # F_V at the first inducing inputs, where the certificate is sound
-        cert = growth.certificate(config, data, p, start.Z0, s, chunk)
+        cert = growth.certificate(config, data, p, start.Z0, chunk)
         return cert.lower if cert.sound else float("nan")
 
     try:  # warm_start: from the fitted kernel and noise
-        pre = pretrain(config, data, hyper, mask, s, rng, score) if config.warm is None else Pretrained(hyper, None, 0)
+        pre = pretrain(config, data, hyper, mask, rng, score) if config.warm is None else Pretrained(hyper, None, 0)
     except Interrupted as stop:  # the exact GP's best iterate on the subset, at the first inducing inputs
         return _interrupted(stop, start, "while learning the start (the exact GP on a subset)")
 
@@ -247,10 +250,10 @@ def _grown(config, data, params, mask, start, s: float, rng) -> Schedule:
         rows = part.rows(s)
         if exact and rows is not None:  # Z = every training input: each approximation's objective is log p(y)
             return exact_problem(rows, part.moments.n)
-        return problem(config, part, Z, s, chunk, Z_fixed)
+        return problem(config, part, Z, chunk, Z_fixed)
 
     resume = None if config.warm is None else list(config.warm.path or [])
-    g = growth.grow(config, data, at, pre.params, mask, start.Z0, start.idx, s, resume, _watch(config))
+    g = growth.grow(config, data, at, pre.params, mask, start.Z0, start.idx, resume, _watch(config))
     stages = None if pre.stage is None else [pre.stage]
     n_iter = g.n_iter + pre.n_iter
     return Schedule(
@@ -284,37 +287,38 @@ def fit_sparse(config: SparseConfig, data, save=None) -> SparseFit:
                 "assume one noise for every row); use prediction='standard'"
             )
     t0, n = time.perf_counter(), data.moments.n
-    s = scale_from_variances(data.moments.column_var)  # fit in units where the inputs have unit spread
-    kernel = initial_kernel(config, np.sqrt(data.moments.column_var), n, s)
+    # fit in units where the inputs have unit spread
+    config = dataclasses.replace(config, input_scale=scale_from_variances(data.moments.column_var))
+    kernel = initial_kernel(config, np.sqrt(data.moments.column_var), n)
     noise = initial_noise(config, n_targets(data.moments))
     if np.ndim(noise) == 1:
         data.refuse("one noise variance per target", "noise")
     rng = np.random.default_rng(config.random_state)
-    start = initial_inducing(config, data, rng, kernel, noise, s)
+    start = initial_inducing(config, data, rng, kernel, noise)
     chunk = data.chunk(start.Z0.shape[0], config.chunk_size)
     params, mask = trainable(config, kernel, noise, to_device(start.Z0))
     Z_fixed = None if config.learns.inducing else start.Z0
     clock = Clock(config, n, growth.largest_size(config, data, n)[1] if config.auto else None, t0)
     config = dataclasses.replace(config, monitors=(*config.monitors, clock))
     if config.checkpoint is not None and save is not None:
-        checkpointer = Checkpointer(config.checkpoint, partial(_checkpoint, config, data, s, save))
+        checkpointer = Checkpointer(config.checkpoint, partial(_checkpoint, config, data, save))
         config = dataclasses.replace(config, monitors=(*config.monitors, checkpointer))
     _watch(config)(start.Z0, start.idx, [])
     sub = None if config.subset is None or config.subset >= n else np.sort(rng.choice(n, config.subset, replace=False))
     try:
-        done = _schedule(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng)
+        done = _schedule(config, data, params, mask, sub, start, chunk, Z_fixed, rng)
     except Interrupted as stop:
         if config.reselect is not None or (config.auto and sub is not None):  # the stage's Z is not kept here
             raise
         every = sub is None and not config.auto and _every_input(config, data, start)  # the exact GP's iterate
         done = _interrupted(stop, start, f"at m = {start.Z0.shape[0]}")._replace(exact=every)
     if done.exact and done.Z is None:  # Z = every training input, held
-        fit = _finish(config, data, done, start.Z0, True, s, chunk)
+        fit = _finish(config, data, done, start.Z0, True, chunk)
     elif done.Z is not None:  # the growth holds Z at the training inputs once it reaches every one of them
         held = Z_fixed is not None or "Z" not in done.params
-        fit = _finish(config, data, done, done.Z, held, s, data.chunk(done.Z.shape[0], config.chunk_size))
+        fit = _finish(config, data, done, done.Z, held, data.chunk(done.Z.shape[0], config.chunk_size))
     else:
-        fit = _finish(config, data, done, start.Z0, Z_fixed is not None, s, chunk)
+        fit = _finish(config, data, done, start.Z0, Z_fixed is not None, chunk)
     return fit._replace(estimates=[e._asdict() for e in clock.estimates])
 
 
@@ -328,13 +332,13 @@ def _watch(config):
     return watch
 
 
-def _checkpoint(config, data, s: float, save, params, Z, idx, path) -> None:
+def _checkpoint(config, data, save, params, Z, idx, path) -> None:
     """A checkpoint at the scaled ``params`` of the optimiser's latest iterate, the inducing inputs ``Z`` (scaled)
     where they do not move, their rows ``idx``, and the growth's ``path`` before this size."""
     m = params["Z"].shape[0] if "Z" in params else Z.shape[0]
     reason = f"checkpoint at m = {m}: the state the fit had reached (it was still running)"
     done = Schedule(params, None if "Z" in params else idx, None, 0, path=growth.path_records(path), stop_reason=reason)
-    save(_finish(config, data, done, Z, "Z" not in params, s, data.chunk(m, config.chunk_size), light=True))
+    save(_finish(config, data, done, Z, "Z" not in params, data.chunk(m, config.chunk_size), light=True))
 
 
 def _interrupted(stop, start: Start, where: str) -> Schedule:
@@ -344,25 +348,25 @@ def _interrupted(stop, start: Start, where: str) -> Schedule:
                     stop_reason=reason)  # fmt: skip
 
 
-def _schedule(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng) -> Schedule:
+def _schedule(config, data, params, mask, sub, start, chunk, Z_fixed, rng) -> Schedule:
     """The schedule the configuration names (the module docstring)."""
     if sub is not None:
-        return _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng)
+        return _subset_then_all(config, data, params, mask, sub, start, chunk, Z_fixed, rng)
     if config.auto:
-        return _grown(config, data, params, mask, start, s, rng)
+        return _grown(config, data, params, mask, start, rng)
     if config.reselect is None and _every_input(config, data, start):
-        return _at_every_input(config, data, params, mask, start, s)
+        return _at_every_input(config, data, params, mask, start)
     if config.reselect is None:
-        at = problem(config, data, start.Z0, s, chunk, Z_fixed)
+        at = problem(config, data, start.Z0, chunk, Z_fixed)
         resume = None if config.warm is None else config.warm.optimizer
         fit = optimise(
-            config, at, params, mask, _desc(config, data), scale=s, progress=_progress(config, data.moments.n),
+            config, at, params, mask, _desc(config, data), progress=_progress(config, data.moments.n),
             resume=resume,
         )  # fmt: skip
         return Schedule(fit.params, start.idx, fit.report, _iterations(fit.report), selection=start.selection)
     if config.reselect == "interleaved":
-        return _interleaved(config, data, params, mask, start, rng, s, chunk)
-    return _rounds(config, data, params, mask, start, rng, s, chunk)
+        return _interleaved(config, data, params, mask, start, rng, chunk)
+    return _rounds(config, data, params, mask, start, rng, chunk)
 
 
 def _every_input(config: SparseConfig, data, start: Start) -> bool:
@@ -380,15 +384,16 @@ def _every_input(config: SparseConfig, data, start: Start) -> bool:
     return np.array_equal(np.unique(given, axis=0), np.unique(rows.X, axis=0))
 
 
-def _at_every_input(config, data, params, mask, start, s: float) -> Schedule:
+def _at_every_input(config, data, params, mask, start) -> Schedule:
     """Z = X: VFE, DTC, SoR and FITC are the exact GP there (Q_nn = K_nn) and Z = X maximises the bound over Z,
     so the inputs are held and the kernel and noise fitted on the exact log p(y), which keeps its digits where
     the sparse algebra at Z = X loses them (the noise at its floor), as the growth does (:mod:`.growth`)."""
+    s = config.input_scale
     hyper = {k: params[k] for k in ("kernel", "raw_noise")}
     mask = {k: mask[k] for k in hyper}
     at = exact_problem(data.rows(s), data.moments.n)
     desc = f"SparseGP ({config.approximation}) fit, m = every training input (the exact GP)"
-    fit = optimise(config, at, hyper, mask, desc, scale=s, progress=_progress(config, data.moments.n))
+    fit = optimise(config, at, hyper, mask, desc, progress=_progress(config, data.moments.n))
     return Schedule(fit.params, start.idx, fit.report, _iterations(fit.report), selection=start.selection, exact=True)
 
 
@@ -405,7 +410,7 @@ def _desc(config: SparseConfig, data) -> str:
     return f"SparseGP ({config.approximation}) fit" + ("" if data.name == "memory" else f" on {data.name} arrays")
 
 
-def _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed, rng) -> Schedule:
+def _subset_then_all(config, data, params, mask, sub, start, chunk, Z_fixed, rng) -> Schedule:
     """``max_iter`` iterations on the rows ``sub``, then ``refine_iter`` on all rows."""
     X, y = data.fetch(sub)
     part = InMemory.of_rows(
@@ -414,21 +419,21 @@ def _subset_then_all(config, data, params, mask, sub, start, chunk, s, Z_fixed, 
     Z0 = start.Z0
     grown = None
     if config.auto:  # the growth on the subset's rows, the refinement at its final inducing set
-        grown = _grown(config, part, params, mask, start, s, rng)
+        grown = _grown(config, part, params, mask, start, rng)
         params, Z0, report = dict(grown.params), grown.Z, grown.report
         chunk, Z_fixed = data.chunk(Z0.shape[0], config.chunk_size), None if config.learns.inducing else Z0
         if "Z" in params:
             mask = dict(mask, Z=jnp.ones(Z0.shape, dtype=bool))
     else:
         desc = f"SparseGP ({config.approximation}) fit on {len(sub)} rows"
-        first = problem(config, part, Z0, s, part.chunk(Z0.shape[0], config.chunk_size), Z_fixed)
-        fit = optimise(config, first, params, mask, desc, scale=s, progress=_progress(config, len(sub)))
+        first = problem(config, part, Z0, part.chunk(Z0.shape[0], config.chunk_size), Z_fixed)
+        fit = optimise(config, first, params, mask, desc, progress=_progress(config, len(sub)))
         params, report = fit.params, fit.report
     stages = [{"rows": len(sub), "report": report}]
     if config.refine_iter > 0 and config.optimize:
         desc = f"SparseGP ({config.approximation}) refined on all rows"
-        full = problem(config, data, Z0, s, chunk, Z_fixed)
-        fit = optimise(config, full, params, mask, desc, scale=s, max_iter=int(config.refine_iter))
+        full = problem(config, data, Z0, chunk, Z_fixed)
+        fit = optimise(config, full, params, mask, desc, max_iter=int(config.refine_iter))
         params = fit.params
         stages.append({"rows": int(data.moments.n), "report": fit.report})
     n_iter = sum(_iterations(st["report"]) for st in stages) + (grown.n_iter - _iterations(report) if grown else 0)
@@ -454,8 +459,9 @@ def _select(config, params, X, y, rng, size=None, initial=None):
     )
 
 
-def _value(config, data, kernel, noise, Z, s: float, chunk: int) -> float:
+def _value(config, data, kernel, noise, Z, chunk: int) -> float:
     """The approximation's objective (log marginal likelihood or bound) at the given values, rows in memory."""
+    s = config.input_scale
     rows = data.rows(s)
     X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
     value = config.method.objective(
@@ -464,10 +470,11 @@ def _value(config, data, kernel, noise, Z, s: float, chunk: int) -> float:
     return float(value)
 
 
-def _rounds(config, data, params, mask, start, rng, s, chunk) -> Schedule:
+def _rounds(config, data, params, mask, start, rng, chunk) -> Schedule:
     """HPEV-style alternation ("alternate") or Titsias's variational EM ("em"): :func:`training.alternate`.
 
     Selection sees every training row; the objective sums over the backend's rows."""
+    s = config.input_scale
     X, y, _ = data.start_sample(rng)
     X = X / s
     chosen = {"selection": start.selection}
@@ -478,11 +485,11 @@ def _rounds(config, data, params, mask, start, rng, s, chunk) -> Schedule:
 
     def fit(p, idx, r):
         desc = f"SparseGP ({config.approximation}) {config.reselect} round {r + 1}/{config.n_rounds}"
-        stage = optimise(config, problem(config, data, X[idx], s, chunk, X[idx]), p, mask, desc, scale=s)
+        stage = optimise(config, problem(config, data, X[idx], chunk, X[idx]), p, mask, desc)
         return stage.params, stage.report
 
     def value(p, idx):
-        return _value(config, data, p["kernel"], to_positive(p["raw_noise"]), X[idx], s, chunk)
+        return _value(config, data, p["kernel"], to_positive(p["raw_noise"]), X[idx], chunk)
 
     m_final = min(check_int(config.inducing.size, "size", minimum=1), X.shape[0])
     params, idx, rounds, reports = alternate(
@@ -492,8 +499,9 @@ def _rounds(config, data, params, mask, start, rng, s, chunk) -> Schedule:
     return Schedule(params, idx, reports[-1], n_iter, rounds=rounds, selection=chosen["selection"])
 
 
-def _interleaved(config, data, params, mask, start, rng, s, chunk) -> Schedule:
+def _interleaved(config, data, params, mask, start, rng, chunk) -> Schedule:
     """Seeger et al. sec. 2.3: re-select at each new search direction, fixed during the line search."""
+    s = config.input_scale
     if not config.optimize:
         return Schedule(params, start.idx, None, 0, selection=start.selection)
     X, y, _ = data.start_sample(rng)
@@ -521,9 +529,10 @@ def _interleaved(config, data, params, mask, start, rng, s, chunk) -> Schedule:
     return Schedule(params, final.indices.copy(), report, report.n_iter, selection=final)
 
 
-def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int, light: bool = False) -> SparseFit:
+def _finish(config, data, done: Schedule, Z0, fixed: bool, chunk: int, light: bool = False) -> SparseFit:
     """The fitted values in the user's units, the objective, the posterior, the augmented prediction's cache
     and the leave-one-out check. ``light`` (a checkpoint's): the trace bound as the certificate, no check."""
+    s = config.input_scale
     idx = done.idx
     Zs = jnp.asarray(Z0) if (config.reselect is None or idx is None) else jnp.asarray(data.fetch(idx)[0] / s)
     scaled = dict(done.params, Z=done.params.get("Z", Zs))
@@ -534,15 +543,16 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, s: float, chunk: int,
         Z = data.fetch(idx)[0]  # the training rows themselves, not a round trip through X / s
     rows = data.rows(1.0)
     if rows is not None:
-        cert = growth.certificate(config, data, params, Z, 1.0, chunk, exact=done.exact)
+        unscaled = dataclasses.replace(config, input_scale=1.0)  # the fitted model, in the inputs' own units
+        cert = growth.certificate(unscaled, data, params, Z, chunk, exact=done.exact)
         # known noise variances or several targets: the trace bound (upper_bounds.py assumes one of each)
         if not (done.exact or light) and rows.known is None and rows.y.ndim == 1:
             X, y = rows.X, rows.y
             cert = tighten(cert, kernel, Z, noise, X, y, chunk=chunk, jitter=float(config.jitter), **rows.weights())
-        objective = cert.lower if done.exact else _value(config, data, kernel, noise, Z, 1.0, chunk)
+        objective = cert.lower if done.exact else _value(unscaled, data, kernel, noise, Z, chunk)
         posterior = _posterior_in_memory(config, data, kernel, noise, Z, chunk)
     else:
-        objective, posterior, cert = _posterior_on_host(config, data, scaled, Z, s, chunk)
+        objective, posterior, cert = _posterior_on_host(config, data, scaled, Z, chunk)
     _check_sound(config, cert)
     if done.still_gaining is not None and not light:
         growth.warn_at_cap(Z.shape[0], done.still_gaining, cert.gap / data.moments.n, stacklevel=4)
@@ -599,9 +609,10 @@ def _check_sound(config, cert) -> None:
         )
 
 
-def _posterior_on_host(config, data, params, Z, s: float, chunk: int):
+def _posterior_on_host(config, data, params, Z, chunk: int):
     """(objective, posterior, certificate) from one more pass over the backend's sums (two for FITC, whose sums
     are not the certificate's), at the scaled ``params``, with the same jitter ladder."""
+    s = config.input_scale
     for jitter in jitter_ladder(float(config.jitter), MAX_JITTER):
         hosted = HostObjective(
             config.approximation, data=data.host_sums(s, chunk), jitter=jitter, penalty=_penalty(None)

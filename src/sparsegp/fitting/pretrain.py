@@ -61,10 +61,11 @@ class Pretrained(NamedTuple):
     n_iter: int
 
 
-def pretrain(config: SparseConfig, data, params, mask, s: float, rng, score) -> Pretrained:
+def pretrain(config: SparseConfig, data, params, mask, rng, score) -> Pretrained:
     """Steps 1-2 of the module docstring on the scaled ``params`` (kernel, raw_noise) with their ``mask``, once
     per held noise in HELD_NOISE; of those fits and ``params`` itself, the one with the highest ``score(params)``
     (the growth's objective at its first inducing inputs over every row)."""
+    s = config.input_scale
     n = int(data.moments.n)
     n_free = sum(int(np.sum(np.asarray(m))) for m in jax.tree_util.tree_leaves(mask))
     if not config.learns.hyperparameters or n <= PRETRAIN_ROWS or too_few(PRETRAIN_ROWS, n_free):
@@ -91,9 +92,9 @@ def pretrain(config: SparseConfig, data, params, mask, s: float, rng, score) -> 
             desc = f"SparseGP ({config.approximation}) start: exact GP on {PRETRAIN_ROWS} rows"
             first = optimise(
                 quiet, at, start, dict(mask, raw_noise=jnp.zeros_like(mask["raw_noise"])), f"{desc}, noise held at {held:g}",
-                scale=s, max_iter=PRETRAIN_ITER, progress=progress,
+                max_iter=PRETRAIN_ITER, progress=progress,
             )  # fmt: skip
-            second = optimise(quiet, at, first.params, mask, desc, scale=s, max_iter=PRETRAIN_ITER, progress=progress)
+            second = optimise(quiet, at, first.params, mask, desc, max_iter=PRETRAIN_ITER, progress=progress)
             n_iter += sum(0 if st.report is None else st.report.n_iter for st in (first, second))
             fitted[f"noise held at {held:g}"] = second.params
     fitted["the given start"] = params
