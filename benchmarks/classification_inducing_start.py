@@ -59,7 +59,8 @@ def main():
         kernel = None
         optimize = False  # the start's kernel itself, without priors
 
-    kernel = initial_kernel(Config, std, X.shape[0], s)
+    Config.input_scale = s
+    kernel = initial_kernel(Config, std, X.shape[0])
     kernel = type(kernel)(lengthscale=np.asarray(kernel.lengthscale) * a.scale, variance=1.0)
     args = (jnp.asarray(Xs), jnp.asarray(y), jnp.ones(a.n))
 

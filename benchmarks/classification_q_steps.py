@@ -42,7 +42,8 @@ def main():
         kernel = None
         optimize = False  # the start's kernel itself, without priors
 
-    kernel = initial_kernel(Config, std, X.shape[0], s)
+    Config.input_scale = s
+    kernel = initial_kernel(Config, std, X.shape[0])
     Z = _select(kernel, np.zeros((0, X.shape[1])), Xs, a.m, np.random.default_rng(0))
     q_mu, q_sqrt = svgp.whitened_prior(a.m, 10)
     start = {"kernel": kernel, "Z": jnp.asarray(Z), "q_mu": jnp.asarray(q_mu), "q_sqrt": jnp.asarray(q_sqrt)}

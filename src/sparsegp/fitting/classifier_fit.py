@@ -37,6 +37,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -85,6 +86,7 @@ class ClassifierConfig:
     verbose: bool
     callback: Any = None
     warm: Any = None  # warm_start: {"params": fitted (the inputs' units), "path": the growth's, "classes"}
+    input_scale: float = 1.0  # the inputs' unit of the fit (set as it starts): parameters are for X divided by it
 
 
 class ClassRows(NamedTuple):
@@ -125,8 +127,8 @@ class ClassifierFit(NamedTuple):
     loo_codes: np.ndarray
 
 
-def initial_kernel(config: ClassifierConfig, column_std: np.ndarray, n_rows: int, s: float) -> Kernel:
-    """The default SE-ARD start for inputs divided by ``s`` (length-scales sqrt(D) times each column's spread, at
+def initial_kernel(config: ClassifierConfig, column_std: np.ndarray, n_rows: int) -> Kernel:
+    """The default SE-ARD start for inputs divided by the fit's input scale (length-scales sqrt(D) times each column's spread, at
     least NARROW_FLOOR of the inputs' RMS spread), or the user's kernel rewritten for them.
 
     With fewer than LABELS_PER_PARAMETER training rows per kernel hyper-parameter (D length-scales and the
@@ -134,6 +136,7 @@ def initial_kernel(config: ClassifierConfig, column_std: np.ndarray, n_rows: int
     (sd TINY_DATA_LOG_SD in log). A label says far less than a continuous target (at most log C nats), so the
     regressors' rule of two rows per hyper-parameter is too lax here: on breast_cancer (398 rows, 30 inputs) the
     ARD length-scales fitted without them reached a higher bound and a lower test accuracy (BENCHMARKS.md)."""
+    s = config.input_scale
     D = column_std.size
     if config.kernel is None:
         # a column far narrower than the rest (a pixel that is rarely on) starts at NARROW_FLOOR of the inputs'
@@ -221,10 +224,11 @@ def _all(kernel, value: bool):
     return jax.tree_util.tree_map(lambda a: np.full(np.shape(a), value), kernel)
 
 
-def _start(config: ClassifierConfig, data, Xs: np.ndarray, s: float, rng) -> dict[str, Any]:
+def _start(config: ClassifierConfig, data, Xs: np.ndarray, rng) -> dict[str, Any]:
     """Steps 1-2: the kernel, the first inducing inputs, q(v) = N(0, I) and b (inputs divided by ``s``; ``Xs``
     the rows in memory the selection looks at)."""
-    kernel = initial_kernel(config, data.column_std, data.n, s)
+    s = config.input_scale
+    kernel = initial_kernel(config, data.column_std, data.n)
     none = np.zeros((0, Xs.shape[1]))
     if isinstance(config.inducing, str):
         cap = largest_m(config, data.n, config.likelihood.latent_count(data.n_classes))
@@ -280,7 +284,7 @@ def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list,
     return dict(params, Z=Z_new, q_mu=q_mu, q_sqrt=q_sqrt), ""
 
 
-def natural_q(config: ClassifierConfig, data, params: dict, chunk: int, s: float, desc: str):
+def natural_q(config: ClassifierConfig, data, params: dict, chunk: int, desc: str):
     """q(v) by natural-gradient steps (step 3), the kernel, Z and b held: (params, steps taken).
 
     Each pass over the rows gives the bound at the current q and the rows' sites for the next step; a step
@@ -288,7 +292,7 @@ def natural_q(config: ClassifierConfig, data, params: dict, chunk: int, s: float
     doubles the size again (up to 1)."""
 
     def at(p):
-        P, h, e = data.site_sums(p, config.likelihood, chunk, s)
+        P, h, e = data.site_sums(p, config.likelihood, chunk, config.input_scale)
         return P, h, float(e) - float(svgp.kl_whitened(p["q_mu"], p["q_sqrt"]))
 
     P, h, value = at(params)
@@ -321,11 +325,12 @@ def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
     ``site_sums(params, likelihood, chunk, s)``, the rows' sites for the natural steps."""
     t0 = time.perf_counter()
     rng = np.random.default_rng(config.random_state)
-    s = scale_from_variances(data.column_std**2)
+    config = dataclasses.replace(config, input_scale=scale_from_variances(data.column_std**2))
+    s = config.input_scale
     X_pool, y_pool = data.pool
     Xs = X_pool / s
     if config.warm is None:
-        params, path = _start(config, data, Xs, s, rng), []
+        params, path = _start(config, data, Xs, rng), []
     else:  # the fitted parameters for inputs divided by s, and the growth's path so far
         fitted = config.warm["params"]
         Z = jnp.asarray(np.asarray(fitted["Z"]) / s)
@@ -338,7 +343,7 @@ def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
         chunk = data.chunk(M * config.likelihood.latent_count(data.n_classes), config.chunk_size)
         mask, bounds = _mask_and_bounds(config, params)
         problem = data.problem(config.likelihood, chunk, s)
-        params, steps = natural_q(config, data, params, chunk, s, f"{config.owner}: m = {M}, q")
+        params, steps = natural_q(config, data, params, chunk, f"{config.owner}: m = {M}, q")
         n_iter += steps
         params, report = _stage(config, problem, params, mask, bounds, data.n, f"{config.owner}: m = {M}")
         n_iter += report.n_iter
