@@ -20,11 +20,10 @@ import jax.numpy as jnp
 import numpy as np
 from scipy.cluster.vq import kmeans2
 
+from benchmarks.harness import mnist_start
 from sparsegp import datasets
 from sparsegp.classification import svgp
 from sparsegp.classification.likelihoods import RobustMax
-from sparsegp.fitting.classifier_fit import initial_kernel
-from sparsegp.fitting.hyper import scale_from_variances
 from sparsegp.selection.extend import residual_factor
 
 
@@ -48,19 +47,9 @@ def main():
     ap.add_argument("--m", type=int, default=128)
     ap.add_argument("--scale", type=float, default=8.0)
     a = ap.parse_args()
-    X, y, Xt, yt = datasets.load("mnist")
-    X, y, Xt = X[: a.n] / 255.0, y[: a.n].astype(np.int32), Xt / 255.0
-    std = X.std(axis=0)
-    s = scale_from_variances(std**2)
-    Xs, Xts = X / s, Xt / s
+    Xs, y, Xts, kernel, _ = mnist_start(a.n)
+    yt = datasets.load("mnist")[3]
     lik = RobustMax()
-
-    class Config:
-        kernel = None
-        optimize = False  # the start's kernel itself, without priors
-
-    Config.input_scale = s
-    kernel = initial_kernel(Config, std, X.shape[0])
     kernel = type(kernel)(lengthscale=np.asarray(kernel.lengthscale) * a.scale, variance=1.0)
     args = (jnp.asarray(Xs), jnp.asarray(y), jnp.ones(a.n))
 
@@ -91,7 +80,7 @@ def main():
     rng = np.random.default_rng(0)
     idx = np.sort(rng.choice(a.n, 4096, replace=False))
     cand, cand_y = Xs[idx], y[idx]
-    none = np.zeros((0, X.shape[1]))
+    none = np.zeros((0, Xs.shape[1]))
     Z0 = cand[pivots(kernel, none, cand, 32)]
     first, *_ = fit(Z0)
     mu, var, _ = svgp.marginals(svgp.posterior_of(first), jnp.asarray(cand))

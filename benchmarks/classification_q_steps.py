@@ -16,11 +16,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from sparsegp import datasets
+from benchmarks.harness import mnist_start
 from sparsegp.classification import svgp
 from sparsegp.classification.likelihoods import RobustMax
-from sparsegp.fitting.classifier_fit import _select, initial_kernel
-from sparsegp.fitting.hyper import scale_from_variances
+from sparsegp.fitting.classifier_fit import _select
 from sparsegp.fitting.training import minimize
 
 
@@ -31,20 +30,9 @@ def main():
     ap.add_argument("--max-iter", type=int, default=300)
     ap.add_argument("--chunk", type=int, default=2000)
     a = ap.parse_args()
-    X, y, _, _ = datasets.load("mnist")
-    X, y = X[: a.n] / 255.0, y[: a.n].astype(np.int32)
-    std = X.std(axis=0)
-    s = scale_from_variances(std**2)
-    Xs = X / s
+    Xs, y, _, kernel, _ = mnist_start(a.n)
     lik = RobustMax()
-
-    class Config:
-        kernel = None
-        optimize = False  # the start's kernel itself, without priors
-
-    Config.input_scale = s
-    kernel = initial_kernel(Config, std, X.shape[0])
-    Z = _select(kernel, np.zeros((0, X.shape[1])), Xs, a.m, np.random.default_rng(0))
+    Z = _select(kernel, np.zeros((0, Xs.shape[1])), Xs, a.m, np.random.default_rng(0))
     q_mu, q_sqrt = svgp.whitened_prior(a.m, 10)
     start = {"kernel": kernel, "Z": jnp.asarray(Z), "q_mu": jnp.asarray(q_mu), "q_sqrt": jnp.asarray(q_sqrt)}
     start["mean"] = jnp.zeros(10)

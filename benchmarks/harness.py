@@ -67,3 +67,26 @@ def run_case_in_subprocess(suite: str, case: str) -> dict:
 def format_table(rows: list[dict], columns=COLUMNS) -> str:
     cols = [c for c in columns if any(c in r for r in rows)]
     return markdown_table(cols, [[r.get(c, "") for c in cols] for r in rows])
+
+
+def mnist_start(n: int):
+    """MNIST's first ``n`` training rows and its test rows (pixels in [0, 1]) with the classifier fit's default
+    start for them: ``(X / s, y, X_test / s, kernel, s)``, s the fit's input scale and ``kernel`` its default
+    SE-ARD start (the kernel itself, without the priors a fit may add)."""
+    from dataclasses import dataclass
+
+    from sparsegp import datasets
+    from sparsegp.fitting.classifier_fit import initial_kernel
+    from sparsegp.fitting.hyper import scale_from_variances
+
+    @dataclass(frozen=True)
+    class Start:  # what initial_kernel reads of a classifier's configuration
+        input_scale: float
+        kernel: None = None
+        optimize: bool = False
+
+    X, y, Xt, _ = datasets.load("mnist")
+    X, y, Xt = X[:n] / 255.0, y[:n].astype(np.int32), Xt / 255.0
+    std = X.std(axis=0)
+    s = scale_from_variances(std**2)
+    return X / s, y, Xt / s, initial_kernel(Start(s), std, X.shape[0]), s
