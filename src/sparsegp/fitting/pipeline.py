@@ -113,11 +113,11 @@ def inducing_rows(inducing, n: int, rng, first=None):
 
 
 def initial_inducing(config: SparseConfig, data, rng, kernel, noise: float) -> Start:
-    """The initial inducing inputs (scaled by ``s``): a selector's choice, k-means centres, rows, or given; with
+    """The initial inducing inputs (divided by the fit's input scale): a selector's choice, k-means centres, rows, or given; with
     ``warm_start``, the fitted ones."""
     s = config.input_scale
     if config.warm is not None and config.warm.Z is not None:
-        return _warm_inducing(config.warm, data, s)
+        return _warm_inducing(config, data)
     ind = config.inducing
     if config.auto:
         distinct = data.moments.n if data.first is None else data.first.size
@@ -151,8 +151,9 @@ def initial_inducing(config: SparseConfig, data, rng, kernel, noise: float) -> S
     return Start(data.fetch(idx)[0] / s, idx, None)
 
 
-def _warm_inducing(warm, data, s: float) -> Start:
+def _warm_inducing(config, data) -> Start:
     """``warm_start``: the fitted inducing inputs, with their training rows where those rows still hold them."""
+    warm, s = config.warm, config.input_scale
     Z = np.asarray(warm.Z, dtype=float)
     if Z.ndim != 2 or Z.shape[1] != len(data.moments.column_var):
         raise InputError(
