@@ -2,7 +2,7 @@
 
     python -m benchmarks first_fit_compile [--test-flags]
 
-One ``SparseGPRegressor(inducing=10, max_iter=20)`` fit of 40 x 2 data and a prediction, in a fresh process:
+One ``SparseGPRegressor(inducing=10, schedule=Joint(max_iter=20))`` fit of 40 x 2 data and a prediction, in a fresh process:
 its wall time, the XLA compile and lowering time, the number of programs and the most expensive ones.
 ``--test-flags`` compiles with the test suite's XLA flags (tests/conftest.py).
 """
@@ -36,13 +36,14 @@ def main():
 
     jax.monitoring.register_event_duration_secs_listener(listen)
     from sparsegp import SparseGPRegressor
+    from sparsegp.options import Joint
 
     r = np.random.default_rng(0)
     X = r.normal(size=(40, 2))
     y = np.sin(2 * X[:, 0]) + 0.1 * r.normal(size=40)
     warnings.simplefilter("ignore")
     t = time.perf_counter()
-    SparseGPRegressor(inducing=10, max_iter=20).fit(X, y).predict(X[:5], return_std=True)
+    SparseGPRegressor(inducing=10, schedule=Joint(max_iter=20)).fit(X, y).predict(X[:5], return_std=True)
     wall = time.perf_counter() - t
     print(
         f"first fit and prediction {wall:.2f} s; compiling {sum(seconds.values()):.2f} s; {sum(count.values())} programs"

@@ -32,6 +32,7 @@ def main():
     saved = dict(np.load(opts.compare)) if opts.compare else {}
     arrays = {}
     from sparsegp import ExactGPRegressor, SparseGPRegressor
+    from sparsegp.options import Interleaved, Joint, SubsetThenAll, VariationalEM
     from sparsegp.selection import InfoGain
 
     r = np.random.default_rng(0)
@@ -59,22 +60,31 @@ def main():
     for approx in ("vfe", "dtc", "sor", "fitc"):
         add(
             f"{approx} free Z",
-            SparseGPRegressor(inducing=15, approximation=approx, max_iter=40, random_state=0).fit(X, y),
+            SparseGPRegressor(inducing=15, approximation=approx, random_state=0, schedule=Joint(max_iter=40)).fit(X, y),
         )
         add(
             f"{approx} fixed Z",
             SparseGPRegressor(
-                inducing=15, approximation=approx, optimize="hyperparameters", max_iter=40, random_state=1
+                inducing=15,
+                approximation=approx,
+                optimize="hyperparameters",
+                random_state=1,
+                schedule=Joint(max_iter=40),
             ).fit(X, y),
         )
     add(
         "vfe subset then all",
-        SparseGPRegressor(inducing=12, subset=100, refine_iter=5, max_iter=30, random_state=0).fit(X, y),
+        SparseGPRegressor(
+            inducing=12, random_state=0, schedule=SubsetThenAll(subset=100, refine_iter=5, max_iter=30)
+        ).fit(X, y),
     )
     add(
         "vfe variational EM",
         SparseGPRegressor(
-            inducing=InfoGain(12), reselect="em", n_rounds=2, optimize="hyperparameters", max_iter=20, random_state=0
+            inducing=InfoGain(12),
+            optimize="hyperparameters",
+            random_state=0,
+            schedule=VariationalEM(n_rounds=2, max_iter=20),
         ).fit(X, y),
     )
     add(
@@ -82,13 +92,17 @@ def main():
         SparseGPRegressor(
             inducing=InfoGain(12),
             approximation="dtc",
-            reselect="interleaved",
             optimize="hyperparameters",
-            max_iter=10,
             random_state=0,
+            schedule=Interleaved(max_iter=10),
         ).fit(X, y),
     )
-    add("vfe tiny (priors)", SparseGPRegressor(inducing=5, max_iter=40, random_state=0).fit(X[:8], y[:8]), X[:8], y[:8])
+    add(
+        "vfe tiny (priors)",
+        SparseGPRegressor(inducing=5, random_state=0, schedule=Joint(max_iter=40)).fit(X[:8], y[:8]),
+        X[:8],
+        y[:8],
+    )
     add("vfe auto (default)", SparseGPRegressor(random_state=0).fit(X, y))
     add("vfe on dask", dask_fit(X, y))
     add("exact", ExactGPRegressor(max_iter=40).fit(X[:120], y[:120]))
@@ -99,13 +113,17 @@ def main():
     for approx in ("vfe", "fitc"):
         add(
             f"{approx} repeated records",
-            SparseGPRegressor(inducing=15, approximation=approx, max_iter=40, random_state=0).fit(Xr, yr),
+            SparseGPRegressor(inducing=15, approximation=approx, random_state=0, schedule=Joint(max_iter=40)).fit(
+                Xr, yr
+            ),
             Xr,
             yr,
         )
         add(
             f"{approx} repeated inputs",
-            SparseGPRegressor(inducing=15, approximation=approx, max_iter=40, random_state=0).fit(Xr, yi),
+            SparseGPRegressor(inducing=15, approximation=approx, random_state=0, schedule=Joint(max_iter=40)).fit(
+                Xr, yi
+            ),
             Xr,
             yi,
         )
@@ -138,10 +156,11 @@ def dask_fit(X, y):
     from distributed import Client, LocalCluster
 
     from sparsegp import SparseGPRegressor
+    from sparsegp.options import Joint
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with Client(cluster):
-            return SparseGPRegressor(inducing=15, max_iter=30, random_state=0).fit(
+            return SparseGPRegressor(inducing=15, random_state=0, schedule=Joint(max_iter=30)).fit(
                 da.from_array(X, chunks=100), da.from_array(y, chunks=100)
             )
 

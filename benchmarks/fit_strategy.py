@@ -55,6 +55,7 @@ def main():
     from sparsegp import ExactGPRegressor, SparseGPRegressor
     from sparsegp.experiments.protocols import protocol_data
     from sparsegp.kernels import SquaredExponential
+    from sparsegp.options import Joint
     from sparsegp.selection import ConditionalVariance, KMeans
     from sparsegp.transforms import to_positive
 
@@ -133,10 +134,10 @@ def main():
             kernel,
             inducing=Z,
             noise=noise,
-            max_iter=its,
             normalize_y=False,
             optimize="hyperparameters" if fixed else True,
             callback=callback,
+            schedule=Joint(max_iter=its),
         ).fit(X, y)
         state["offset"] += model.n_iter_
         kernel, noise, Z = model.kernel_, model.noise_, model.Z_

@@ -22,6 +22,7 @@ def main(mode: str) -> None:
     import sparsegp.fitting.pipeline as pipeline
     from sparsegp import ExactGPRegressor, SparseGPRegressor
     from sparsegp.fitting.calibration import LOOCheck
+    from sparsegp.options import Joint
 
     if mode == "off":
         constant = LOOCheck(0.0, 1.0, np.zeros(5), 1, 0.0, 1.0)
@@ -32,7 +33,9 @@ def main(mode: str) -> None:
         X = r.normal(size=(n, D))
         y = np.sin(X[:, 0]) + 0.1 * r.normal(size=n)
         for approximation in ("vfe", "fitc"):
-            SparseGPRegressor(approximation=approximation, inducing=m, max_iter=20, random_state=0).fit(X, y)
+            SparseGPRegressor(approximation=approximation, inducing=m, random_state=0, schedule=Joint(max_iter=20)).fit(
+                X, y
+            )
         ExactGPRegressor(max_iter=20).fit(X, y)
     print(f"{mode}: 18 fits in {time.perf_counter() - t0:.1f} s")
 

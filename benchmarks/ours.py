@@ -22,6 +22,7 @@ def sparse_case(approximation, d, m, max_iter, trajectory):
     from sparsegp.fitting.negatives import SparseNegative
     from sparsegp.fitting.training import flat_value_and_grad
     from sparsegp.kernels import SquaredExponential
+    from sparsegp.options import Joint
     from sparsegp.transforms import to_positive
 
     X, y, Xs, Z = d["X"], d["y"], d["X_test"], d["Z"][:m]
@@ -47,7 +48,7 @@ def sparse_case(approximation, d, m, max_iter, trajectory):
         inducing=Z.copy(),
         optimize=True,
         noise=float(d["noise0"]),
-        max_iter=max_iter,
+        schedule=Joint(max_iter=max_iter),
         normalize_y=False,  # the protocol data are already standardised
         callback=callback,
     )

@@ -1,6 +1,6 @@
 """Repeated fits of one model in one process: how much of a small fit is XLA compilation.
 
-Three fits of SparseGPRegressor(inducing=20, max_iter=30) on the same 300 x 3 data (seeds 0, 1, 2),
+Three fits of SparseGPRegressor(inducing=20, schedule=Joint(max_iter=30)) on the same 300 x 3 data (seeds 0, 1, 2),
 each configuration in a fresh process: without JAX's persistent compilation cache, with an empty
 cache directory, and with that directory warm from the previous run.
 
@@ -19,13 +19,14 @@ import time, warnings
 import numpy as np
 warnings.simplefilter("ignore")
 from sparsegp import SparseGPRegressor
+from sparsegp.options import Joint
 r = np.random.default_rng(0)
 X = r.normal(size=(300, 3))
 y = np.sin(X[:, 0]) + 0.1 * r.normal(size=300)
 times = []
 for seed in range(3):
     t = time.perf_counter()
-    SparseGPRegressor(inducing=20, max_iter=30, random_state=seed).fit(X, y)
+    SparseGPRegressor(inducing=20, random_state=seed, schedule=Joint(max_iter=30)).fit(X, y)
     times.append(time.perf_counter() - t)
 print(" / ".join(f"{t:.2f}" for t in times))
 """

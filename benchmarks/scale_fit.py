@@ -36,18 +36,16 @@ def child(n, m, subset, max_iter, refine_iter, use_dask, chunk=None):
 
     from sparsegp import SparseGPRegressor
     from sparsegp.metrics import ntl, smse
+    from sparsegp.options import Joint, SubsetThenAll
 
     if m == "auto":  # the library's defaults: it chooses m and when to stop
-        model = SparseGPRegressor(random_state=0, verbose=True, chunk_size=chunk)
+        model = SparseGPRegressor(random_state=0, verbose=True, schedule=Joint(chunk_size=chunk))
     else:
         model = SparseGPRegressor(
             inducing=int(m),
-            subset=subset or None,
-            max_iter=max_iter,
-            refine_iter=refine_iter,
             random_state=0,
             verbose=True,
-            chunk_size=chunk,
+            schedule=SubsetThenAll(subset=subset or None, refine_iter=refine_iter, max_iter=max_iter, chunk_size=chunk),
         )
     Xt, yt = block(TEST_SEED, TEST_ROWS)
     row = {

@@ -25,6 +25,7 @@ def main(argv=None):
     from sparsegp.experiments.protocols import seeger_model
     from sparsegp.experiments.seeger2003 import avg_sq_error
     from sparsegp.experiments.seeger2003_pumadyn import INIT_LENGTHSCALE, _data
+    from sparsegp.options import Interleaved, Noise
     from sparsegp.selection import Random
 
     X, y, Xt, yt = _data()
@@ -37,13 +38,11 @@ def main(argv=None):
             kernel,
             approximation="dtc",
             inducing=Random(a.d),
-            noise=0.1,
-            noise_prior=noise_prior,
+            noise=Noise(0.1, prior=noise_prior),
             optimize="hyperparameters",
             normalize_y=False,
-            reselect="interleaved",
-            max_iter=200,
             random_state=r,
+            schedule=Interleaved(max_iter=200),
         ).fit(X[rows], y[rows])
         rep = model.optimizer_report_
         print(

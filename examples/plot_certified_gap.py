@@ -21,6 +21,7 @@ import numpy as np
 from sparsegp import SparseGPRegressor, datasets
 from sparsegp.approximations.certificate import certify
 from sparsegp.approximations.upper_bounds import tighten
+from sparsegp.options import Joint
 
 quick = os.environ.get("SPARSEGP_DOCS_QUICK") == "1"
 X, y, X_test, y_test = datasets.load("abalone", split=0)
@@ -29,7 +30,7 @@ if quick:
 sizes = [16, 64] if quick else [16, 64, 256]
 lower, trace, cg, exact = [], [], [], []
 for m in sizes:
-    model = SparseGPRegressor(inducing=m, random_state=0, tol=1e-3, max_iter=300).fit(X, y)
+    model = SparseGPRegressor(inducing=m, random_state=0, schedule=Joint(max_iter=300, tol=1e-3)).fit(X, y)
     assert model.certificate_["bound"] == "exact"  # at most 20,000 rows: upper_bound_ is log p(y | theta)
     yn = (y - model.y_mean_) / model.y_std_  # the bounds are on the normalised targets the fit sees
     cheap = certify(

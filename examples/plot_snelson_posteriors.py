@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from sparsegp import ExactGPRegressor, SparseGPRegressor, datasets
+from sparsegp.options import Joint
 
 quick = os.environ.get("SPARSEGP_DOCS_QUICK") == "1"
 X, y, X_grid, _ = datasets.load("snelson", split="all")
@@ -28,7 +29,7 @@ mean_exact, std_exact = exact.predict(X_grid, return_std=True)
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), sharey=True)
 for ax, approximation in zip(axes, ["vfe", "fitc", "dtc"]):
     model = SparseGPRegressor(
-        approximation=approximation, inducing=15, random_state=0, max_iter=100 if quick else 1000
+        approximation=approximation, inducing=15, random_state=0, schedule=Joint(max_iter=100 if quick else 1000)
     ).fit(X, y)
     mean, std = model.predict(X_grid, return_std=True)
     ax.plot(X[:, 0], y, ".", ms=3, color="0.6")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import sparsegp
+from sparsegp.options import Joint
 
 ROOT = Path(sparsegp.__file__).parent
 
@@ -166,7 +167,10 @@ def test_a_fit_sets_only_fitted_attributes():
     r = np.random.default_rng(0)
     X = r.normal(size=(40, 2))
     y = np.sin(X[:, 0]) + 0.1 * r.normal(size=40)
-    for model in (SparseGPRegressor(inducing=8, max_iter=5, random_state=0), ExactGPRegressor(max_iter=5)):
+    for model in (
+        SparseGPRegressor(inducing=8, random_state=0, schedule=Joint(max_iter=5)),
+        ExactGPRegressor(max_iter=5),
+    ):
         before = set(vars(model))
         model.fit(X, y)
         added = set(vars(model)) - before

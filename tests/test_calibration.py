@@ -28,6 +28,7 @@ from sparsegp.fitting.calibration import (
 )
 from sparsegp.kernels import SquaredExponential
 from sparsegp.metrics import snlp
+from sparsegp.options import Joint
 
 
 def data(seed=1):
@@ -239,7 +240,10 @@ def test_dtc_error_bars_worse_than_a_constant_are_flagged_and_vfe_is_not(tmp_pat
 @pytest.mark.slow
 def test_every_default_regressor_carries_the_check():
     X, y, _, _ = repeated_records(n_train=150, n_test=1, pool=20)
-    for model in (ExactGPRegressor(max_iter=50), SparseGPRegressor(inducing=10, max_iter=50, random_state=0)):
+    for model in (
+        ExactGPRegressor(max_iter=50),
+        SparseGPRegressor(inducing=10, random_state=0, schedule=Joint(max_iter=50)),
+    ):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model.fit(X, y)

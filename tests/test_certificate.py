@@ -13,6 +13,7 @@ from sparsegp.approximations.exact_gp import exact_log_marginal
 from sparsegp.approximations.host_objective import HostObjective
 from sparsegp.fitting import growth
 from sparsegp.kernels import Matern32, SquaredExponential
+from sparsegp.options import Joint
 from sparsegp.transforms import to_raw
 
 KERNELS = {
@@ -77,7 +78,9 @@ def test_the_host_pass_equals_the_jax_program():
 @pytest.mark.slow
 def test_a_fitted_model_carries_its_certificate_and_saves_it(approximation, tmp_path):
     X, y = _data(80, 2, seed=5)
-    model = SparseGPRegressor(inducing=10, approximation=approximation, max_iter=300, random_state=0).fit(X, y)
+    model = SparseGPRegressor(
+        inducing=10, approximation=approximation, random_state=0, schedule=Joint(max_iter=300)
+    ).fit(X, y)
     yn = (y - model.y_mean_) / model.y_std_
     exact = float(exact_log_marginal(model.kernel_, model.noise_, jnp.asarray(X), jnp.asarray(yn)))
     lower = model.upper_bound_ - model.gap_
@@ -96,9 +99,9 @@ def test_a_certificate_that_lost_its_digits_is_said(monkeypatch):
     y = np.sin(X[:, 0]) + 0.1 * r.normal(size=120)
     with warnings.catch_warnings():
         warnings.simplefilter("error", CertificateWarning)
-        SparseGPRegressor(inducing=10, max_iter=20, random_state=0).fit(X, y)
+        SparseGPRegressor(inducing=10, random_state=0, schedule=Joint(max_iter=20)).fit(X, y)
     # F_V far above any log p(y) these rows can have: neither the trace bound nor log p(y) itself is above it
     monkeypatch.setattr(growth, "certificate", lambda *a, **k: Certificate(1e6, 1e6 - 1.0))
     with pytest.warns(CertificateWarning, match="not sound"):
-        model = SparseGPRegressor(inducing=10, max_iter=20, random_state=0).fit(X, y)
+        model = SparseGPRegressor(inducing=10, random_state=0, schedule=Joint(max_iter=20)).fit(X, y)
     assert model.gap_ < -1.0 and model.certificate_["bound"] == "exact"

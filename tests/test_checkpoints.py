@@ -13,6 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from sparsegp import InputError, SparseGPRegressor, load_model
 from sparsegp.fitting.checkpoint import Checkpoint
+from sparsegp.options import Joint
 from tiers import slow_beyond
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -33,7 +34,9 @@ def test_each_checkpoint_is_a_model_file_of_the_iterate_reached(tmp_path):
         model = load_model(path)
         seen.append((value, model.objective_, model.stop_reason_, np.asarray(params["Z"]), model.Z_))
 
-    final = SparseGPRegressor(inducing=12, random_state=0, max_iter=8, checkpoint=Checkpoint(path, every=0.0))
+    final = SparseGPRegressor(
+        inducing=12, random_state=0, schedule=Joint(max_iter=8, checkpoint=Checkpoint(path, every=0.0))
+    )
     final.set_params(callback=look).fit(X, y)
     assert len(seen) == 8
     for value, objective, reason, Z, saved_Z in seen:
@@ -60,7 +63,7 @@ def test_an_interrupted_fit_goes_on_warm(tmp_path, via):
         if len(calls) == 6:
             raise KeyboardInterrupt
 
-    model = SparseGPRegressor(callback=stop_at_six, checkpoint=path, warm_start=True, **options)
+    model = SparseGPRegressor(callback=stop_at_six, schedule=Joint(checkpoint=path), warm_start=True, **options)
     with pytest.raises(KeyboardInterrupt), pytest.warns(ConvergenceWarning, match="interrupted"):
         model.fit(X, y)
     resumed = model.set_params(callback=None) if via == "the estimator" else load_model(path)
@@ -77,7 +80,7 @@ def test_the_checkpoint_option_is_checked(tmp_path):
         (5, "checkpoint must be"),
     ]:
         with pytest.raises(InputError, match=message):
-            SparseGPRegressor(inducing=8, checkpoint=bad).fit(X, y)
+            SparseGPRegressor(inducing=8, schedule=Joint(checkpoint=bad)).fit(X, y)
 
 
 CHILD = """
@@ -92,7 +95,7 @@ def slow(iteration, value, params):
     if iteration == 6:
         print("checkpointed", flush=True)
     time.sleep(0.05)
-SparseGPRegressor(inducing=24, random_state=0, checkpoint=Checkpoint(sys.argv[1], every=0.0), callback=slow).fit(X, y)
+SparseGPRegressor(inducing=24, random_state=0, callback=slow, schedule=Joint(checkpoint=Checkpoint(sys.argv[1], every=0.0))).fit(X, y)
 print("finished", flush=True)
 """
 

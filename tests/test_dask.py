@@ -21,6 +21,7 @@ from sparsegp.approximations.certificate import certify  # noqa: E402
 from sparsegp.approximations.host_objective import HostObjective  # noqa: E402
 from sparsegp.backends.dask_sums import DaskStats  # noqa: E402
 from sparsegp.kernels import SquaredExponential  # noqa: E402
+from sparsegp.options import Joint
 from sparsegp.transforms import to_raw  # noqa: E402
 
 APPROXIMATIONS = ["vfe", "dtc", "sor", "fitc"]
@@ -253,7 +254,7 @@ def test_large_n_strategy_on_dask_equals_in_memory(client):
 def test_dask_fits_are_reproducible_bit_for_bit(client):
     X, y = problem()
     fits = [
-        SparseGPRegressor(inducing=10, max_iter=10, random_state=3).fit(
+        SparseGPRegressor(inducing=10, random_state=3, schedule=Joint(max_iter=10)).fit(
             da.from_array(X, chunks=(60, 3)), da.from_array(y, chunks=60)
         )
         for _ in range(2)
@@ -447,7 +448,9 @@ def test_a_sending_that_keeps_failing_raises_a_clear_error(client, monkeypatch):
     X, y = problem(60)
     failing_sends(client, monkeypatch, every=1)
     with pytest.raises(DistributedError, match="sending the parameters .* failed 3 times .*OSError"):
-        SparseGPRegressor(inducing=5, max_iter=3).fit(da.from_array(X, chunks=(30, 3)), da.from_array(y, chunks=30))
+        SparseGPRegressor(inducing=5, schedule=Joint(max_iter=3)).fit(
+            da.from_array(X, chunks=(30, 3)), da.from_array(y, chunks=30)
+        )
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -506,15 +509,15 @@ def test_auto_growth_equals_in_memory(client, monkeypatch):
     assert remote.stop_reason_ == local.stop_reason_ and "promised" in local.stop_reason_
     # at most max_inducing inputs: every one of them, held; the exact GP in memory, VFE at Z = X on the cluster
     monkeypatch.setattr(pretrain, "PRETRAIN_ROWS", 512)
-    local = SparseGPRegressor(max_iter=8, random_state=3).fit(X, y)
-    remote = SparseGPRegressor(max_iter=8, random_state=3).fit(
+    local = SparseGPRegressor(random_state=3, schedule=Joint(max_iter=8)).fit(X, y)
+    remote = SparseGPRegressor(random_state=3, schedule=Joint(max_iter=8)).fit(
         da.from_array(X, chunks=(75, 3)), da.from_array(y, chunks=75)
     )
     assert local.Z_.shape == remote.Z_.shape == (300, 3) and len(remote.inducing_path_) == 1
     # beyond the device's cap where the exact GP costs less (2 d^2 <= 9 m^2): every input on both backends too
     monkeypatch.setattr(growth, "CPU_MAX_INDUCING", 200)
-    local_beyond = SparseGPRegressor(max_iter=8, random_state=3).fit(X, y)
-    remote_beyond = SparseGPRegressor(max_iter=8, random_state=3).fit(
+    local_beyond = SparseGPRegressor(random_state=3, schedule=Joint(max_iter=8)).fit(X, y)
+    remote_beyond = SparseGPRegressor(random_state=3, schedule=Joint(max_iter=8)).fit(
         da.from_array(X, chunks=(75, 3)), da.from_array(y, chunks=75)
     )
     assert local_beyond.Z_.shape == remote_beyond.Z_.shape == (300, 3)
@@ -546,8 +549,8 @@ def test_a_warm_start_on_dask_arrays_goes_on_from_the_stopped_run(client):
     Xd, yd = da.from_array(X, chunks=(100, 3)), da.from_array(y, chunks=100)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        once = SparseGPRegressor(inducing=12, random_state=0, max_iter=16).fit(Xd, yd)
-        warm = SparseGPRegressor(inducing=12, random_state=0, max_iter=8, warm_start=True).fit(Xd, yd)
+        once = SparseGPRegressor(inducing=12, random_state=0, schedule=Joint(max_iter=16)).fit(Xd, yd)
+        warm = SparseGPRegressor(inducing=12, random_state=0, warm_start=True, schedule=Joint(max_iter=8)).fit(Xd, yd)
         halfway = warm.objective_
         warm.fit(Xd, yd)
     assert abs(warm.objective_ - once.objective_) <= 1e-9 * abs(once.objective_) < once.objective_ - halfway

@@ -10,6 +10,7 @@ import sparsegp.fitting.estimate as estimate
 from sparsegp import SparseGPRegressor
 from sparsegp.fitting.estimate import FINAL_FACTOR, ITERATIONS_PRIOR, Clock
 from sparsegp.fitting.growth import Step
+from sparsegp.options import Auto
 
 
 @pytest.fixture
@@ -97,7 +98,7 @@ def test_an_auto_fit_keeps_and_prints_its_estimates(capsys):
     r = np.random.default_rng(1)
     X = r.uniform(-3, 3, size=(2500, 2))
     y = np.sin(3 * X[:, 0]) * np.cos(3 * X[:, 1]) + 0.01 * r.normal(size=2500)
-    model = SparseGPRegressor(max_inducing=512, random_state=0, verbose=True).fit(X, y)
+    model = SparseGPRegressor(inducing=Auto(max_inducing=512), random_state=0, verbose=True).fit(X, y)
     assert model.estimates_  # a second run (another size, or this one converged further) started
     for e in model.estimates_:
         assert e["total"] >= e["elapsed"] > 0 and e["message"].startswith(f"m = {e['m']:,}")

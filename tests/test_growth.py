@@ -14,6 +14,7 @@ from sparsegp.fitting.config import sparse_config
 from sparsegp.fitting.growth import START_GAIN_PER_ROW
 from sparsegp.fitting.training import minimize
 from sparsegp.kernels import SquaredExponential
+from sparsegp.options import Auto, Joint, SubsetThenAll
 from sparsegp.selection.extend import extend_conditional_variance
 
 
@@ -134,7 +135,9 @@ def grown():
         runs = spy_on_runs(patch)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=32).fit(X, y)
+            model = SparseGPRegressor(
+                inducing=Auto(max_inducing=32), random_state=0, schedule=Joint(max_iter=3000)
+            ).fit(X, y)
     return X, y, model, runs, caught
 
 
@@ -205,7 +208,7 @@ def test_the_first_fit_is_at_the_cap_where_every_doubling_to_it_pays(monkeypatch
     doubling that pays less."""
     X, y = data(300, freq=3.0, noise=0.05)
     n, climbs = len(y), spy_on_climbs(monkeypatch)
-    model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=64).fit(X, y)
+    model = SparseGPRegressor(inducing=Auto(max_inducing=64), random_state=0, schedule=Joint(max_iter=3000)).fit(X, y)
     m0, lower, m1, fv, steps = climbs[0]
     assert [size for size, _ in steps] == [32, 64]  # 16 -> 32 paid, 32 -> 64 did not: no climb
     assert steps[0][1] - lower >= growth.GAIN_PER_ROW * n > steps[1][1] - steps[0][1]
@@ -214,7 +217,9 @@ def test_the_first_fit_is_at_the_cap_where_every_doubling_to_it_pays(monkeypatch
     climbs.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        capped = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=32).fit(X, y)
+        capped = SparseGPRegressor(inducing=Auto(max_inducing=32), random_state=0, schedule=Joint(max_iter=3000)).fit(
+            X, y
+        )
     m0, lower, m1, fv, steps = climbs[0]
     assert m0 == 16 and m1 == 32 and steps == [(32, fv)] and fv - lower >= growth.GAIN_PER_ROW * n
     assert [p["m"] for p in capped.inducing_path_] == [32]
@@ -233,7 +238,9 @@ def test_a_cap_at_the_first_size_says_nothing_of_gains():
     X, y = data(300, freq=3.0, noise=0.05)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=16).fit(X, y)
+        model = SparseGPRegressor(inducing=Auto(max_inducing=16), random_state=0, schedule=Joint(max_iter=3000)).fit(
+            X, y
+        )
     assert model.stop_reason_ == "max_inducing: m = 16"
     assert not [w for w in caught if issubclass(w.category, InducingWarning)]
 
@@ -243,7 +250,7 @@ def test_a_cap_at_the_first_size_says_nothing_of_gains():
 def test_auto_stops_when_a_fitted_doubling_gains_too_little(monkeypatch):
     monkeypatch.setattr(growth, "GAIN_PER_ROW", 1e9)  # no fitted doubling is ever enough
     X, y = data(300, freq=3.0, noise=0.05)
-    model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=64).fit(X, y)
+    model = SparseGPRegressor(inducing=Auto(max_inducing=64), random_state=0, schedule=Joint(max_iter=3000)).fit(X, y)
     path = model.inducing_path_
     assert [p["m"] for p in path] == [16, 32] and model.stop_reason_.startswith("gain: m 16 -> 32")
     assert model.Z_.shape[0] == 32 and model.objective_ == pytest.approx(path[-1]["lower"], rel=1e-9)
@@ -260,7 +267,7 @@ def test_auto_stays_where_a_larger_set_cannot_be_factorised(monkeypatch):
 
     monkeypatch.setattr(growth, "certificate", failing)
     X, y = data(300, freq=3.0, noise=0.05)
-    model = SparseGPRegressor(random_state=0, max_inducing=64).fit(X, y)
+    model = SparseGPRegressor(inducing=Auto(max_inducing=64), random_state=0).fit(X, y)
     assert [p["m"] for p in model.inducing_path_] == [16] and model.Z_.shape[0] == 16
     assert model.stop_reason_.startswith("factorisation: F_V with twice the inducing inputs is not finite at m = 16")
     assert np.isfinite(model.objective_)
@@ -286,7 +293,10 @@ def test_the_exact_gp_where_it_costs_less_than_the_sparse_objective_at_the_devic
     GP's evaluation costs at most the sparse objective's there) are fitted as the exact GP, beyond the cap; an
     explicit max_inducing is kept."""
     monkeypatch.setattr(growth, "CPU_MAX_INDUCING", 16)
-    auto, capped_config = sparse_config(SparseGPRegressor()), sparse_config(SparseGPRegressor(max_inducing=16))
+    auto, capped_config = (
+        sparse_config(SparseGPRegressor()),
+        sparse_config(SparseGPRegressor(inducing=Auto(max_inducing=16))),
+    )
     assert growth.exact_costs_less(auto, 33, 16) and not growth.exact_costs_less(auto, 34, 16)
     assert not growth.exact_costs_less(capped_config, 20, 16)
     X, y = data(30)
@@ -294,7 +304,9 @@ def test_the_exact_gp_where_it_costs_less_than_the_sparse_objective_at_the_devic
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sparse = SparseGPRegressor(kernel, noise=0.05, optimize=False, jitter=1e-12).fit(X, y)
-        capped = SparseGPRegressor(kernel, noise=0.05, optimize=False, max_inducing=16, random_state=0).fit(X, y)
+        capped = SparseGPRegressor(
+            kernel, inducing=Auto(max_inducing=16), noise=0.05, optimize=False, random_state=0
+        ).fit(X, y)
         exact = ExactGPRegressor(kernel, noise=0.05, optimize=False).fit(X, y)
     assert sparse.Z_.shape[0] == 30 and len(sparse.inducing_path_) == 1
     assert sparse.objective_ == pytest.approx(exact.log_marginal_likelihood_, rel=1e-8)
@@ -307,9 +319,11 @@ def test_the_exact_gp_where_it_costs_less_than_the_sparse_objective_at_the_devic
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_auto_budgets():
     X, y = data(300, freq=3.0, noise=0.05)
-    small = SparseGPRegressor(random_state=0, max_iter=30, max_inducing=40).fit(X, y)
+    small = SparseGPRegressor(inducing=Auto(max_inducing=40), random_state=0, schedule=Joint(max_iter=30)).fit(X, y)
     assert small.Z_.shape[0] == 40 and small.stop_reason_.startswith("max_inducing")
-    timed = SparseGPRegressor(random_state=0, max_iter=30, max_inducing=64, time_budget=1e-3).fit(X, y)
+    timed = SparseGPRegressor(
+        inducing=Auto(max_inducing=64, time_budget=1e-3), random_state=0, schedule=Joint(max_iter=30)
+    ).fit(X, y)
     assert len(timed.inducing_path_) == 1 and timed.stop_reason_.startswith("time_budget")
 
 
@@ -322,7 +336,7 @@ def test_auto_model_file_round_trip(grown, tmp_path):
     assert back.stop_reason_ == model.stop_reason_
     assert json.dumps(back.inducing_path_) == json.dumps(model.inducing_path_)
     np.testing.assert_allclose(back.predict(X[:20]), model.predict(X[:20]), rtol=1e-12)
-    explicit = SparseGPRegressor(inducing=10, max_iter=5).fit(X, y)
+    explicit = SparseGPRegressor(inducing=10, schedule=Joint(max_iter=5)).fit(X, y)
     assert explicit.stop_reason_ is None and explicit.inducing_path_ is None
 
 
@@ -330,9 +344,11 @@ def test_auto_model_file_round_trip(grown, tmp_path):
     "options, message",
     [
         ({"inducing": "many"}, "inducing must be 'auto'"),
-        ({"max_inducing": 0}, "max_inducing"),
-        ({"tol": -1.0}, "tol"),
-        ({"time_budget": 0.0}, "time_budget"),
+        ({"inducing": Auto(max_inducing=0)}, "max_inducing"),
+        ({"schedule": Joint(tol=-1.0)}, "tol"),
+        ({"inducing": Auto(time_budget=0.0)}, "time_budget"),
+        ({"schedule": "staged"}, "schedule must be"),
+        ({"schedule": SubsetThenAll()}, "SubsetThenAll needs the size"),
     ],
 )
 def test_auto_options_are_checked(options, message):
@@ -342,7 +358,7 @@ def test_auto_options_are_checked(options, message):
 
 
 def test_the_default_max_inducing_is_sized_to_the_device(monkeypatch):
-    config = lambda m: sparse_config(SparseGPRegressor(max_inducing=m))  # noqa: E731
+    config = lambda m: sparse_config(SparseGPRegressor(inducing=Auto(max_inducing=m)))  # noqa: E731
     monkeypatch.setattr(growth, "accelerator_memory", lambda: None)  # a CPU
     assert growth.max_inducing(config(None), 10_000) == growth.CPU_MAX_INDUCING == 1024
     assert growth.max_inducing(config(300), 10_000) == 300
@@ -364,7 +380,7 @@ def test_a_column_constant_up_to_rounding_starts_as_constant():
     X[:, 2] = 1.0 + np.random.default_rng(0).choice([0.0, 2.2e-16], size=300)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = SparseGPRegressor(inducing=16, max_iter=10, random_state=0).fit(X, y)
+        model = SparseGPRegressor(inducing=16, random_state=0, schedule=Joint(max_iter=10)).fit(X, y)
     assert model.n_iter_ > 0 and not any("ended at its bound" in str(w.message) for w in caught)
 
 
@@ -376,7 +392,7 @@ def test_auto_under_max_inducing_fits_the_exact_gp(approximation):
     y = np.concatenate([y, y[:10] + 0.05])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sparse = SparseGPRegressor(approximation=approximation, max_inducing=128).fit(X, y)
+        sparse = SparseGPRegressor(inducing=Auto(max_inducing=128), approximation=approximation).fit(X, y)
         exact = ExactGPRegressor().fit(X, y)
     assert sparse.Z_.shape[0] == 90 and len(sparse.inducing_path_) == 1
     assert {tuple(z) for z in sparse.Z_} == {tuple(x) for x in X[:90]}  # the training inputs themselves
@@ -406,7 +422,7 @@ def test_auto_converges_the_last_size_to_tol(grown, monkeypatch):
     runs = spy_on_runs(monkeypatch)
     no_climb(monkeypatch)
     monkeypatch.setattr(growth, "START_GAIN_PER_ROW", 1e9)  # no doubling is ever worth a fit
-    model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=64).fit(X, y)
+    model = SparseGPRegressor(inducing=Auto(max_inducing=64), random_state=0, schedule=Joint(max_iter=3000)).fit(X, y)
     assert [p["m"] for p in model.inducing_path_] == [16] and model.stop_reason_.startswith("gain: twice")
     assert [p for p, _ in runs] == [pytest.approx(growth.LOOSE * tol), pytest.approx(tol)]
     assert model.inducing_path_[0]["n_iter"] == sum(r.n_iter for _, r in runs) == model.n_iter_
@@ -422,7 +438,7 @@ def test_a_size_whose_doubling_promises_little_is_converged_before_the_set_grows
     tol = growth.TOL * len(y)
     runs = spy_on_runs(monkeypatch)
     monkeypatch.setattr(growth, "GAIN_PER_ROW", 1e9)
-    model = SparseGPRegressor(random_state=0, max_iter=3000, max_inducing=32).fit(X, y)
+    model = SparseGPRegressor(inducing=Auto(max_inducing=32), random_state=0, schedule=Joint(max_iter=3000)).fit(X, y)
     assert [p["m"] for p in model.inducing_path_] == [16, 32]
     assert [p for p, _ in runs] == [pytest.approx(growth.LOOSE * tol), pytest.approx(tol), pytest.approx(tol)]
     first = model.inducing_path_[0]
@@ -454,7 +470,7 @@ def test_inducing_inputs_are_held_where_a_length_scale_is_far_below_its_columns_
     monkeypatch.setattr(growth, "optimise", record)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = SparseGPRegressor(kernel=tiny, max_inducing=32, random_state=0).fit(X, y)
+        model = SparseGPRegressor(inducing=Auto(max_inducing=32), kernel=tiny, random_state=0).fit(X, y)
     assert descs and all(d.endswith("Z held") for d in descs) and len(runs) == len(descs)
     assert all(r.n_iter > 0 for _, r in runs)
     assert np.all(np.isin(model.Z_[:, 0], group))  # the inputs stay on the groups' values
@@ -467,7 +483,7 @@ def test_auto_at_every_input_reports_the_exact_evidence_where_the_noise_is_at_it
     X, y = data(200, noise=0.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sparse = SparseGPRegressor(max_inducing=256).fit(X, y)
+        sparse = SparseGPRegressor(inducing=Auto(max_inducing=256)).fit(X, y)
         exact = ExactGPRegressor(sparse.kernel_, noise=sparse.noise_, optimize=False).fit(X, y)
     assert sparse.noise_ == pytest.approx(1e-6, rel=1e-3) and sparse.Z_.shape[0] == 200
     assert sparse.objective_ == pytest.approx(exact.log_marginal_likelihood_, rel=1e-10)

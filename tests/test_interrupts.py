@@ -14,6 +14,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from sparsegp import ExactGPRegressor, SparseGPRegressor
+from sparsegp.options import Auto
 
 
 def problem(n, seed=0, frequency=1.0):
@@ -38,7 +39,7 @@ def interrupt_at(iteration, values, when=lambda params: True):
 def test_an_interrupted_fit_keeps_its_best_iterate_and_the_interrupt_reaches_the_caller(estimator):
     X, y = problem(120)
     values = []
-    options = {"callback": interrupt_at(4, values), "noise_prior": None}
+    options = {"callback": interrupt_at(4, values)}
     model = SparseGPRegressor(inducing=15, random_state=0, **options) if estimator == "sparse" else None
     model = model or ExactGPRegressor(**options)
     with pytest.raises(KeyboardInterrupt), pytest.warns(ConvergenceWarning, match="interrupted"):
@@ -64,7 +65,9 @@ def test_an_auto_fit_interrupted_in_its_second_size_keeps_that_sizes_best_iterat
         sizes.append(params["Z"].shape[0] if "Z" in params else 0)
         return sizes[-1] > 256
 
-    model = SparseGPRegressor(max_inducing=512, random_state=0, callback=interrupt_at(3, values, second_size))
+    model = SparseGPRegressor(
+        inducing=Auto(max_inducing=512), random_state=0, callback=interrupt_at(3, values, second_size)
+    )
     with pytest.raises(KeyboardInterrupt), pytest.warns(ConvergenceWarning, match="interrupted"):
         model.fit(X, y)
     assert 256 in sizes and len(values) == 3  # the first size was fitted, the second interrupted

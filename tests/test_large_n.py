@@ -8,6 +8,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from sparsegp import InputError, SparseGPRegressor
 from sparsegp.fitting.pipeline import inducing_rows
+from sparsegp.options import Alternate, Joint, SubsetThenAll
 from sparsegp.selection import InfoGain
 
 # one xdist worker runs this module, so its module-scoped fixture is computed once
@@ -20,7 +21,7 @@ def problem(n=1500, seed=0):
     return X, np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] + 0.1 * r.normal(size=n)
 
 
-COMMON = dict(inducing=15, max_iter=60, random_state=0)
+COMMON = dict(inducing=15, random_state=0)
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,10 @@ def fits():
     X, y = problem()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return {k: SparseGPRegressor(**COMMON, subset=300, refine_iter=k).fit(X, y) for k in (0, 4)}
+        return {
+            k: SparseGPRegressor(**COMMON, schedule=SubsetThenAll(subset=300, refine_iter=k, max_iter=60)).fit(X, y)
+            for k in (0, 4)
+        }
 
 
 @pytest.mark.slow  # the module's fits of the large-n path, end to end
@@ -65,8 +69,8 @@ def test_a_subset_as_large_as_the_data_is_the_ordinary_fit():
     X, y = problem(300)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        a = SparseGPRegressor(**COMMON).fit(X, y)
-        b = SparseGPRegressor(**COMMON, subset=300).fit(X, y)
+        a = SparseGPRegressor(**COMMON, schedule=Joint(max_iter=60)).fit(X, y)
+        b = SparseGPRegressor(**COMMON, schedule=SubsetThenAll(subset=300, max_iter=60)).fit(X, y)
     assert b.stages_ is None and a.objective_ == b.objective_
 
 
@@ -76,7 +80,7 @@ def test_the_refinement_stops_at_its_iterations_without_a_warning(fits):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = SparseGPRegressor(
-            inducing=15, optimize="hyperparameters", random_state=0, subset=300, refine_iter=2
+            inducing=15, optimize="hyperparameters", random_state=0, schedule=SubsetThenAll(subset=300, refine_iter=2)
         ).fit(X, y)
     assert model.stages_[0]["report"].success and not model.stages_[1]["report"].success
     assert not [w for w in caught if issubclass(w.category, ConvergenceWarning)]
@@ -85,8 +89,9 @@ def test_the_refinement_stops_at_its_iterations_without_a_warning(fits):
 def test_bad_strategy_options_are_named():
     X, y = problem(200)
     with pytest.raises(InputError, match="subset"):
-        SparseGPRegressor(subset=1).fit(X, y)
+        SparseGPRegressor(schedule=SubsetThenAll(subset=1)).fit(X, y)
     with pytest.raises(InputError, match="refine_iter"):
-        SparseGPRegressor(subset=50, refine_iter=-1).fit(X, y)
-    with pytest.raises(InputError, match="reselect"):
-        SparseGPRegressor(inducing=InfoGain(10), optimize="hyperparameters", reselect="alternate", subset=50).fit(X, y)
+        SparseGPRegressor(schedule=SubsetThenAll(subset=50, refine_iter=-1)).fit(X, y)
+    with pytest.raises(InputError, match="reselect"), pytest.warns(FutureWarning, match="subset= is deprecated"):
+        # only the deprecated aliases can still ask for both
+        SparseGPRegressor(inducing=InfoGain(10), optimize="hyperparameters", schedule=Alternate(), subset=50).fit(X, y)

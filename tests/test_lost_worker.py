@@ -13,6 +13,8 @@ import warnings
 import numpy as np
 import pytest
 
+from sparsegp.options import Joint
+
 pytestmark = [pytest.mark.xdist_group("dask"), pytest.mark.slow]
 
 
@@ -37,7 +39,7 @@ def fitted(da, X, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         Xd, yd = da.from_array(X, chunks=(375, 4)), da.from_array(y, chunks=375)
-        return SparseGPRegressor(inducing=32, random_state=0, max_iter=40).fit(Xd, yd)
+        return SparseGPRegressor(inducing=32, random_state=0, schedule=Joint(max_iter=40)).fit(Xd, yd)
 
 
 def test_a_fit_survives_a_worker_killed_at_any_moment():

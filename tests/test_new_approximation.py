@@ -18,6 +18,7 @@ from sparsegp.approximations.base import Approximation
 from sparsegp.approximations.host_objective import HostObjective
 from sparsegp.approximations.registry import APPROXIMATIONS
 from sparsegp.kernels import SquaredExponential
+from sparsegp.options import Joint
 from sparsegp.transforms import to_positive, to_raw
 
 
@@ -58,7 +59,9 @@ def _log_density(C, y):
 
 def test_a_toy_approximation_with_row_weights_fits_predicts_and_scores_as_its_dense_model(half_fitc):
     X, y = _data()
-    model = SparseGPRegressor(approximation="half-fitc", inducing=8, max_iter=25, random_state=0).fit(X, y)
+    model = SparseGPRegressor(approximation="half-fitc", inducing=8, random_state=0, schedule=Joint(max_iter=25)).fit(
+        X, y
+    )
     assert model.objective_name_ == "half of FITC's diagonal correction"
     kernel, Z, noise = model.kernel_, np.asarray(model.Z_), float(model.noise_)
     yn = (y - model.y_mean_) / model.y_std_

@@ -14,6 +14,7 @@ from sparsegp.fitting.config import sparse_config
 from sparsegp.fitting.pipeline import trainable
 from sparsegp.fitting.training import minimize
 from sparsegp.kernels import SquaredExponential
+from sparsegp.options import Auto
 
 
 def few_of_many(n=1000, D=32, seed=0):
@@ -30,14 +31,14 @@ def test_a_fit_on_many_inputs_of_which_few_matter_finds_them(monkeypatch):
     monkeypatch.setattr(growth, "START_M", 32)
     monkeypatch.setattr(pretrain, "PRETRAIN_ROWS", 300)
     X, y, Xt, yt = few_of_many()
-    model = SparseGPRegressor(max_inducing=64, random_state=0).fit(X, y)
+    model = SparseGPRegressor(inducing=Auto(max_inducing=64), random_state=0).fit(X, y)
     assert model.stages_[0]["rows"] == 300 and model.stages_[0]["chosen"].startswith("noise held")
     assert metrics.smse(yt, model.predict(Xt)) < 0.05
     assert sorted(np.argsort(np.asarray(model.kernel_.lengthscale))[:3]) == [0, 1, 2]
     monkeypatch.setattr(pretrain, "PRETRAIN_ROWS", 10**9)  # without the subset's start: the trap it avoids
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fixed = SparseGPRegressor(max_inducing=64, random_state=0).fit(X, y)
+        fixed = SparseGPRegressor(inducing=Auto(max_inducing=64), random_state=0).fit(X, y)
     assert fixed.stages_ is None and metrics.smse(yt, fixed.predict(Xt)) > 0.9
 
 

@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from sparsegp import DataWarning, ExactGPRegressor, InputError, ModelFileError, SparseGPRegressor, load_model
 from sparsegp.kernels import Linear, Matern32, Periodic, RationalQuadratic, SquaredExponential
+from sparsegp.options import Joint
 from sparsegp.priors import Gamma, GammaPrecision, LogNormal
 
 
@@ -32,7 +33,7 @@ class Table:
 
 ESTIMATORS = [
     lambda: ExactGPRegressor(max_iter=20),
-    lambda: SparseGPRegressor(inducing=8, max_iter=20, random_state=0),
+    lambda: SparseGPRegressor(inducing=8, random_state=0, schedule=Joint(max_iter=20)),
 ]
 
 
@@ -123,7 +124,7 @@ def fitted_models(toy_regression):
     X, y = toy_regression(40, 2)
     return {
         "exact": (ExactGPRegressor(max_iter=10).fit(X, y), X),
-        "sparse": (SparseGPRegressor(inducing=6, max_iter=10, random_state=0).fit(X, y), X),
+        "sparse": (SparseGPRegressor(inducing=6, random_state=0, schedule=Joint(max_iter=10)).fit(X, y), X),
         "ivm": (IVMClassifier(size=10).fit(X, np.where(y > np.median(y), 1, -1)), X),
     }
 
@@ -323,7 +324,11 @@ def test_repeated_inputs_with_different_targets_are_kept():
 
 @pytest.mark.slow  # whole fits
 @pytest.mark.parametrize(
-    "make", [lambda: ExactGPRegressor(max_iter=2), lambda: SparseGPRegressor(inducing=8, max_iter=2, random_state=0)]
+    "make",
+    [
+        lambda: ExactGPRegressor(max_iter=2),
+        lambda: SparseGPRegressor(inducing=8, random_state=0, schedule=Joint(max_iter=2)),
+    ],
 )
 def test_an_optimiser_stopped_short_warns(make):
     X, y, _ = _sine_data(50)
@@ -442,8 +447,8 @@ def test_the_ivm_default_kernel_follows_the_units_of_the_inputs():
     "make",
     [
         lambda: ExactGPRegressor(max_iter=30),
-        lambda: SparseGPRegressor(approximation="fitc", inducing=8, max_iter=30, random_state=0),
-        lambda: SparseGPRegressor(approximation="vfe", inducing=8, max_iter=30, random_state=0),
+        lambda: SparseGPRegressor(approximation="fitc", inducing=8, random_state=0, schedule=Joint(max_iter=30)),
+        lambda: SparseGPRegressor(approximation="vfe", inducing=8, random_state=0, schedule=Joint(max_iter=30)),
     ],
 )
 @pytest.mark.slow

@@ -23,6 +23,7 @@ from sparsegp.approximations.host_objective import HostObjective
 from sparsegp.approximations.vfe import vfe_bound, vfe_posterior
 from sparsegp.backends.replicates import collapse, repeated_records
 from sparsegp.kernels import SquaredExponential
+from sparsegp.options import Joint
 from sparsegp.transforms import to_raw
 
 OBJECTIVES = {"vfe": vfe_bound, "dtc": dtc_log_marginal, "fitc": fitc_log_marginal}
@@ -233,7 +234,7 @@ def test_an_int_m_draws_distinct_inputs():
     X, y = repeated(n_inputs=30, seed=9, copies=5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = SparseGPRegressor(inducing=30, max_iter=5, random_state=0).fit(X, y)
+        model = SparseGPRegressor(inducing=30, random_state=0, schedule=Joint(max_iter=5)).fit(X, y)
     assert np.unique(model.Z_, axis=0).shape[0] == 30
     assert np.all(np.diff(model.inducing_indices_) > 0)
 

@@ -6,6 +6,7 @@ import pytest
 
 from sparsegp import ExactGPRegressor, InputError, SparseGPRegressor
 from sparsegp.kernels import Periodic, SquaredExponential
+from sparsegp.options import Joint
 
 N_DRAWS = 20_000
 
@@ -17,8 +18,10 @@ def fitted():
     y = np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.1 * rng.normal(size=50)
     models = {
         "exact": ExactGPRegressor(max_iter=30).fit(X, y),
-        "vfe": SparseGPRegressor(inducing=6, max_iter=30, random_state=0).fit(X, y),
-        "sor": SparseGPRegressor(approximation="sor", inducing=6, max_iter=30, random_state=0).fit(X, y),
+        "vfe": SparseGPRegressor(inducing=6, random_state=0, schedule=Joint(max_iter=30)).fit(X, y),
+        "sor": SparseGPRegressor(approximation="sor", inducing=6, random_state=0, schedule=Joint(max_iter=30)).fit(
+            X, y
+        ),
     }
     return models, X
 

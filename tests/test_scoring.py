@@ -7,11 +7,12 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 
 from sparsegp import ExactGPRegressor, InputError, SparseGPRegressor
 from sparsegp.metrics import nlpd_scorer
+from sparsegp.options import Joint
 
 ESTIMATORS = {
     "exact": lambda: ExactGPRegressor(max_iter=20),
-    "vfe": lambda: SparseGPRegressor(inducing=8, max_iter=20, random_state=0),
-    "sor": lambda: SparseGPRegressor(approximation="sor", inducing=8, max_iter=20, random_state=0),
+    "vfe": lambda: SparseGPRegressor(inducing=8, random_state=0, schedule=Joint(max_iter=20)),
+    "sor": lambda: SparseGPRegressor(approximation="sor", inducing=8, random_state=0, schedule=Joint(max_iter=20)),
 }
 
 
@@ -54,7 +55,7 @@ def test_bad_targets_and_estimators_without_a_density_are_named(data):
 def test_grid_search_and_cross_validation_rank_by_the_density(data):
     X, y, Xt, yt = data
     grid = GridSearchCV(
-        SparseGPRegressor(max_iter=30, random_state=0), {"inducing": [2, 12]}, cv=2, scoring=nlpd_scorer
+        SparseGPRegressor(random_state=0, schedule=Joint(max_iter=30)), {"inducing": [2, 12]}, cv=2, scoring=nlpd_scorer
     ).fit(X, y)
     assert grid.best_params_ == {"inducing": 12}  # two inducing inputs cannot follow sin(x1) cos(x2)
     scores = cross_val_score(ExactGPRegressor(max_iter=30), X, y, cv=2, scoring=nlpd_scorer)

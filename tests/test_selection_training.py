@@ -10,6 +10,7 @@ from sparsegp import SparseGPRegressor
 from sparsegp.errors import InputError
 from sparsegp.fitting.training import minimize_reselecting
 from sparsegp.kernels import SquaredExponential
+from sparsegp.options import Alternate, Interleaved, Joint, VariationalEM
 from sparsegp.selection import Evidence, InfoGain, KMeans, SmolaBartlett, VFEGreedy
 
 
@@ -28,7 +29,7 @@ def _kernel():
 def test_selector_as_inducing_fixes_the_training_rows():
     X, y = _data()
     m = SparseGPRegressor(
-        _kernel(), approximation="dtc", inducing=InfoGain(30), optimize="hyperparameters", max_iter=30
+        _kernel(), approximation="dtc", inducing=InfoGain(30), optimize="hyperparameters", schedule=Joint(max_iter=30)
     ).fit(X, y)
     np.testing.assert_array_equal(m.Z_, X[m.inducing_indices_])
     assert len(m.inducing_indices_) == 30 and m.selection_.state.d == 30
@@ -38,7 +39,7 @@ def test_selector_as_inducing_fixes_the_training_rows():
 @pytest.mark.slow
 def test_kmeans_initialises_free_inducing_inputs():
     X, y = _data()
-    m = SparseGPRegressor(_kernel(), inducing=KMeans(12, random_state=0), max_iter=5).fit(X, y)
+    m = SparseGPRegressor(_kernel(), inducing=KMeans(12, random_state=0), schedule=Joint(max_iter=5)).fit(X, y)
     assert m.Z_.shape == (12, 3) and m.inducing_indices_ is None
 
 
@@ -50,10 +51,8 @@ def test_variational_em_never_decreases_the_bound():
         approximation="vfe",
         inducing=VFEGreedy(40, random_state=0),
         optimize="hyperparameters",
-        reselect="em",
-        n_rounds=4,
-        max_iter=40,
         random_state=0,
+        schedule=VariationalEM(n_rounds=4, max_iter=40),
     ).fit(X, y)
     seq = []
     for r in m.rounds_:
@@ -71,9 +70,7 @@ def test_alternation_rounds_and_objective_bookkeeping():
         approximation="sor",
         inducing=Evidence(25, random_state=1),
         optimize="hyperparameters",
-        reselect="alternate",
-        n_rounds=3,
-        max_iter=30,
+        schedule=Alternate(n_rounds=3, max_iter=30),
     ).fit(X, y)
     assert len(m.rounds_) == 3
     for r in m.rounds_:  # the hyper-parameter step never lowers the evidence at its fixed set
@@ -88,8 +85,7 @@ def test_interleaved_selection_improves_on_the_start():
         approximation="dtc",
         inducing=InfoGain(30),
         optimize="hyperparameters",
-        reselect="interleaved",
-        max_iter=25,
+        schedule=Interleaved(max_iter=25),
     ).fit(X, y)
     h = m.optimizer_report_.history
     assert h[-1] < h[0] - 10.0  # negative objective: from the all-ones start it must improve a lot
@@ -99,11 +95,11 @@ def test_interleaved_selection_improves_on_the_start():
 def test_reselect_option_errors():
     X, y = _data(50)
     with pytest.raises(InputError, match="needs a selector"):
-        SparseGPRegressor(inducing=10, optimize="hyperparameters", reselect="em").fit(X, y)
+        SparseGPRegressor(inducing=10, optimize="hyperparameters", schedule=VariationalEM()).fit(X, y)
     with pytest.raises(InputError, match="set optimize='hyperparameters'"):
-        SparseGPRegressor(inducing=InfoGain(5), reselect="alternate").fit(X, y)
-    with pytest.raises(InputError, match="reselect must be"):
-        SparseGPRegressor(inducing=InfoGain(5), reselect="sometimes").fit(X, y)
+        SparseGPRegressor(inducing=InfoGain(5), schedule=Alternate()).fit(X, y)
+    with pytest.raises(InputError, match="schedule must be 'joint' or a schedule"):
+        SparseGPRegressor(inducing=InfoGain(5), schedule="sometimes").fit(X, y)
 
 
 def test_selectors_clone_like_estimators():
@@ -161,10 +157,10 @@ def test_models_fitted_with_selection_save_and_load(tmp_path):
 
     X, y = _data(150)
     m = SparseGPRegressor(
-        _kernel(), inducing=VFEGreedy(12), optimize="hyperparameters", reselect="em", n_rounds=2, max_iter=10
+        _kernel(), inducing=VFEGreedy(12), optimize="hyperparameters", schedule=VariationalEM(n_rounds=2, max_iter=10)
     ).fit(X, y)
     path = tmp_path / "m.npz"
     m.save(path)
     m2 = load_model(path)
-    assert m2.reselect == "em" and m2.n_rounds == 2
+    assert m2.schedule == VariationalEM(n_rounds=2, max_iter=10)
     np.testing.assert_allclose(m2.predict(X[:7]), m.predict(X[:7]), rtol=1e-12)

@@ -24,6 +24,7 @@ from sparsegp.approximations.registry import APPROXIMATIONS
 from sparsegp.backends.jax_sums import whitened_stats
 from sparsegp.backends.replicates import collapse
 from sparsegp.kernels import SquaredExponential
+from sparsegp.options import Joint
 from sparsegp.selection import InfoGain
 from sparsegp.transforms import to_raw
 
@@ -139,7 +140,10 @@ def test_each_target_equals_a_fit_of_that_target_alone(estimator):
 def test_learnt_fits_of_several_targets_and_their_model_files(tmp_path):
     X, Y = problem(n=120, seed=7)
     Xs = np.random.default_rng(8).normal(size=(9, 2))
-    for model in (ExactGPRegressor(max_iter=30), SparseGPRegressor(inducing=12, max_iter=30, random_state=0)):
+    for model in (
+        ExactGPRegressor(max_iter=30),
+        SparseGPRegressor(inducing=12, random_state=0, schedule=Joint(max_iter=30)),
+    ):
         model.fit(X, Y)
         assert model.y_mean_.shape == (3,) and np.all(np.isfinite(model.predict(Xs)))
         loaded = load_model(model.save(tmp_path / type(model).__name__))

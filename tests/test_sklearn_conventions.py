@@ -4,6 +4,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sparsegp import ExactGPRegressor, IVMClassifier, OneVsRestIVMClassifier, SparseGPClassifier, SparseGPRegressor
+from sparsegp.options import Joint
 
 pytestmark = pytest.mark.slow
 
@@ -12,7 +13,7 @@ EXPECTED_FAILED: dict = {}
 
 ESTIMATORS = [
     ExactGPRegressor(max_iter=15),
-    SparseGPRegressor(inducing=20, max_iter=30, random_state=0),
+    SparseGPRegressor(inducing=20, random_state=0, schedule=Joint(max_iter=30)),
     IVMClassifier(size=30, random_state=0),
     OneVsRestIVMClassifier(IVMClassifier(size=30, random_state=0)),
     SparseGPClassifier(inducing=10, max_iter=40, random_state=0),

@@ -6,6 +6,7 @@ from sklearn.preprocessing import StandardScaler
 
 from sparsegp import ExactGPRegressor, InputError, ModelFileError, SparseGPRegressor, load_model
 from sparsegp.kernels import SquaredExponential
+from sparsegp.options import Joint
 
 
 @pytest.mark.slow
@@ -42,7 +43,9 @@ def test_fit_optimises_inducing_inputs_and_improves_bound(toy_regression):
 @pytest.mark.slow
 def test_save_load_round_trip(toy_regression, prediction, tmp_path, rng):
     X, y = toy_regression(50, 2)
-    m = SparseGPRegressor(inducing=6, prediction=prediction, max_iter=30, random_state=0).fit(X, 2 * y + 1)
+    m = SparseGPRegressor(inducing=6, prediction=prediction, random_state=0, schedule=Joint(max_iter=30)).fit(
+        X, 2 * y + 1
+    )
     path = m.save(tmp_path / "m")
     m2 = load_model(path)
     Xs = rng.normal(size=(7, 2))
@@ -60,7 +63,7 @@ def test_corrupt_sparse_model_is_refused(toy_regression, tmp_path):
     import json
 
     X, y = toy_regression(30, 2)
-    m = SparseGPRegressor(inducing=5, max_iter=10).fit(X, y)
+    m = SparseGPRegressor(inducing=5, schedule=Joint(max_iter=10)).fit(X, y)
     path = m.save(tmp_path / "m.npz")
     with np.load(path, allow_pickle=False) as f:
         arrays = {k: f[k] for k in f.files}
@@ -116,7 +119,7 @@ def test_format_1_files_with_optimize_inducing_load_as_one_optimize_option(toy_r
 def test_inducing_given_as_training_indices(toy_regression):
     X, y = toy_regression(40, 2)
     idx = np.array([3, 7, 11, 20])
-    m = SparseGPRegressor(inducing=idx, optimize="hyperparameters", max_iter=10).fit(X, y)
+    m = SparseGPRegressor(inducing=idx, optimize="hyperparameters", schedule=Joint(max_iter=10)).fit(X, y)
     np.testing.assert_array_equal(m.inducing_indices_, idx)
     np.testing.assert_array_equal(m.Z_, X[idx])
     with pytest.raises(InputError, match="distinct integers in 0..39"):
@@ -137,14 +140,14 @@ def test_bad_options_are_named(toy_regression):
     with pytest.raises(InputError, match="at least one inducing point"):
         SparseGPRegressor(inducing=0).fit(X, y)
     with pytest.warns(UserWarning, match="inducing=50 exceeds the 20 distinct training inputs; using all of them"):
-        assert SparseGPRegressor(inducing=50, max_iter=3).fit(X, y).Z_.shape == (20, 2)
+        assert SparseGPRegressor(inducing=50, schedule=Joint(max_iter=3)).fit(X, y).Z_.shape == (20, 2)
     with pytest.raises(InputError, match="inducing has 3 features"):
         SparseGPRegressor(inducing=np.zeros((4, 3))).fit(X, y)
     with pytest.raises(InputError, match="inducing contains"):
         SparseGPRegressor(inducing=np.full((4, 2), np.nan)).fit(X, y)
     with pytest.raises(InputError, match="jitter must be strictly positive"):
         SparseGPRegressor(jitter=-1.0).fit(X, y)
-    m = SparseGPRegressor(inducing=5, prediction="augmented", max_iter=5).fit(X, y)
+    m = SparseGPRegressor(inducing=5, prediction="augmented", schedule=Joint(max_iter=5)).fit(X, y)
     with pytest.raises(InputError, match="return_cov is not available"):
         m.predict(X, return_cov=True)
 
@@ -173,15 +176,19 @@ def test_nystrom_negative_variances_are_reported_not_hidden():
 @pytest.mark.slow
 def test_pipeline_and_grid_search(toy_regression):
     X, y = toy_regression(60, 2)
-    pipe = make_pipeline(StandardScaler(), SparseGPRegressor(inducing=10, max_iter=40, random_state=0)).fit(X, y)
+    pipe = make_pipeline(
+        StandardScaler(), SparseGPRegressor(inducing=10, random_state=0, schedule=Joint(max_iter=40))
+    ).fit(X, y)
     assert pipe.score(X, y) > 0.8
     gs = GridSearchCV(
-        SparseGPRegressor(inducing=8, max_iter=20, random_state=0), {"approximation": ["vfe", "fitc"]}, cv=2
+        SparseGPRegressor(inducing=8, random_state=0, schedule=Joint(max_iter=20)),
+        {"approximation": ["vfe", "fitc"]},
+        cv=2,
     )
     gs.fit(X, y)
     # the search's scores are those of independently cloned and fitted estimators with each setting
     for approximation, score in zip(gs.cv_results_["param_approximation"], gs.cv_results_["mean_test_score"]):
-        again = SparseGPRegressor(inducing=8, max_iter=20, random_state=0, approximation=approximation)
+        again = SparseGPRegressor(inducing=8, random_state=0, approximation=approximation, schedule=Joint(max_iter=20))
         assert cross_val_score(again, X, y, cv=2).mean() == pytest.approx(score, rel=1e-9)
     assert gs.best_estimator_.approximation == gs.best_params_["approximation"]
 
@@ -189,8 +196,8 @@ def test_pipeline_and_grid_search(toy_regression):
 @pytest.mark.slow  # whole fits; the algebra is checked against dense definitions (test_approximations.py)
 def test_chunk_size_does_not_change_the_fit(toy_regression):
     X, y = toy_regression(70, 2)
-    a = SparseGPRegressor(inducing=7, optimize=False, chunk_size=9, random_state=1).fit(X, y)
-    b = SparseGPRegressor(inducing=7, optimize=False, chunk_size=None, random_state=1).fit(X, y)
+    a = SparseGPRegressor(inducing=7, optimize=False, random_state=1, schedule=Joint(chunk_size=9)).fit(X, y)
+    b = SparseGPRegressor(inducing=7, optimize=False, random_state=1, schedule=Joint(chunk_size=None)).fit(X, y)
     assert a.objective_ == pytest.approx(b.objective_, rel=1e-10)
 
 
@@ -219,7 +226,7 @@ def test_optimize_inducing_only_keeps_kernel_and_noise(toy_regression):
 def test_default_predictive_is_of_the_targets(toy_regression):
     """predict(return_std=True) gives the std of y (noise included), as scikit-learn's GPR with a WhiteKernel."""
     X, y = toy_regression(80, 2)
-    m = SparseGPRegressor(inducing=10, random_state=0, max_iter=20).fit(X, y)
+    m = SparseGPRegressor(inducing=10, random_state=0, schedule=Joint(max_iter=20)).fit(X, y)
     Xs = np.random.default_rng(1).normal(size=(15, 2))
     _, std = m.predict(Xs, return_std=True)
     _, latent = m.predict(Xs, return_std=True, include_noise=False)

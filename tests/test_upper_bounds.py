@@ -14,6 +14,7 @@ from sparsegp.approximations.certificate import certify
 from sparsegp.approximations.exact_gp import exact_log_marginal
 from sparsegp.backends.replicates import collapse
 from sparsegp.kernels import SquaredExponential
+from sparsegp.options import Joint, Noise
 
 
 def problem(n, D, seed, noise_sd=0.1, copies=0.0):
@@ -135,7 +136,9 @@ def test_a_fitted_model_reports_its_distance_to_the_exact_gp(approximation, tmp_
     """objective_, upper_bound_ and gap_ against the dense reference at the fitted values: the upper end is
     log p(y) itself (n <= 20,000), so gap_ is log p(y) - F_V; certificate_ says so and survives its file."""
     X, y = problem(200, 2, seed=7, noise_sd=0.02)
-    model = SparseGPRegressor(approximation=approximation, inducing=15, max_iter=200, random_state=0).fit(X, y)
+    model = SparseGPRegressor(
+        approximation=approximation, inducing=15, random_state=0, schedule=Joint(max_iter=200)
+    ).fit(X, y)
     yn = (y - model.y_mean_) / model.y_std_
     log_p, _, _, _, f_v = dense(model.kernel_, model.noise_, X, yn, model.Z_)
     assert model.certificate_["bound"] == "exact" and model.certificate_["seconds"] >= 0
@@ -150,7 +153,7 @@ def test_a_fitted_model_reports_its_distance_to_the_exact_gp(approximation, tmp_
 @pytest.mark.slow
 def test_a_model_file_with_a_malformed_certificate_record_is_refused(tmp_path):
     X, y = problem(60, 1, seed=2)
-    path = SparseGPRegressor(inducing=8, max_iter=30, random_state=0).fit(X, y).save(tmp_path / "m.npz")
+    path = SparseGPRegressor(inducing=8, random_state=0, schedule=Joint(max_iter=30)).fit(X, y).save(tmp_path / "m.npz")
     with np.load(path, allow_pickle=False) as f:
         arrays = {k: f[k] for k in f.files}
     meta = json.loads(str(arrays["__metadata__"]))
@@ -168,7 +171,7 @@ def test_at_every_training_input_the_fit_is_the_exact_gp_with_gap_zero(min_noise
     r = np.random.default_rng(0)
     X = r.uniform(-3, 3, size=(120, 2))
     y = np.sin(X[:, 0]) * np.cos(X[:, 1]) + 1e-3 * r.normal(size=120)
-    model = SparseGPRegressor(inducing=120, min_noise=min_noise, random_state=0).fit(X, y)
+    model = SparseGPRegressor(inducing=120, random_state=0, noise=Noise(minimum=min_noise)).fit(X, y)
     assert np.isfinite(model.objective_) and np.isfinite(model.gap_)
     assert model.certificate_["bound"] == "exact" and model.gap_ / len(y) < 0.01
     yn = (y - model.y_mean_) / model.y_std_
@@ -231,7 +234,7 @@ def test_each_self_report_on_an_ill_conditioned_fit_against_50_digits(name):
         X[:8] = X[-8:] + 1e-8 * r.normal(size=(8, 2))
     y = np.sin(2 * X[:, 0]) + X[:, 1] ** 2
     Z = X if m is None else r.uniform(-1, 1, size=(m, 2))
-    model = SparseGPRegressor(kernel, inducing=Z, noise=noise, min_noise=1e-12, optimize=False).fit(X, y)
+    model = SparseGPRegressor(kernel, inducing=Z, noise=Noise(noise, minimum=1e-12), optimize=False).fit(X, y)
     yn = (y - model.y_mean_) / model.y_std_
     f_v, log_p, loo = _mp_reference(kernel, noise, X, yn, None if m is None else Z, float(model.jitter))
     cond = np.linalg.cond(np.asarray(kernel.K(jnp.asarray(X))) + noise * np.eye(n))

@@ -12,6 +12,7 @@ from scipy.optimize import rosen, rosen_der
 
 from sparsegp import ExactGPRegressor, InputError, SparseGPClassifier, SparseGPRegressor
 from sparsegp.fitting._lbfgsb import lbfgsb
+from sparsegp.options import Alternate, Auto, Joint
 from sparsegp.selection import InfoGain
 from tiers import slow_beyond
 
@@ -106,7 +107,9 @@ def test_twice_k_iterations_warm_are_one_fit_of_2k(estimator):
     def model(**options):
         if estimator == "exact":
             return ExactGPRegressor(**options)
-        return SparseGPRegressor(inducing=24, random_state=0, **options)
+        return SparseGPRegressor(
+            inducing=24, random_state=0, schedule=Joint(max_iter=options.pop("max_iter")), **options
+        )
 
     def objective(m):
         return m.objective_ if estimator == "sparse" else m.log_marginal_likelihood_
@@ -130,7 +133,7 @@ def test_a_warm_start_on_rows_added_since_reaches_the_fit_from_scratch_sooner(es
         options, objective = {}, "log_marginal_likelihood_"
         model = ExactGPRegressor
     else:
-        options = {"inducing": np.arange(0, 400, 17), "optimize": "hyperparameters", "max_iter": 2000}
+        options = {"inducing": np.arange(0, 400, 17), "optimize": "hyperparameters", "schedule": Joint(max_iter=2000)}
         model, objective = SparseGPRegressor, "objective_"
     scratch = model(**options).fit(X, y)
     warm = model(warm_start=True, **options).fit(X[:400], y[:400])
@@ -143,7 +146,7 @@ def test_a_warm_start_on_rows_added_since_reaches_the_fit_from_scratch_sooner(es
 
 def test_free_inducing_inputs_go_on_moving_on_rows_added_since():
     X, y = problem(600, seed=3)
-    options = {"inducing": np.arange(0, 400, 17), "max_iter": 2000}
+    options = {"inducing": np.arange(0, 400, 17), "schedule": Joint(max_iter=2000)}
     scratch = SparseGPRegressor(**options).fit(X, y)
     warm = SparseGPRegressor(warm_start=True, **options).fit(X[:400], y[:400])
     first_z = warm.Z_.copy()
@@ -157,12 +160,15 @@ def test_free_inducing_inputs_go_on_moving_on_rows_added_since():
 @pytest.mark.parametrize("estimator", ["regressor", "classifier"])
 def test_a_warm_start_of_an_auto_fit_grows_on_from_its_size_when_the_cap_is_raised(estimator):
     if estimator == "regressor":
-        (X, y), model = problem(700, seed=4), SparseGPRegressor(max_inducing=16, random_state=0, warm_start=True)
+        (X, y), model = (
+            problem(700, seed=4),
+            SparseGPRegressor(inducing=Auto(max_inducing=16), random_state=0, warm_start=True),
+        )
     else:
         (X, y), model = two_moons(600, seed=1), SparseGPClassifier(max_inducing=16, random_state=0, warm_start=True)
     path = [p["m"] for p in model.fit(X, y).inducing_path_]
     assert path[-1] == 16
-    model.set_params(max_inducing=64).fit(X, y)
+    model.set_params(**{"inducing__max_inducing" if estimator == "regressor" else "max_inducing": 64}).fit(X, y)
     grown = [p["m"] for p in model.inducing_path_]
     assert grown[: len(path)] == path and grown[-1] > 16 and model.Z_.shape[0] == grown[-1]
     if estimator == "regressor":
@@ -171,15 +177,17 @@ def test_a_warm_start_of_an_auto_fit_grows_on_from_its_size_when_the_cap_is_rais
 
 def test_warm_start_refuses_what_it_cannot_continue():
     X, y = problem(200)
-    model = SparseGPRegressor(inducing=12, random_state=0, max_iter=5, warm_start=True).fit(X, y)
+    model = SparseGPRegressor(inducing=12, random_state=0, warm_start=True, schedule=Joint(max_iter=5)).fit(X, y)
     with pytest.raises(InputError, match="warm_start=True continues from the fitted 12 inducing inputs"):
         model.set_params(inducing=20).fit(X, y)
     with pytest.raises(InputError, match="features"):
         model.set_params(inducing=12).fit(X[:, :2], y)
     with pytest.raises(InputError, match="noise of 1 targets|fitted noise"):
-        SparseGPRegressor(inducing=12, noise=np.ones(2), max_iter=5, warm_start=True).fit(X, np.c_[y, y]).fit(X, y)
-    with pytest.raises(InputError, match="warm_start=True with reselect"):
-        model.set_params(inducing=InfoGain(12), optimize="hyperparameters", reselect="alternate").fit(X, y)
+        SparseGPRegressor(inducing=12, noise=np.ones(2), warm_start=True, schedule=Joint(max_iter=5)).fit(
+            X, np.c_[y, y]
+        ).fit(X, y)
+    with pytest.raises(InputError, match="warm_start=True with schedule=Alternate"):
+        model.set_params(inducing=InfoGain(12), optimize="hyperparameters", schedule=Alternate()).fit(X, y)
     with pytest.raises(InputError, match="warm_start must be True or False"):
         SparseGPRegressor(warm_start="yes").fit(X, y)
 

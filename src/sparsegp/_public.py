@@ -14,6 +14,7 @@ MODULES = (
     "sparsegp.classification",
     "sparsegp.datasets",
     "sparsegp.metrics",
+    "sparsegp.options",
 )
 
 

@@ -174,6 +174,7 @@ def _inducing_count(text: str):
 
 def _build_model(args, X):
     from .estimators import ExactGPRegressor, SparseGPRegressor
+    from .options import grouped_options
 
     common = dict(
         kernel=_kernel(args.kernel, X),
@@ -191,7 +192,7 @@ def _build_model(args, X):
 
         size = SELECTED_SIZE if inducing == "auto" else inducing  # a greedy set has a size
         inducing = SELECTORS[args.select](size, random_state=args.seed)
-    return SparseGPRegressor(
+    options = dict(
         approximation=args.model,
         inducing=inducing,
         optimize="hyperparameters" if args.fixed_inducing else True,
@@ -205,6 +206,7 @@ def _build_model(args, X):
         tol=args.tol,
         **common,
     )
+    return SparseGPRegressor(**grouped_options(options))  # the command line's flat options, grouped
 
 
 def cmd_datasets(args):

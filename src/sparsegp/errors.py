@@ -128,7 +128,8 @@ class InducingWarning(UserWarning):
     {toy_regression}
     >>> y = np.sin(4 * X[:, 0]) + 0.1 * rng.normal(size=200)  # a faster wave than 16 inducing inputs can follow
     >>> from sparsegp import SparseGPRegressor
-    >>> model = SparseGPRegressor(max_inducing=16, random_state=0).fit(X, y)
+    >>> from sparsegp.options import Auto
+    >>> model = SparseGPRegressor(inducing=Auto(max_inducing=16), random_state=0).fit(X, y)
     >>> model.stop_reason_
     'max_inducing: m = 16'
     >>> model.certificate_["bound"]  # at most 20,000 rows: gap_ is log p(y) - F_V itself, the KL divergence
@@ -147,9 +148,10 @@ class CertificateWarning(UserWarning):
     >>> import warnings
     {toy_regression}
     >>> from sparsegp import CertificateWarning, SparseGPRegressor
+    >>> from sparsegp.options import Auto
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("error", CertificateWarning)
-    ...     model = SparseGPRegressor(max_inducing=16, random_state=0).fit(X, y)
+    ...     model = SparseGPRegressor(inducing=Auto(max_inducing=16), random_state=0).fit(X, y)
     >>> bool(model.objective_ <= model.upper_bound_)  # F_V <= log p(y) <= upper bound
     True
     """

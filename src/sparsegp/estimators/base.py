@@ -542,11 +542,24 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         return mean, np.sqrt(cov)
 
     # ---- persistence (save / load from persistence.SaveLoadMixin) ---------------------
+    @staticmethod
+    def _options_to_file(params: dict) -> dict:
+        """The parameters as a model file keeps them (``_json_params`` of these)."""
+        return params
+
+    @staticmethod
+    def _options_from_file(params: dict) -> dict:
+        """The constructor's parameters from a model file's."""
+        return params
+
+    def _file_params(self):
+        return self._options_to_file(self.get_params(deep=False))
+
     def _base_state(self):
         return {
             "params": {  # an array (noise, one per target) as a list
                 k: v.tolist() if isinstance(v, np.ndarray) else v
-                for k, v in self.get_params(deep=False).items()
+                for k, v in self._file_params().items()
                 if k in self._json_params
             },
             "kernel": self.kernel_.to_dict(),

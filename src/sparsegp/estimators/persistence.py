@@ -57,8 +57,8 @@ def construct(cls, meta: dict, allowed):
     if unknown:
         raise ModelFileError(f"metadata 'params' has unknown entries {sorted(unknown)}")
     try:
-        model = cls(**params)
-    except TypeError as exc:
+        model = cls(**getattr(cls, "_options_from_file", dict)(params))
+    except (TypeError, InputError) as exc:
         raise ModelFileError(f"metadata 'params' do not match {cls.__name__}: {exc}") from None
     try:
         model.kernel_ = kernel_from_dict(require(meta, "kernel", dict))
@@ -210,7 +210,8 @@ def load_model(path):
     >>> import os, tempfile
     {toy_regression}
     >>> from sparsegp import SparseGPRegressor, load_model
-    >>> path = SparseGPRegressor(max_inducing=16, random_state=0).fit(X, y).save(
+    >>> from sparsegp.options import Auto
+    >>> path = SparseGPRegressor(inducing=Auto(max_inducing=16), random_state=0).fit(X, y).save(
     ...     os.path.join(tempfile.mkdtemp(), "sgpr.npz"))
     >>> type(load_model(path)).__name__
     'SparseGPRegressor'

@@ -17,6 +17,7 @@ from ..fitting.calibration import warn_if_sor_too_narrow
 from ..fitting.config import sparse_config
 from ..fitting.pipeline import fit_sparse
 from ..linalg import INDUCING_JITTER
+from ..options import ALIASES, DEPRECATED, flat_options, grouped_options, set_grouped
 from ..validation import as_float_vector
 from . import persistence
 from .base import COMMON_JSON_PARAMS, PREDICT_OPTIONS, GPRegressorBase
@@ -37,9 +38,10 @@ class SparseGPRegressor(GPRegressorBase):
     approximation : {"vfe", "dtc", "fitc", "sor"}
         VFE: Titsias's variational bound (the default; never above the exact evidence). DTC: Seeger et al.'s
         projected process. FITC: Snelson & Ghahramani's SPGP. SoR: Quiñonero-Candela & Rasmussen's reduced-rank GP.
-    inducing : "auto", int, int array of shape (m,), float array of shape (m, D), Selector or KMeans
-        "auto" (the default): the fit chooses m (:mod:`sparsegp.fitting.growth`): all distinct inputs, the exact
-        GP, where there are at most ``max_inducing`` (under None, also where the exact GP costs less than the
+    inducing : "auto", Auto, int, int array of shape (m,), float array of shape (m, D), Selector or KMeans
+        "auto" (the default; ``Auto(max_inducing, time_budget)`` of :mod:`sparsegp.options` sets its limits): the
+        fit chooses m (:mod:`sparsegp.fitting.growth`): all distinct inputs, the exact GP, where there are at most
+        ``max_inducing`` (under None, also where the exact GP costs less than the
         sparse objective at the device's cap: up to 2.12 times it); else doubling m from 256 until the last doubling raised the
         objective, or the gap falls, below 0.01 nats per row, or a budget is reached. An int m draws m distinct
         training inputs at random (``random_state``); an integer array names training rows
@@ -51,51 +53,27 @@ class SparseGPRegressor(GPRegressorBase):
         Quiñonero-Candela & Rasmussen's extra weight per test point (eqs. 28-29, O(n m) per point; keeps the
         training inputs). "nystrom": their eq. 39 (may give negative variances). The last two need approximation
         "sor", "dtc" or "vfe".
-    reselect : {None, "alternate", "em", "interleaved"}
-        With a selector as ``inducing`` and ``optimize="hyperparameters"``, how selection and hyper-parameter
-        learning are combined. None: select once at the initial hyper-parameters. "alternate": ``n_rounds`` rounds
-        of selection at fixed hyper-parameters then evidence maximisation at a fixed set (Quinonero-Candela &
-        Rasmussen's HPEV-SGEV / HPEV-SGGP, 10 rounds; ``max_iter`` per round). "em": Titsias's variational EM, the
-        set grown in ``n_rounds`` E-steps (greedy inclusions at fixed hyper-parameters) each followed by an M-step
-        (``max_iter`` L-BFGS iterations at the fixed set); with ``approximation="vfe"`` the bound never decreases.
-        "interleaved": Seeger et al.'s scheme, the set re-selected at every new search direction of an L-BFGS run
-        and held fixed during its line search.
-    n_rounds : int
-        Rounds of "alternate" / "em".
-    max_inducing, time_budget : int, float or None
-        With ``inducing="auto"``: the largest m, and the seconds after which the set stops growing. None for
-        ``max_inducing``: the device's, 1,024 on a CPU and more on an accelerator with the memory
-        (:func:`sparsegp.fitting.growth.max_inducing`).
-    tol : float or None
-        Convergence on progress: a run stops once the objective rose by less than ``tol`` nats per training row
-        per iteration (averaged over ten iterations; 10 ``tol`` for the sizes "auto" passes through). None: 1e-4
-        with ``inducing="auto"``; with an explicit set, L-BFGS-B's own tests only (``max_iter`` caps either way).
-    subset : int or None
-        The large-n strategy: learn the hyper-parameters and inducing inputs on ``subset`` training rows drawn at
-        random (``max_iter`` iterations at O(subset m^2) each), then refine them on all rows for ``refine_iter``
-        iterations (each one or more passes over the data), and compute the posterior from all rows in one pass.
-        None: every iteration on all rows.
-    refine_iter : int
-        L-BFGS iterations on all rows after the subset stage (0: none).
     optimize : {True, "hyperparameters", "inducing", False}
         What the fit learns. True: the kernel hyper-parameters, the noise and the inducing inputs jointly (Titsias
         sec. 4, SPGP). "hyperparameters": the kernel and noise, the inducing inputs kept where they started (the
         papers' fixed active sets). "inducing": only the inducing inputs, at the given kernel and noise (Titsias's
         Boston experiment, Fig. 2 a-c). False: nothing; everything as given.
-    noise : float or array of shape (k,)
+    noise : float, array of shape (k,) or Noise
         Initial Gaussian noise variance sigma^2 (normalised targets), as in :class:`ExactGPRegressor`.
         An array of k values, for y of k columns, gives each target a noise variance of its own (``noise_`` then
-        holds k).
-    n_restarts : int
-        Extra L-BFGS-B starts from perturbed initial points; the best is kept.
-    max_iter : int
-        L-BFGS-B iterations per start (per round with ``reselect``; on the subset with ``subset``).
+        holds k). ``Noise(value, prior=..., minimum=...)`` (:mod:`sparsegp.options`) adds a hyper-prior on it
+        (:mod:`sparsegp.priors`) and its lower bound during optimisation (1e-6).
+    schedule : "joint" or Schedule
+        How the fit runs, and its limits (:mod:`sparsegp.options`). "joint" (``Joint()``): everything ``optimize``
+        names learnt at once. With a selector as ``inducing`` and ``optimize="hyperparameters"``, ``Alternate``
+        (Quiñonero-Candela & Rasmussen's HPEV-SGEV / HPEV-SGGP), ``VariationalEM`` (Titsias's variational EM) or
+        ``Interleaved`` (Seeger et al.'s re-selection at every search direction) combine selection with learning.
+        ``SubsetThenAll(subset)``: the large-n strategy, learnt on ``subset`` rows, refined and finished on all.
+        Each carries ``max_iter`` (500), ``n_restarts``, ``tol``, ``chunk_size`` and ``checkpoint`` (a model file
+        the fit saves the state it has reached to, :mod:`sparsegp.fitting.checkpoint`); nested parameters set them:
+        ``set_params(schedule__max_iter=50)``.
     normalize_y : bool
         Standardise the targets before fitting (predictions are mapped back).
-    noise_prior : prior or None
-        Hyper-prior on the noise variance (:mod:`sparsegp.priors`), as in :class:`ExactGPRegressor`.
-    min_noise : float
-        Lower bound on the noise variance during optimisation.
     random_state : int, Generator or None
         Seed for the inducing inputs drawn at random, the subsets and the restarts.
     warm_start : bool
@@ -104,11 +82,7 @@ class SparseGPRegressor(GPRegressorBase):
         ``inducing="auto"`` the growth goes on from the fitted size and its path, without the exact GP's start on a
         subset: the size is converged further and the rules asked again (a larger ``max_inducing`` lets it grow on).
         Where the last optimiser run stopped at ``max_iter``, the next goes on from its L-BFGS-B state: a fit of k
-        iterations and a warm fit of k more are one fit of 2k. Not with ``reselect``.
-    checkpoint : str, path, Checkpoint or None
-        A model file the fit saves the state it has reached to, at most every 60 seconds
-        (``Checkpoint(path, every=seconds)`` for another interval; :mod:`sparsegp.fitting.checkpoint`), and the
-        fitted model at the end. :func:`~sparsegp.load_model` reads it; with ``warm_start=True`` a fit goes on from it.
+        iterations and a warm fit of k more are one fit of 2k. Not with a schedule that re-selects the set.
     verbose : bool
         Show a progress bar.
     callback : callable or None
@@ -120,8 +94,9 @@ class SparseGPRegressor(GPRegressorBase):
         checks); "drop" fits exact copies of a record (inputs and target) once.
     jitter : float
         Relative jitter added to K_uu (times its mean diagonal).
-    chunk_size : int or None
-        Training rows per chunk of the statistics (None: about 8 MiB of K_uf).
+    n_restarts, max_iter, tol, chunk_size, checkpoint, reselect, n_rounds, subset, refine_iter, max_inducing, time_budget, noise_prior, min_noise
+        Deprecated, removed in the next version (a FutureWarning at ``fit``): the options of ``schedule``,
+        ``inducing=Auto(...)`` and ``noise=Noise(...)``, which a given alias overrides.
 
     Attributes
     ----------
@@ -136,11 +111,11 @@ class SparseGPRegressor(GPRegressorBase):
     selection_ : Selection or None
         The last :class:`~sparsegp.selection.Selection` when a selector chose the set.
     stages_ : list of dict
-        With ``subset``, one record per stage: rows used and the optimiser's report; with
+        With ``SubsetThenAll``, one record per stage: rows used and the optimiser's report; with
         ``inducing="auto"`` on more than 512 rows, first the exact GP's start on a subset (rows, iterations,
         seconds, each candidate start's bound and the one ``chosen``).
     rounds_ : list of dict
-        With ``reselect`` "alternate" / "em", one record per round (size, objective after each step).
+        With ``Alternate`` / ``VariationalEM``, one record per round (size, objective after each step).
     objective_ : float
         The approximation's objective at the fit: its log marginal likelihood, or VFE's bound F_V.
     stop_reason_ : str or None
@@ -184,7 +159,8 @@ class SparseGPRegressor(GPRegressorBase):
 
     {toy_regression}
     >>> from sparsegp import SparseGPRegressor
-    >>> model = SparseGPRegressor(max_inducing=16, random_state=0).fit(X, y)
+    >>> from sparsegp.options import Auto
+    >>> model = SparseGPRegressor(inducing=Auto(max_inducing=16), random_state=0).fit(X, y)
     >>> model.Z_.shape
     (16, 1)
     >>> bool(model.objective_ <= model.upper_bound_), bool(model.gap_ / len(y) < 0.01)  # nats per row
@@ -216,42 +192,61 @@ class SparseGPRegressor(GPRegressorBase):
         prediction="standard",
         noise=1.0,
         optimize=True,
-        n_restarts=0,
-        max_iter=500,
+        schedule="joint",
         normalize_y=True,
-        noise_prior=None,
-        min_noise=1e-6,
         duplicates="collapse",
         jitter=INDUCING_JITTER,
-        chunk_size=None,
-        reselect=None,
-        n_rounds=10,
-        subset=None,
-        refine_iter=3,
-        max_inducing=None,
-        time_budget=None,
-        tol=None,
         random_state=None,
         warm_start=False,
-        checkpoint=None,
         verbose=False,
         callback=None,
+        # deprecated aliases of the grouped options (sparsegp.options), kept for one version
+        n_restarts=DEPRECATED,
+        max_iter=DEPRECATED,
+        tol=DEPRECATED,
+        chunk_size=DEPRECATED,
+        checkpoint=DEPRECATED,
+        reselect=DEPRECATED,
+        n_rounds=DEPRECATED,
+        subset=DEPRECATED,
+        refine_iter=DEPRECATED,
+        max_inducing=DEPRECATED,
+        time_budget=DEPRECATED,
+        noise_prior=DEPRECATED,
+        min_noise=DEPRECATED,
     ):
         self.kernel, self.approximation = kernel, approximation
-        self.inducing = inducing
-        self.prediction = prediction
-        self.noise = noise
-        self.optimize = optimize
-        self.n_restarts = n_restarts
-        self.max_iter = max_iter
-        self.normalize_y = normalize_y
-        self.noise_prior, self.min_noise = noise_prior, min_noise
-        self.duplicates = duplicates
-        self.jitter, self.chunk_size = jitter, chunk_size
-        self.reselect, self.n_rounds, self.subset, self.refine_iter = reselect, n_rounds, subset, refine_iter
-        self.max_inducing, self.time_budget, self.tol = max_inducing, time_budget, tol
-        self.random_state, self.warm_start, self.checkpoint = random_state, warm_start, checkpoint
+        self.inducing, self.prediction = inducing, prediction
+        self.noise, self.optimize, self.schedule = noise, optimize, schedule
+        self.normalize_y, self.duplicates, self.jitter = normalize_y, duplicates, jitter
+        self.random_state, self.warm_start = random_state, warm_start
         self.verbose, self.callback = verbose, callback
+        given = locals()  # the deprecated aliases, kept as given (scikit-learn's clone reads them back)
+        vars(self).update({name: given[name] for name in ALIASES})
+
+    def set_params(self, **params):
+        """scikit-learn's ``set_params``; a nested ``schedule__max_iter``, ``inducing__max_inducing`` or
+        ``noise__prior`` puts a modified copy of the option object in (starting from the default's object where
+        the parameter holds a plain value such as ``"joint"``, ``"auto"`` or a number).
+
+        Parameters
+        ----------
+        **params
+            Parameters by name, nested ones as ``group__option``.
+
+        Returns
+        -------
+        SparseGPRegressor
+            self.
+
+        Examples
+        --------
+        >>> from sparsegp import SparseGPRegressor
+        >>> model = SparseGPRegressor().set_params(schedule__max_iter=50, inducing__max_inducing=64)
+        >>> model.schedule, model.inducing
+        (Joint(max_iter=50), Auto(max_inducing=64))
+        """
+        return super().set_params(**set_grouped(self, params))
 
     def fit(self, X, y, noise_variance=None):
         """Fit what ``optimize`` names (hyper-parameters, inducing inputs), cache the posterior, compute the
@@ -318,7 +313,7 @@ class SparseGPRegressor(GPRegressorBase):
         return Rows(X, y)
 
     def _log_objective(self, kernel, noise, rows: Rows):
-        chunk = chunk_size_for(rows.X.shape[0], self.Z_.shape[0], self.chunk_size)
+        chunk = chunk_size_for(rows.X.shape[0], self.Z_.shape[0], self._file_params()["chunk_size"])
         X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
         return APPROXIMATIONS[self.approximation].objective(
             kernel, jnp.asarray(self.Z_), noise, X, y, chunk=chunk, jitter=float(self.jitter), **rows.weights()
@@ -430,6 +425,10 @@ class SparseGPRegressor(GPRegressorBase):
         warn_if_sor_too_narrow(omitted, np.asarray(var) + self.noise_, stacklevel=4)
 
     # ---- persistence -------------------------------------------------------------
+    # a model file keeps the flat options (every format has)
+    _options_to_file = staticmethod(flat_options)
+    _options_from_file = staticmethod(grouped_options)
+
     def _get_state(self):
         return sparse_state(self)
 

@@ -40,10 +40,10 @@ def sparse_from_state(cls, meta, arrays):
     """A :class:`SparseGPRegressor` from a model file's metadata and arrays, every field validated."""
     model = cls._restore_base(_one_optimize_option(meta))
     try:
-        check_sparse_options(model.get_params(deep=False))
+        check_sparse_options(model._file_params())
     except InputError as exc:
         raise ModelFileError(f"metadata 'params' are invalid: {exc}") from None
-    inducing = model.inducing  # absent before format 5: "auto"
+    inducing = model._file_params()["inducing"]  # absent before format 5: "auto"
     if not (inducing == "auto" or (isinstance(inducing, int) and not isinstance(inducing, bool) and inducing >= 1)):
         raise ModelFileError(f"metadata 'params' entry 'inducing' must be 'auto' or a number m >= 1, got {inducing!r}")
     D = model.n_features_in_

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..estimators import ExactGPRegressor, SparseGPRegressor
 from ..kernels import SquaredExponential
+from ..options import Joint
 from ..priors import GammaPrecision, LogNormal
 
 SEEGER_PRIOR_SD = 2.0  # sd of seeger_model's log-normal hyper-priors, in log units
@@ -43,7 +44,7 @@ def titsias_sparse(kernel, approximation: str, m: int, *, max_iter: int, random_
         inducing=m,
         noise=0.1,
         normalize_y=False,
-        max_iter=max_iter,
+        schedule=Joint(max_iter=max_iter),
         random_state=random_state,
         **options,
     )

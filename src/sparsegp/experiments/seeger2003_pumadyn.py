@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import datasets
 from ..estimators import ExactGPRegressor, SparseGPRegressor
+from ..options import Interleaved, Joint, Noise
 from ..progress import progress_bar
 from ..transforms import to_positive
 from .protocols import exact_on_subset, fixed_sparse, seeger_model
@@ -108,12 +109,10 @@ def model_selection(n_ms, configs, runs, max_iter, verbose=False):
                         kernel,
                         approximation="dtc",
                         inducing=InfoGain(d) if method == "info-gain" else Random(d),
-                        noise=0.1,
-                        noise_prior=noise_prior,
+                        noise=Noise(0.1, prior=noise_prior),
                         optimize="hyperparameters",
                         normalize_y=False,
-                        reselect=None if method == "fixed" else "interleaved",
-                        max_iter=max_iter,
+                        schedule=(Joint if method == "fixed" else Interleaved)(max_iter=max_iter),
                         random_state=r,
                     ).fit(Xm, ym)
                 run = {"error": avg_sq_error(model, Xt, yt), "n_iter": int(model.n_iter_)}

@@ -21,6 +21,7 @@ from .._atomic import replaced_atomically
 from ..estimators import ExactGPRegressor, SparseGPRegressor
 from ..fitting.training import FTOL, GTOL
 from ..kernels import SquaredExponential
+from ..options import Joint
 from .protocols import titsias_sparse
 from .steps import direct
 
@@ -108,7 +109,7 @@ def snelson(
             inducing=np.asarray(fitted["vfe"].Z_),
             noise=exact.noise_,
             normalize_y=False,
-            max_iter=2000,
+            schedule=Joint(max_iter=2000),
         ).fit(X, y)
         mean, std = again.predict(Xs, return_std=True, include_noise=False)
         results[approximation]["from_optimal_start"] = {

@@ -20,6 +20,7 @@ import numpy as np
 from .. import datasets, metrics
 from ..estimators import ExactGPRegressor, SparseGPRegressor
 from ..kernels import SquaredExponential
+from ..options import Joint
 from ..progress import progress_bar
 from .protocols import fixed_sparse, titsias_sparse
 
@@ -80,8 +81,8 @@ def fixed_hyperparameters(m_values, repeats, max_iter, verbose=False):
                         noise=noise,
                         optimize="inducing",
                         normalize_y=False,
-                        max_iter=max_iter,
                         random_state=r,
+                        schedule=Joint(max_iter=max_iter),
                     ).fit(X, y)
                     kl[a][i, r], kl_mean[a][i, r] = _kl(
                         e_mean, e_cov, *model.predict(Xt, return_cov=True, include_noise=False)

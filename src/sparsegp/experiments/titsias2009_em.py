@@ -17,6 +17,7 @@ import numpy as np
 from .. import datasets, metrics
 from ..estimators import SparseGPRegressor
 from ..kernels import SquaredExponential
+from ..options import Joint, VariationalEM
 from ..progress import progress_bar
 from ..selection import VFEGreedy
 
@@ -51,9 +52,7 @@ def variational_em(
                 approximation=a,
                 inducing=VFEGreedy(m, candidates=candidates),
                 optimize="hyperparameters",
-                reselect="em",
-                n_rounds=rounds,
-                max_iter=max_iter,
+                schedule=VariationalEM(n_rounds=rounds, max_iter=max_iter),
                 **common,
             ).fit(X, y)
             seq, e_steps = _steps(model.rounds_)
@@ -70,7 +69,11 @@ def variational_em(
             bar.update(1)
         t0 = time.perf_counter()
         opt = SparseGPRegressor(
-            SquaredExponential(np.ones(D), 1.0), approximation="vfe", inducing=m, max_iter=opt_iter, **common
+            SquaredExponential(np.ones(D), 1.0),
+            approximation="vfe",
+            inducing=m,
+            schedule=Joint(max_iter=opt_iter),
+            **common,
         ).fit(X, y)
         mean, std = opt.predict(Xt, return_std=True)
         out["vfe_pseudo_inputs"] = {

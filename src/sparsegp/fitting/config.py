@@ -18,6 +18,7 @@ from ..approximations.base import PREDICTIONS
 from ..approximations.registry import APPROXIMATIONS, Approximation
 from ..errors import InputError
 from ..linalg import INDUCING_JITTER
+from ..options import flat_options, schedule_name
 from ..selection import Selector
 from ..validation import check_int, check_positive
 from .checkpoint import as_checkpoint
@@ -170,7 +171,7 @@ def check_sparse_options(p: dict) -> None:
         if p["reselect"] is not None:
             raise InputError(
                 f"subset={p['subset']} and reselect={p['reselect']!r} cannot be combined: the subset "
-                "stage learns the inducing inputs by gradient, use reselect=None"
+                "stage learns the inducing inputs by gradient; use schedule=SubsetThenAll(...) alone"
             )
     check_int(p["refine_iter"], "refine_iter")
     if p["max_inducing"] is not None:
@@ -184,7 +185,7 @@ def check_sparse_options(p: dict) -> None:
 
 def sparse_config(estimator) -> SparseConfig:
     """The configuration of a :class:`~sparsegp.SparseGPRegressor` about to fit."""
-    p = estimator.get_params(deep=False)
+    p = flat_options(estimator.get_params(deep=False), warn=True)
     check_sparse_options(p)
     p["checkpoint"] = as_checkpoint(p["checkpoint"])
     config = SparseConfig(
@@ -194,18 +195,19 @@ def sparse_config(estimator) -> SparseConfig:
         **{name: p[name] for name in SparseConfig.__dataclass_fields__ if name not in FitConfig.__dataclass_fields__},
     )
     if config.reselect is not None:
+        kind = f"schedule={schedule_name(config.reselect)}"
         if not isinstance(config.inducing, Selector):
-            raise InputError(f"reselect={config.reselect!r} needs a selector as inducing (e.g. InfoGain(256))")
+            raise InputError(f"{kind} needs a selector as inducing (e.g. InfoGain(256))")
         if config.learns.inducing:
             raise InputError(
-                f"reselect={config.reselect!r} keeps the inducing inputs at training rows: "
+                f"{kind} keeps the inducing inputs at training rows: "
                 f"set optimize='hyperparameters' (got optimize={config.optimize!r})"
             )
         check_int(config.n_rounds, "n_rounds", minimum=1)
         if config.warm is not None:
             raise InputError(
-                f"warm_start=True with reselect={config.reselect!r} is not available (each round re-selects the set "
-                "from the data); fit with warm_start=False"
+                f"warm_start=True with {kind} is not available (each round re-selects the set from the data); fit "
+                "with warm_start=False"
             )
     asked = config.inducing if isinstance(config.inducing, (int, np.integer)) else None
     if config.warm is not None and asked is not None and not isinstance(asked, bool):
