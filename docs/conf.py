@@ -77,6 +77,7 @@ API_TITLES = {
     "sparsegp.classification": "Classification: the IVM",
     "sparsegp.datasets": "Datasets",
     "sparsegp.metrics": "Metrics",
+    "sparsegp.options": "Grouped options: schedules, the inducing set's growth, the noise",
 }
 
 
