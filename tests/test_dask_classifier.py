@@ -10,6 +10,7 @@ distributed = pytest.importorskip("distributed")
 from sparsegp import InputError, SparseGPClassifier  # noqa: E402
 from sparsegp.classification.dask_svgp import DaskClassRows  # noqa: E402
 from sparsegp.classification.likelihoods import Bernoulli, Softmax  # noqa: E402
+from sparsegp.classification.svgp import FAMILY  # noqa: E402
 from sparsegp.fitting.classifier_fit import InMemoryRows, collapse_rows  # noqa: E402
 from sparsegp.fitting.training import flat_value_and_grad  # noqa: E402
 from sparsegp.kernels import SquaredExponential  # noqa: E402
@@ -38,18 +39,20 @@ def test_bound_and_gradient_equal_in_memory(client, lik, classes):
         "mean": jnp.zeros(L),
     }
     memory = InMemoryRows(collapse_rows(X, y, classes))
-    objective, args, _ = memory.problem(lik, 32, 1.7)
+    objective, args, _ = memory.problem(FAMILY, lik, 32, 1.7)
     f_mem, g_mem = flat_value_and_grad(objective, params)(
         np.concatenate([np.ravel(np.asarray(v)) for v in __import__("jax").tree_util.tree_leaves(params)]), *args
     )
     dask_rows = DaskClassRows(da.from_array(X, chunks=70), da.from_array(y, chunks=70), classes)
-    _, _, value_and_grad = dask_rows.problem(lik, 32, 1.7)
+    _, _, value_and_grad = dask_rows.problem(FAMILY, lik, 32, 1.7)
     f_dask, g_dask = value_and_grad(params)
     flat_dask = np.concatenate([np.ravel(np.asarray(v)) for v in __import__("jax").tree_util.tree_leaves(g_dask)])
     assert f_dask == pytest.approx(float(f_mem), rel=1e-10)
     np.testing.assert_allclose(flat_dask, np.asarray(g_mem), rtol=1e-8, atol=1e-10)
     # the rows' sites for the natural steps: summed over partitions as in memory
-    for on_dask, in_memory in zip(dask_rows.site_sums(params, lik, 32, 1.7), memory.site_sums(params, lik, 32, 1.7)):
+    for on_dask, in_memory in zip(
+        dask_rows.site_sums(FAMILY, params, lik, 32, 1.7), memory.site_sums(FAMILY, params, lik, 32, 1.7)
+    ):
         np.testing.assert_allclose(np.asarray(on_dask), np.asarray(in_memory), rtol=1e-10, atol=1e-12)
 
 

@@ -21,40 +21,37 @@ from ..backends.dask_sums import _client
 from ..backends.jax_sums import chunk_size_for
 from ..errors import DistributedError, InputError
 from ..validation import check_label_values
-from . import svgp
 
 POOL_ROWS = 8192  # rows brought to the driver for the selection and the check
 
 
-@partial(jax.jit, static_argnames=("likelihood", "chunk"))
-def _rows_value_and_grad(params, X, y, w, likelihood, chunk: int):
+@partial(jax.jit, static_argnames=("family", "likelihood", "chunk"))
+def _rows_value_and_grad(params, X, y, w, family, likelihood, chunk: int):
     def rows(p):
-        return svgp.expected_log_density_sum(svgp.posterior_of(p), likelihood, X, y, w, chunk)
+        return family.expected_log_density(p, likelihood, X, y, w, chunk)
 
     return jax.value_and_grad(rows)(params)
 
 
-def _part_value_and_grad(part, params, likelihood, chunk: int, s: float):
+def _part_value_and_grad(part, params, family, likelihood, chunk: int, s: float):
     """One partition's (rows, value, gradient) of its rows' sum, inputs divided by ``s``."""
     X, y = part
     value, grad = _rows_value_and_grad(
-        params, jnp.asarray(X / s), jnp.asarray(y), jnp.ones(X.shape[0]), likelihood, chunk
+        params, jnp.asarray(X / s), jnp.asarray(y), jnp.ones(X.shape[0]), family, likelihood, chunk
     )
     return X.shape[0], float(value), jax.tree_util.tree_map(np.asarray, grad)
 
 
-def _part_site_sums(part, params, likelihood, chunk: int, s: float):
+def _part_site_sums(part, params, family, likelihood, chunk: int, s: float):
     """One partition's (rows, P, h, e) of :func:`sparsegp.classification.svgp.site_sums`."""
     X, y = part
-    P, h, e = svgp.site_sums(
-        svgp.posterior_of(params), likelihood, jnp.asarray(X / s), jnp.asarray(y), jnp.ones(X.shape[0]), chunk
-    )
+    P, h, e = family.site_sums(params, likelihood, jnp.asarray(X / s), jnp.asarray(y), jnp.ones(X.shape[0]), chunk)
     return X.shape[0], np.asarray(P), np.asarray(h), float(e)
 
 
-def _kl_value_and_grad(params):
+def _kl_value_and_grad(params, family):
     def kl(p):
-        return svgp.kl_whitened(p["q_mu"], p["q_sqrt"]) - p["kernel"].log_prior()
+        return family.kl(p) - p["kernel"].log_prior()
 
     return jax.value_and_grad(kl)(params)
 
@@ -118,21 +115,21 @@ class DaskClassRows:
             raise DistributedError("a partition's rows were lost during the evaluation; fit again")
         return results
 
-    def site_sums(self, params, likelihood, chunk: int, s: float):
+    def site_sums(self, family, params, likelihood, chunk: int, s: float):
         """(P, h, e) of :func:`sparsegp.classification.svgp.site_sums`, summed over the partitions."""
-        results = self._map(_part_site_sums, params, likelihood=likelihood, chunk=chunk, s=s)
+        results = self._map(_part_site_sums, params, family=family, likelihood=likelihood, chunk=chunk, s=s)
         return tuple(sum(r[k] for r in results) for k in (1, 2, 3))
 
-    def problem(self, likelihood, chunk: int, s: float):
+    def problem(self, family, likelihood, chunk: int, s: float):
         """(None, (), value_and_grad): -bound and its gradient, the rows' part summed over the partitions."""
 
         def value_and_grad(params):
-            results = self._map(_part_value_and_grad, params, likelihood=likelihood, chunk=chunk, s=s)
+            results = self._map(_part_value_and_grad, params, family=family, likelihood=likelihood, chunk=chunk, s=s)
             value = sum(r[1] for r in results)
             grad = results[0][2]
             for r in results[1:]:
                 grad = jax.tree_util.tree_map(np.add, grad, r[2])
-            kl, kl_grad = _kl_value_and_grad(params)
+            kl, kl_grad = _kl_value_and_grad(params, family)
             return -value + float(kl), jax.tree_util.tree_map(lambda a, b: np.asarray(b) - a, grad, kl_grad)
 
         return None, (), value_and_grad

@@ -23,6 +23,7 @@ Shapes: ``Z`` (M, D), ``q_mu`` (M, L), ``q_sqrt`` (L, M, M) lower-triangular, ``
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -294,7 +295,68 @@ def lower_mask(M: int, L: int) -> np.ndarray:
     return np.broadcast_to(np.tril(np.ones((M, M), dtype=bool)), (L, M, M)).copy()
 
 
+@dataclass(frozen=True)
+class WhitenedGaussian:
+    """The classifier's variational family as one object: q(v) = N(m, L_S L_S^T) per latent function over
+    whitened inducing variables (the module docstring). Everything the fit and the estimator ask of q goes
+    through it: where it starts, which entries move, its KL term, its posterior and predictive, its natural
+    step, how it grows with Z and its leave-one-out predictive; each method is one of the pure functions above."""
+
+    jitter: float = JITTER
+    description: str = "whitened full-covariance Gaussian q(u) per latent function (Hensman et al. 2015)"
+
+    def start(self, M: int, L: int):
+        """(q_mu, q_sqrt) of the prior, q(v) = N(0, I) (:func:`whitened_prior`)."""
+        return whitened_prior(M, L)
+
+    def mask(self, M: int, L: int) -> np.ndarray:
+        """The entries of q_sqrt the optimiser moves (:func:`lower_mask`)."""
+        return lower_mask(M, L)
+
+    def kl(self, params):
+        """KL(q(v) || N(0, I)) (:func:`kl_whitened`)."""
+        return kl_whitened(params["q_mu"], params["q_sqrt"])
+
+    def posterior(self, params) -> Posterior:
+        """The :class:`Posterior` of a parameter dict (:func:`posterior_of`)."""
+        return posterior_of(params, self.jitter)
+
+    def negative_bound(self, likelihood, chunk: int) -> NegativeBound:
+        """-L as the optimiser's objective ``f(params, X, y, w)`` (:class:`NegativeBound`)."""
+        return NegativeBound(likelihood, chunk, self.jitter)
+
+    def expected_log_density(self, params, likelihood, X, y, w, chunk: int):
+        """sum_i w_i E_q[log p(y_i | f_i)], the rows' part of the bound (:func:`expected_log_density_sum`)."""
+        return expected_log_density_sum(self.posterior(params), likelihood, X, y, w, chunk)
+
+    def site_sums(self, params, likelihood, X, y, w, chunk: int):
+        """(P, h, e) at q: the rows' sites for a natural step and the expected log density (:func:`site_sums`)."""
+        return site_sums(self.posterior(params), likelihood, X, y, w, chunk)
+
+    def natural_step(self, params, P, h, rho):
+        """(q_mu, q_sqrt) after a natural-gradient step of size ``rho`` (:func:`natural_update`)."""
+        return natural_update(params["q_mu"], params["q_sqrt"], P, h, rho)
+
+    def extend(self, params, Z_new):
+        """(q_mu, q_sqrt) over the inducing inputs ``Z_new`` (the old ones first), q carried over exactly
+        (:func:`extend_q`)."""
+        return extend_q(self.posterior(params), Z_new, self.jitter)
+
+    def predict(self, post: Posterior, X):
+        """Latent means and variances (n, L) at X (:func:`predict_marginals`)."""
+        return predict_marginals(post, X)
+
+    def loo_log_proba(self, post: Posterior, likelihood, X, y):
+        """Leave-one-out log p(y = c | x_i, y_-i) (:func:`loo_log_proba`)."""
+        return loo_log_proba(post, likelihood, X, y)
+
+
+FAMILY = WhitenedGaussian()
+
+
 __all__ = [
+    "FAMILY",
+    "WhitenedGaussian",
     "JITTER",
     "Posterior",
     "inducing_inverse",

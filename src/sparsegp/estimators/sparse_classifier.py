@@ -11,8 +11,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .._docstrings import fill
 from ..backends.dask_sums import is_dask_collection
-from ..classification import svgp
 from ..classification.likelihoods import Bernoulli, Likelihood, RobustMax, Softmax, likelihood_from_dict
+from ..classification.svgp import FAMILY
 from ..errors import CalibrationWarning, InputError
 from ..fitting.classifier_fit import ClassifierConfig, InMemoryRows, collapse_rows, fit_classifier
 from ..metrics import expected_calibration_error
@@ -330,7 +330,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         self.q_mu_ = np.asarray(params["q_mu"], dtype=np.float64)
         self.q_sqrt_ = np.tril(np.asarray(params["q_sqrt"], dtype=np.float64))
         self.mean_ = np.asarray(params["mean"], dtype=np.float64)
-        self._posterior = svgp.posterior_of(
+        self._posterior = FAMILY.posterior(
             {
                 "kernel": self.kernel_,
                 "Z": jnp.asarray(self.Z_),
@@ -378,7 +378,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         self._check_fitted()
         X = self._test_matrix(X)
         out = [
-            svgp.predict_marginals(self._posterior, jnp.asarray(X[i : i + batch_size]))
+            FAMILY.predict(self._posterior, jnp.asarray(X[i : i + batch_size]))
             for i in range(0, X.shape[0], batch_size)
         ]
         if not out:

@@ -46,8 +46,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..backends.jax_sums import chunk_size_for
-from ..classification import svgp
 from ..classification.likelihoods import Bernoulli, Likelihood
+from ..classification.svgp import FAMILY
 from ..errors import InputError
 from ..kernels import Kernel, SquaredExponential
 from ..priors import LogNormal
@@ -87,6 +87,7 @@ class ClassifierConfig:
     callback: Any = None
     warm: Any = None  # warm_start: {"params": fitted (the inputs' units), "path": the growth's, "classes"}
     input_scale: float = 1.0  # the inputs' unit of the fit (set as it starts): parameters are for X divided by it
+    family: Any = FAMILY  # the variational family of q(u) (:class:`~sparsegp.classification.svgp.WhitenedGaussian`)
 
 
 class ClassRows(NamedTuple):
@@ -209,7 +210,7 @@ def _mask_and_bounds(config, params):
         "kernel": kernel.trainable_mask() if config.optimize else _all(kernel, False),
         "Z": np.full(params["Z"].shape, bool(config.learn_inducing)),
         "q_mu": np.ones((M, L), bool),
-        "q_sqrt": svgp.lower_mask(M, L),
+        "q_sqrt": config.family.mask(M, L),
         "mean": np.ones(L, bool),
     }
     k_lo, k_hi = kernel.raw_bounds()
@@ -237,7 +238,7 @@ def _start(config: ClassifierConfig, data, Xs: np.ndarray, rng) -> dict[str, Any
         Z = _select(kernel, none, Xs, min(int(config.inducing), data.n_distinct), rng)
     else:
         Z = np.asarray(config.inducing, float) / s
-    q_mu, q_sqrt = svgp.whitened_prior(Z.shape[0], config.likelihood.latent_count(data.n_classes))
+    q_mu, q_sqrt = config.family.start(Z.shape[0], config.likelihood.latent_count(data.n_classes))
     return {
         "kernel": kernel,
         "Z": jnp.asarray(Z),
@@ -280,7 +281,7 @@ def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list,
     if extra.shape[0] == 0:
         return None, f"growth: every candidate row sits on one of the {M} inducing inputs"
     Z_new = jnp.concatenate([params["Z"], jnp.asarray(extra)])
-    q_mu, q_sqrt = svgp.extend_q(svgp.posterior_of(params), Z_new)
+    q_mu, q_sqrt = config.family.extend(params, Z_new)
     return dict(params, Z=Z_new, q_mu=q_mu, q_sqrt=q_sqrt), ""
 
 
@@ -292,14 +293,14 @@ def natural_q(config: ClassifierConfig, data, params: dict, chunk: int, desc: st
     doubles the size again (up to 1)."""
 
     def at(p):
-        P, h, e = data.site_sums(p, config.likelihood, chunk, config.input_scale)
-        return P, h, float(e) - float(svgp.kl_whitened(p["q_mu"], p["q_sqrt"]))
+        P, h, e = data.site_sums(config.family, p, config.likelihood, chunk, config.input_scale)
+        return P, h, float(e) - float(config.family.kl(p))
 
     P, h, value = at(params)
     rho, steps = 1.0, 0
     with progress_bar(total=NATURAL_STEPS, desc=desc, verbose=config.verbose) as bar:
         while steps < NATURAL_STEPS:
-            q_mu, q_sqrt = svgp.natural_update(params["q_mu"], params["q_sqrt"], P, h, rho)
+            q_mu, q_sqrt = config.family.natural_step(params, P, h, rho)
             trial = dict(params, q_mu=q_mu, q_sqrt=q_sqrt)
             P_t, h_t, v_t = at(trial)
             steps += 1
@@ -342,7 +343,7 @@ def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
         M = int(params["Z"].shape[0])
         chunk = data.chunk(M * config.likelihood.latent_count(data.n_classes), config.chunk_size)
         mask, bounds = _mask_and_bounds(config, params)
-        problem = data.problem(config.likelihood, chunk, s)
+        problem = data.problem(config.family, config.likelihood, chunk, s)
         params, steps = natural_q(config, data, params, chunk, f"{config.owner}: m = {M}, q")
         n_iter += steps
         params, report = _stage(config, problem, params, mask, bounds, data.n, f"{config.owner}: m = {M}")
@@ -366,11 +367,11 @@ def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
             break
         params = grown
     loo_rows = _loo_sample(Xs.shape[0])
-    post = svgp.posterior_of(params)
+    post = config.family.posterior(params)
     batches = np.array_split(loo_rows, max(1, -(-loo_rows.size // 1024)))
     loo = np.concatenate(
         [
-            np.asarray(svgp.loo_log_proba(post, config.likelihood, jnp.asarray(Xs[b]), jnp.asarray(y_pool[b])))
+            np.asarray(config.family.loo_log_proba(post, config.likelihood, jnp.asarray(Xs[b]), jnp.asarray(y_pool[b])))
             for b in batches
         ]
     )
@@ -408,11 +409,11 @@ class InMemoryRows:
             self._scaled = (s, (jnp.asarray(r.X / s), jnp.asarray(r.y.astype(np.int32)), jnp.asarray(r.w)))
         return self._scaled[1]
 
-    def problem(self, likelihood, chunk: int, s: float):
-        return svgp.NegativeBound(likelihood, chunk), self._args(s), None
+    def problem(self, family, likelihood, chunk: int, s: float):
+        return family.negative_bound(likelihood, chunk), self._args(s), None
 
-    def site_sums(self, params, likelihood, chunk: int, s: float):
-        return svgp.site_sums(svgp.posterior_of(params), likelihood, *self._args(s), chunk)
+    def site_sums(self, family, params, likelihood, chunk: int, s: float):
+        return family.site_sums(params, likelihood, *self._args(s), chunk)
 
 
 __all__ = [
