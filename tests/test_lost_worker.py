@@ -33,6 +33,24 @@ def cluster_and_client(distributed):
         return cluster, distributed.Client(cluster, timeout=60)
 
 
+class Interrupter(threading.Thread):
+    """SIGINT to this process ``after`` seconds, then ``every`` seconds, until cancelled."""
+
+    def __init__(self, after: float, every: float):
+        super().__init__(daemon=True)
+        self.after, self.every, self.stopped = after, every, threading.Event()
+
+    def run(self):
+        wait = self.after
+        while not self.stopped.wait(wait):
+            os.kill(os.getpid(), signal.SIGINT)
+            wait = self.every
+
+    def cancel(self):
+        self.stopped.set()
+        self.join()
+
+
 def fitted(da, X, y):
     from sparsegp import SparseGPRegressor
 
@@ -60,8 +78,9 @@ def test_a_fit_survives_a_worker_killed_at_any_moment():
         try:
             victim = list(client.run(os.getpid).values())[i % 2]
             killer = threading.Timer(moment, os.kill, (victim, signal.SIGKILL))
-            # a stalled fit ends the test: SIGINT wakes the main thread's wait
-            watchdog = threading.Timer(3 * seconds + 30, os.kill, (os.getpid(), signal.SIGINT))
+            # a stalled fit ends the test: SIGINT wakes the main thread's wait, and again every 30 s, since the
+            # first interrupt is the fit's own to handle (it finishes its best state, on the cluster)
+            watchdog = Interrupter(3 * seconds + 30, every=30.0)
             killer.start()
             watchdog.start()
             t = time.perf_counter()
@@ -95,12 +114,19 @@ def test_a_fit_whose_cluster_loses_every_worker_stops_with_a_clear_error(monkeyp
     try:
         fitted(da, X, y)  # compiled
         emptied = threading.Timer(2.0, cluster.scale, (0,))
+        watchdog = Interrupter(120.0, every=30.0)  # a fit that does not stop ends the test
         emptied.start()
+        watchdog.start()
         t = time.perf_counter()
-        with pytest.raises(DistributedError, match="no worker for 5 s.*checkpoint"):
-            fitted(da, X, y)
+        try:
+            with pytest.raises(DistributedError, match="no worker for 5 s.*checkpoint"):
+                fitted(da, X, y)
+        except KeyboardInterrupt:
+            pytest.fail("the fit went on waiting on a cluster without workers")
+        finally:
+            watchdog.cancel()
+            emptied.join()
         assert time.perf_counter() - t < 60
-        emptied.join()
     finally:
         client.close(timeout=30)
         cluster.close(timeout=30)

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from enum import Enum
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
@@ -313,6 +314,34 @@ def _fit_size(config: SparseConfig, data, problem, params, mask, Z, *, moving, a
     return stage.params, stage.report, (np.asarray(stage.params["Z"]) if moving else Z)
 
 
+class Pass(Enum):
+    """Why a size is fitted (again), which sets how far its run goes."""
+
+    LOOSE = "a size that may not be the last: fitted to LOOSE * tol"
+    LAST = "the rules stop the growth here: the size converged to tol, then the rules asked again"
+    PROMISED = "its doubling promised little: converged to tol, and its gain no longer stops the growth"
+    RESUMED = "a warm start at a size the path holds: converged further, as one step with the last"
+
+
+class SizeFit(NamedTuple):
+    """How one size is fitted: at every training input (the exact GP: Z is the bound's maximum, held there),
+    with the inducing inputs moving or held, and loosely (to LOOSE * tol: a size that may not be the last)."""
+
+    at_every_input: bool
+    moving: bool
+    loose: bool
+
+
+def _size_fit(config: SparseConfig, m: int, every: int | None, m_cap: int, how: Pass, kernel, Xc) -> SizeFit:
+    """The :class:`SizeFit` of size ``m`` (``every``: the number of distinct inputs where the candidates are all of
+    them, else None), fitted for the reason ``how``."""
+    at_every_input = every is not None and m >= every
+    # a length-scale so far below its column's spread that the bound changes over less than a step of Z: the
+    # inputs are held and the kernel and noise fitted (on parkinsons, moving them left no step at all)
+    moving = bool(config.learns.inducing) and not at_every_input and narrow(kernel, Xc)
+    return SizeFit(at_every_input, moving, how is Pass.LOOSE and m < m_cap)
+
+
 def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, resume=None, watch=None) -> Grown:
     """Steps 1-4 of the module docstring from the scaled ``params``/``mask`` and the first inducing inputs
     ``Z0`` (scaled; training rows ``idx0``). ``problem(data, Z, chunk, Z_fixed, exact)`` is the fit's objective
@@ -322,50 +351,44 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, resume=Non
     ``watch(Z, idx, path)``, if given, before each size's fit (a checkpoint's record of where the growth is)."""
     s = config.input_scale
     t0, n = time.perf_counter(), int(data.moments.n)
-    moves = bool(config.learns.inducing)
     Xc, rows_c = candidates(data, np.random.default_rng(config.random_state))
     Xc = Xc / s
     distinct, m_cap, cap_name = largest_size(config, data, n)
-    everything = Xc.shape[0] == distinct and np.unique(Xc, axis=0).shape[0] == distinct
+    # the candidates are every distinct input: a size of ``distinct`` is the exact GP
+    every = distinct if Xc.shape[0] == distinct and np.unique(Xc, axis=0).shape[0] == distinct else None
     tol = tol_per_row(config) * n
-    all_at_once = everything and distinct <= m_cap  # fewer inputs than max_inducing: the exact GP, no growth
+    all_at_once = every is not None and distinct <= m_cap  # fewer inputs than max_inducing: the exact GP at once
     if all_at_once:
         Z0, idx0 = Xc, (np.arange(distinct) if rows_c is None else rows_c)
     path = [Step(**record) for record in resume or []]
-    promised, climbed = False, None  # this size is converged because its doubling promised little; step 1
+    climbed = None  # step 1's gain per row
     Z, idx, n_iter, report = np.asarray(Z0), idx0, 0, None
-    tight = bool(path) and path[-1].m == Z.shape[0]  # a warm start at a size the path holds
+    how = Pass.RESUMED if path and path[-1].m == Z.shape[0] else Pass.LOOSE
     start = certificate(config, data, params, Z, data.chunk(Z.shape[0], config.chunk_size)).lower
     if not all_at_once and resume is None:
         Z, idx, start, climbed = climb(config, data, params, Z, idx, Xc, rows_c, m_cap, start)
     try:
         while True:
             t, m = time.perf_counter(), Z.shape[0]
-            chunk = data.chunk(m, config.chunk_size)
-            at_all = everything and m >= distinct  # Z = X: the bound's maximum over Z, held there
-            moving = moves and not at_all
-            loose = not (tight or m >= m_cap)  # a size that may not be the last: fitted to LOOSE * tol
-            # a length-scale so far below its column's spread that the bound changes over less than a step of Z:
-            # the inputs are held and the kernel and noise fitted (on parkinsons, moving them left no step at all)
-            moving = moving and narrow(params["kernel"], Xc)
+            size = _size_fit(config, m, every, m_cap, how, params["kernel"], Xc)
             if watch is not None:
                 watch(Z, idx, path)
             go_on = config.warm.optimizer if config.warm is not None and n_iter == 0 else None  # the first size
             params, report, Z = _fit_size(
-                config, data, problem, params, mask, Z, moving=moving, at_all=at_all,
-                progress=tol * (LOOSE if loose else 1.0), resume=go_on,
+                config, data, problem, params, mask, Z, moving=size.moving, at_all=size.at_every_input,
+                progress=tol * (LOOSE if size.loose else 1.0), resume=go_on,
             )  # fmt: skip
-            cert = certificate(config, data, params, Z, chunk, exact=at_all)
+            cert = certificate(config, data, params, Z, data.chunk(m, config.chunk_size), exact=size.at_every_input)
             iters = 0 if report is None else report.n_iter
             objective = cert.lower if report is None else -float(report.objective)
             n_iter += iters
             step = Step(m, objective, cert.lower, cert.upper, iters, time.perf_counter() - t, start, float("nan"))
-            if tight:  # the same size converged further: one step
+            if how is not Pass.LOOSE:  # the same size converged further: one step
                 last = path.pop()
                 step = step._replace(n_iter=last.n_iter + iters, seconds=last.seconds + step.seconds, start=last.start)
             path.append(step)
-            over = config.time_budget is not None and time.perf_counter() - t0 >= float(config.time_budget)
-            reason, tight = stop_reason(path, n, m_cap, cap_name, over, climbed), False
+            budget_spent = config.time_budget is not None and time.perf_counter() - t0 >= float(config.time_budget)
+            reason = stop_reason(path, n, m_cap, cap_name, budget_spent, climbed)
             if reason is None:
                 bigger, bigger_idx, start = _doubled(config, data, params, Z, idx, Xc, rows_c, min(2 * m, m_cap))
                 if bigger is None:
@@ -373,26 +396,26 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, resume=Non
                 else:
                     path[-1] = path[-1]._replace(next_start=start)
                     reason = added_too_little(path[-1], n)
-                    if promised and reason is not None and reason.startswith("gain"):
+                    if how is Pass.PROMISED and reason is not None and reason.startswith("gain"):
                         reason = None  # the loose fit's promise decided to grow; converging this size was for speed
-            promised = False
-            if reason is None and loose and promises_little(path[-1], n):  # likely the last size worth fitting
-                tight = promised = True
+            if reason is None and size.loose and promises_little(path[-1], n):  # likely the last size worth fitting
+                how = Pass.PROMISED
                 continue
             if reason is not None:
-                if loose and not over:  # the model is the last size: converge it to tol, then ask again
-                    tight = True
+                if size.loose and not budget_spent:  # the model is the last size: converge it to tol, then ask again
+                    how = Pass.LAST
                     continue
                 break
-            Z, idx = bigger, bigger_idx
+            Z, idx, how = bigger, bigger_idx, Pass.LOOSE
     except KeyboardInterrupt as stop:  # the best iterate of the size being fitted, or the state reached
         if isinstance(stop, Interrupted):
             params, n_iter, report = stop.params, n_iter + stop.report.n_iter, stop.report
         Z = np.asarray(params["Z"]) if "Z" in params else Z
         reason = f"interrupted (KeyboardInterrupt) at m = {Z.shape[0]}: the best state reached"
     path_dicts = path_records(path)
-    at_all = everything and Z.shape[0] >= distinct
-    held, exact = not moves or at_all, at_all and data.rows(s) is not None
+    at_every_input = every is not None and Z.shape[0] >= distinct
+    held = not config.learns.inducing or at_every_input
+    exact = at_every_input and data.rows(s) is not None
     still = None if reason.startswith("interrupted") else still_gaining(path, reason, n, climbed)
     return Grown(params, Z, idx if held else None, report, n_iter, path_dicts, reason, exact, still)
 
