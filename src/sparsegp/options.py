@@ -277,6 +277,21 @@ _BY_RESELECT: dict[str | None, type[Schedule]] = {
 }
 
 
+_NESTED = {
+    "max_iter": "schedule__max_iter",
+    "n_restarts": "schedule__n_restarts",
+    "min_noise": "noise__minimum",
+    "noise_prior": "noise__prior",
+    "max_inducing": "inducing__max_inducing",
+}
+
+
+def spelled(owner: str, name: str) -> str:
+    """An option as ``owner``'s constructor takes it, for messages: :class:`~sparsegp.SparseGPRegressor`'s
+    grouped options by their nested names (``schedule__max_iter``), the other estimators' as they are."""
+    return _NESTED.get(name, name) if owner == "SparseGPRegressor" else name
+
+
 def as_schedule(value) -> Schedule:
     """``schedule=`` as an object: a :class:`Schedule`, or the name of one (``"joint"``)."""
     if isinstance(value, Schedule):

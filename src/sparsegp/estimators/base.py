@@ -24,6 +24,7 @@ from ..fitting.calibration import (
     warn_if_no_signal,
     warn_loo_unavailable,
 )
+from ..options import spelled
 from ..transforms import POSITIVE
 from ..validation import (
     as_float_matrix,
@@ -428,7 +429,8 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         if w.size and w[0] < -1e-8 * max(1.0, float(w[-1])):  # the policy of predict's variances
             raise NumericalError(
                 f"the predictive covariance has an eigenvalue {w[0]:.3g} < 0 beyond rounding: the model's "
-                "factorisation is ill-conditioned; refit with a larger noise lower bound (min_noise)"
+                "factorisation is ill-conditioned; refit with a larger noise lower bound (min_noise; "
+                "SparseGPRegressor: noise__minimum)"
             )
         z = rng.standard_normal((mean.shape[0], n_samples))
         return mean[:, None] + (V * np.sqrt(np.maximum(w, 0.0))) @ z
@@ -536,7 +538,8 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             if worst < -1e-8 * max(1.0, float(np.max(np.abs(cov)))):
                 raise NumericalError(
                     f"predictive variance {worst:.3g} < 0 beyond rounding: the model's factorisation is "
-                    "ill-conditioned; refit with a larger noise lower bound (min_noise)"
+                    "ill-conditioned; refit with a larger noise lower bound "
+                    f"({spelled(type(self).__name__, 'min_noise')})"
                 )
             cov = np.maximum(cov, 0.0)
         return mean, np.sqrt(cov)

@@ -30,6 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._config import LOG_2PI
 from ..errors import CalibrationWarning, NumericalWarning
+from ..options import spelled
 
 # SoR's variances are flagged when at more than this share of the test points the prior variance they
 # omit exceeds the variance they report (warn_if_sor_too_narrow).
@@ -153,7 +154,7 @@ def warn_loo_unavailable(check: LOOCheck, owner: str, stacklevel: int = 3) -> No
         f"covariance may change them by up to {check.error:.3g} nats per row (trusted up to "
         f"{LOO_TRUSTED_ERROR:g}), so they say nothing about the error bars. The fit is nearly singular: "
         "typically a near-deterministic target, a noise variance near its lower bound or near-copies of rows. "
-        "Judge the error bars on held-out rows, or raise the noise lower bound (min_noise)",
+        f"Judge the error bars on held-out rows, or raise the noise lower bound ({spelled(owner, 'min_noise')})",
         NumericalWarning,
         stacklevel=stacklevel,
     )

@@ -18,6 +18,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import DataWarning, InputError
 from ..kernels import Kernel, SquaredExponential
+from ..options import spelled
 from ..priors import LogNormal
 from ..transforms import MAX_VALUE, MIN_VALUE, RAW_MAX, to_positive, to_raw
 from ..validation import check_int, check_positive
@@ -270,7 +271,7 @@ def warn_unconverged(config: FitConfig, report, params, mask, planned_cap=False,
     if not report.success and "callback" not in report.reason.lower() and not (planned_cap and capped):
         warnings.warn(
             f"{name}: L-BFGS-B stopped after {report.n_iter} iterations without converging ({report.reason}); "
-            "raise max_iter, or use n_restarts for another start",
+            f"raise {spelled(name, 'max_iter')}, or use {spelled(name, 'n_restarts')} for another start",
             ConvergenceWarning,
             stacklevel=stacklevel,
         )
@@ -291,9 +292,9 @@ def warn_unconverged(config: FitConfig, report, params, mask, planned_cap=False,
     at_floor = np.asarray(to_positive(params["raw_noise"])) <= float(config.min_noise) * 1.001
     if np.any(np.asarray(mask["raw_noise"]) & at_floor):
         warnings.warn(
-            f"{name}: the noise variance ended at its lower bound min_noise={float(config.min_noise):g} (normalised "
-            "targets): the model interpolates the training targets; if they are noisy, raise min_noise or set "
-            "a noise_prior",
+            f"{name}: the noise variance ended at its lower bound {spelled(name, 'min_noise')}="
+            f"{float(config.min_noise):g} (normalised targets): the model interpolates the training targets; if they "
+            f"are noisy, raise {spelled(name, 'min_noise')} or set {spelled(name, 'noise_prior')}",
             ConvergenceWarning,
             stacklevel=stacklevel,
         )

@@ -30,6 +30,7 @@ from ..approximations.upper_bounds import tighten
 from ..backends.in_memory import InMemory
 from ..errors import CertificateWarning, InputError, NumericalError
 from ..linalg import MAX_JITTER, jitter_ladder
+from ..options import spelled
 from ..selection import KMeans, Selector
 from ..selection.dask_select import select_on_partitions
 from ..transforms import to_positive, to_raw
@@ -604,7 +605,8 @@ def _check_sound(config, cert) -> None:
         warnings.warn(
             f"{config.owner}: the certificate is not sound: its upper bound {cert.upper:.6g} lies below F_V "
             f"{cert.lower:.6g}, so gap_ certifies nothing (the factorisations lost their digits: near-duplicate "
-            "inducing inputs, or a noise near min_noise). Raise jitter or min_noise, or use fewer inducing inputs.",
+            f"inducing inputs, or a noise near its lower bound). Raise jitter or {spelled(config.owner, 'min_noise')}, "
+            "or use fewer inducing inputs.",
             CertificateWarning,
             stacklevel=4,
         )
