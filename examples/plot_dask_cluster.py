@@ -18,6 +18,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from sparsegp import SparseGPRegressor, datasets, metrics
+from sparsegp.options import Joint
 
 
 def main():
@@ -25,7 +26,7 @@ def main():
     n = 2000 if quick else 5000
     X, y, X_test, y_test = datasets.load("kin40k", split="fixed", n_train=n)
     X_test, y_test = X_test[:5000], y_test[:5000]
-    settings = dict(inducing=32 if quick else 64, random_state=0, max_iter=20 if quick else 60)
+    settings = dict(inducing=32 if quick else 64, random_state=0, schedule=Joint(max_iter=20 if quick else 60))
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the cluster's own start-up notices

@@ -8,6 +8,7 @@ import pytest
 
 from sparsegp import ExactGPRegressor, SparseGPRegressor, load_model, metrics
 from sparsegp.cli import main
+from sparsegp.options import Joint
 
 
 def write_csv(path, X, y):
@@ -252,11 +253,12 @@ def test_the_command_line_fits_the_estimators_model(model_name, n, tmp_path, cap
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert main([*args, "--inducing", "4", "--seed", "0", "--out", str(out)]) == 0
-        common = dict(max_iter=30, random_state=0)
         if model_name == "exact":
-            direct = ExactGPRegressor(**common).fit(X, y)
+            direct = ExactGPRegressor(max_iter=30, random_state=0).fit(X, y)
         else:
-            direct = SparseGPRegressor(approximation=model_name, inducing=4, **common).fit(X, y)
+            direct = SparseGPRegressor(
+                approximation=model_name, inducing=4, schedule=Joint(max_iter=30), random_state=0
+            ).fit(X, y)
     loaded = load_model(str(out))
     for name, value in direct.kernel_.parameters().items():
         np.testing.assert_array_equal(loaded.kernel_.parameters()[name], value)

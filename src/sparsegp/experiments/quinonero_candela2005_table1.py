@@ -85,6 +85,7 @@ def run_repeat(X, y, Xt, yt, *, methods, m, rounds, max_iter, seed, text=False, 
     With ``text``, the SGGP result also carries :func:`text_checks` under ``"text"``."""
     from ..estimators import SparseGPRegressor
     from ..kernels import SquaredExponential
+    from ..options import Alternate, Joint
     from ..selection import Evidence, Random, SmolaBartlett
 
     ym = float(np.mean(y))
@@ -99,12 +100,14 @@ def run_repeat(X, y, Xt, yt, *, methods, m, rounds, max_iter, seed, text=False, 
     start = dict(kernel=SquaredExponential(np.ones(X.shape[1]), 1.0), noise=1.0)
     hpev = dict(start, optimize="hyperparameters")  # the support set stays at training rows
     configs = {
-        "HPEV-rand": dict(inducing=Random(m), max_iter=max_iter * rounds, optimize="hyperparameters", **start),
+        "HPEV-rand": dict(
+            inducing=Random(m), schedule=Joint(max_iter=max_iter * rounds), optimize="hyperparameters", **start
+        ),
         "SGGP": dict(inducing=SmolaBartlett(m, eps=None), optimize=False),
         "SGEV": dict(inducing=Evidence(m), optimize=False),
-        "HPEV-SGEV": dict(inducing=Evidence(m), reselect="alternate", n_rounds=rounds, max_iter=max_iter, **hpev),
+        "HPEV-SGEV": dict(inducing=Evidence(m), schedule=Alternate(n_rounds=rounds, max_iter=max_iter), **hpev),
         "HPEV-SGGP": dict(
-            inducing=SmolaBartlett(m, eps=None), reselect="alternate", n_rounds=rounds, max_iter=max_iter, **hpev
+            inducing=SmolaBartlett(m, eps=None), schedule=Alternate(n_rounds=rounds, max_iter=max_iter), **hpev
         ),
     }
     fixed, out = {}, {}
