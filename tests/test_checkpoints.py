@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sparsegp import InputError, SparseGPRegressor, load_model
 from sparsegp.fitting.checkpoint import Checkpoint
 from sparsegp.options import Joint
+from sparsegp.options import Joint
 from tiers import slow_beyond
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -88,6 +89,7 @@ import sys, time
 import numpy as np
 from sparsegp import SparseGPRegressor
 from sparsegp.fitting.checkpoint import Checkpoint
+from sparsegp.options import Joint
 r = np.random.default_rng(2)
 X = r.uniform(-3, 3, size=(600, 2))
 y = np.sin(X[:, 0]) * np.cos(X[:, 1]) + 0.05 * r.normal(size=600)
