@@ -14,7 +14,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sparsegp import InputError, SparseGPRegressor, load_model
 from sparsegp.fitting.checkpoint import Checkpoint
 from sparsegp.options import Joint
-from sparsegp.options import Joint
 from tiers import slow_beyond
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
