@@ -135,3 +135,11 @@ def test_bad_options_are_named():
         SparseGPRegressor(schedule=Joint(max_iter=0)).fit(X, y)
     with pytest.raises(InputError, match="min_noise|minimum"):
         SparseGPRegressor(noise=Noise(0.1, minimum=-1.0)).fit(X, y)
+
+
+def test_messages_name_the_options_as_the_estimator_takes_them():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = data(60)
+    with pytest.warns(ConvergenceWarning, match="raise schedule__max_iter, or use schedule__n_restarts"):
+        SparseGPRegressor(inducing=6, random_state=0, schedule=Joint(max_iter=2)).fit(X, y)
