@@ -131,9 +131,9 @@ def test_bad_options_are_named():
         SparseGPRegressor(schedule={"max_iter": 5}).fit(X, y)
     with pytest.raises(InputError, match="SubsetThenAll needs the size of its subset"):
         SparseGPRegressor(schedule=SubsetThenAll()).fit(X, y)
-    with pytest.raises(InputError, match="max_iter"):
+    with pytest.raises(InputError, match="schedule__max_iter must be >= 1"):
         SparseGPRegressor(schedule=Joint(max_iter=0)).fit(X, y)
-    with pytest.raises(InputError, match="min_noise|minimum"):
+    with pytest.raises(InputError, match="noise__minimum must be"):
         SparseGPRegressor(noise=Noise(0.1, minimum=-1.0)).fit(X, y)
 
 

@@ -140,7 +140,7 @@ def warn_if_no_signal(check: LOOCheck, owner: str, stacklevel: int = 3) -> None:
             f"{check.rows} training rows is within {NO_SIGNAL_MARGIN:g} nats per row of a Gaussian with the "
             "targets' mean and variance, so the kernel explains none of the targets (the all-noise optimum). "
             "If the inputs should predict the targets, start the length-scales from an exact GP on a subset "
-            "of the rows (inducing='auto' does on more than 512 rows), or use n_restarts",
+            f"of the rows (inducing='auto' does on more than 512 rows), or use {spelled(owner, 'n_restarts')}",
             ConvergenceWarning,
             stacklevel=stacklevel,
         )

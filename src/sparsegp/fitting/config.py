@@ -160,25 +160,25 @@ def check_sparse_options(p: dict) -> None:
     check_positive(p["jitter"], "jitter")
     _common(p)
     if p["chunk_size"] is not None:
-        check_int(p["chunk_size"], "chunk_size", minimum=1)
+        check_int(p["chunk_size"], "schedule__chunk_size", minimum=1)
     if p["reselect"] not in RESELECT:
         raise InputError(f"reselect must be one of {RESELECT}, got {p['reselect']!r}")
     optimize = p["optimize"]
     if not (isinstance(optimize, (bool, np.bool_)) or optimize in OPTIMIZE_PARTS):
         raise InputError(f"optimize must be True, False or one of {OPTIMIZE_PARTS}, got {optimize!r}")
     if p["subset"] is not None:
-        check_int(p["subset"], "subset", minimum=2)
+        check_int(p["subset"], "schedule__subset", minimum=2)
         if p["reselect"] is not None:
             raise InputError(
                 f"subset={p['subset']} and reselect={p['reselect']!r} cannot be combined: the subset "
                 "stage learns the inducing inputs by gradient; use schedule=SubsetThenAll(...) alone"
             )
-    check_int(p["refine_iter"], "refine_iter")
+    check_int(p["refine_iter"], "schedule__refine_iter")
     if p["max_inducing"] is not None:
-        check_int(p["max_inducing"], "max_inducing", minimum=1)
-    for name in ("time_budget", "tol"):
+        check_int(p["max_inducing"], "inducing__max_inducing", minimum=1)
+    for name, nested in (("time_budget", "inducing__time_budget"), ("tol", "schedule__tol")):
         if p[name] is not None:
-            check_positive(p[name], name)
+            check_positive(p[name], nested)
     if isinstance(p["inducing"], str) and p["inducing"] != "auto":
         raise InputError(f"inducing must be 'auto', a number, row indices, inputs or a selector, got {p['inducing']!r}")
 
@@ -203,7 +203,7 @@ def sparse_config(estimator) -> SparseConfig:
                 f"{kind} keeps the inducing inputs at training rows: "
                 f"set optimize='hyperparameters' (got optimize={config.optimize!r})"
             )
-        check_int(config.n_rounds, "n_rounds", minimum=1)
+        check_int(config.n_rounds, "schedule__n_rounds", minimum=1)
         if config.warm is not None:
             raise InputError(
                 f"warm_start=True with {kind} is not available (each round re-selects the set from the data); fit "

@@ -99,7 +99,7 @@ def initial_kernel(config: FitConfig, column_std, n_samples: int) -> Kernel:
 def initial_noise(config: FitConfig, targets: int = 0):
     """The noise's start, at least ``min_noise``: a float, or one per target where ``noise`` is a vector (then y has
     ``targets`` > 0 columns, as many as its entries: :mod:`sparsegp.approximations.per_target`)."""
-    min_noise = float(check_positive(config.min_noise, "min_noise"))
+    min_noise = float(check_positive(config.min_noise, spelled(config.owner, "min_noise")))
     if config.warm is not None:  # warm_start: the fitted noise
         return _warm_noise(config.warm.noise, targets, min_noise)
     if np.ndim(config.noise) == 0:
@@ -217,8 +217,8 @@ def optimise(
     :data:`~sparsegp.fitting.training.PROGRESS_WINDOW` iterations). ``resume``: an earlier run's state to go on from
     (:func:`sparsegp.fitting.training.minimize`).
     """
-    check_int(config.n_restarts, "n_restarts")
-    check_int(config.max_iter, "max_iter", minimum=1)
+    check_int(config.n_restarts, spelled(config.owner, "n_restarts"))
+    check_int(config.max_iter, spelled(config.owner, "max_iter"), minimum=1)
     if not config.optimize:
         return Stage(params, None, config.noise_prior)
     callback = _callback(config, config.input_scale)

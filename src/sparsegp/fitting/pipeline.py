@@ -522,7 +522,7 @@ def _interleaved(config, data, params, mask, start, rng, chunk) -> Schedule:
         mask=mask,
         lower=lower,
         upper=upper,
-        max_iter=check_int(config.max_iter, "max_iter", minimum=1),
+        max_iter=check_int(config.max_iter, spelled(config.owner, "max_iter"), minimum=1),
         verbose=config.verbose,
         desc=f"SparseGP ({config.approximation}) interleaved",
     )
