@@ -143,3 +143,10 @@ def test_messages_name_the_options_as_the_estimator_takes_them():
     X, y = data(60)
     with pytest.warns(ConvergenceWarning, match="raise schedule__max_iter, or use schedule__n_restarts"):
         SparseGPRegressor(inducing=6, random_state=0, schedule=Joint(max_iter=2)).fit(X, y)
+
+
+def test_a_new_group_object_and_its_nested_option_in_one_call_apply_in_that_order():
+    model = SparseGPRegressor(schedule=Joint(max_iter=9)).set_params(
+        schedule__max_iter=5, schedule=Alternate(n_rounds=3)
+    )  # as scikit-learn's grid search may pass them
+    assert model.schedule == Alternate(n_rounds=3, max_iter=5)

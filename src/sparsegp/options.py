@@ -263,6 +263,7 @@ class Noise(_Options):
 
 
 SCHEDULES = {"joint": Joint}
+GROUPS = ("schedule", "inducing", "noise")  # the parameters that hold option objects
 # the flat names the fit and a model file use, by the group that holds them now
 _SCHEDULE_FIELDS = ("max_iter", "n_restarts", "tol", "chunk_size", "checkpoint")
 ALIASES = {
@@ -315,21 +316,20 @@ def _as_group(name, value):
     return value
 
 
-def set_grouped(estimator, params: dict) -> dict:
-    """Apply the nested ``group__option`` entries of ``params`` to ``estimator`` as modified copies of its option
-    objects; return the other entries (for scikit-learn's own ``set_params``)."""
-    rest = {}
-    own = estimator.get_params(deep=False)
+def set_grouped(estimator, params: dict, set_params) -> None:
+    """scikit-learn's ``set_params`` for ``estimator`` with grouped options: the plain parameters first (through
+    ``set_params``, scikit-learn's own), then each nested ``group__option`` as a modified copy of the group's
+    object, or through ``set_params`` where the group holds something else (a selector's own options)."""
+    set_params(**{k: v for k, v in params.items() if "__" not in k})
     for key, value in params.items():
         group, _, option = key.partition("__")
-        if option and group in ("schedule", "inducing", "noise") and "__" not in option:
-            held = _as_group(group, own[group])
-            if isinstance(held, _Options):
-                own[group] = held.replace(**{option: value})
-                setattr(estimator, group, own[group])
-                continue
-        rest[key] = value
-    return rest
+        if not option:
+            continue
+        held = _as_group(group, getattr(estimator, group)) if group in GROUPS and "__" not in option else None
+        if isinstance(held, _Options):
+            setattr(estimator, group, held.replace(**{option: value}))
+        else:
+            set_params(**{key: value})
 
 
 def flat_options(params: dict, *, warn: bool = False) -> dict:

@@ -246,7 +246,8 @@ class SparseGPRegressor(GPRegressorBase):
         >>> model.schedule, model.inducing
         (Joint(max_iter=50), Auto(max_inducing=64))
         """
-        return super().set_params(**set_grouped(self, params))
+        set_grouped(self, params, super().set_params)
+        return self
 
     def fit(self, X, y, noise_variance=None):
         """Fit what ``optimize`` names (hyper-parameters, inducing inputs), cache the posterior, compute the
