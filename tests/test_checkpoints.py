@@ -96,7 +96,10 @@ def slow(iteration, value, params):
     if iteration == 6:
         print("checkpointed", flush=True)
     time.sleep(0.05)
-SparseGPRegressor(inducing=24, random_state=0, callback=slow, schedule=Joint(checkpoint=Checkpoint(sys.argv[1], every=0.0))).fit(X, y)
+SparseGPRegressor(
+    inducing=24, random_state=0, optimize="hyperparameters", callback=slow,
+    schedule=Joint(checkpoint=Checkpoint(sys.argv[1], every=0.0)),
+).fit(X, y)
 print("finished", flush=True)
 """
 
@@ -122,8 +125,10 @@ def test_a_fit_killed_outright_resumes_from_its_last_checkpoint(tmp_path):
     r = np.random.default_rng(2)
     X = r.uniform(-3, 3, size=(600, 2))
     y = np.sin(X[:, 0]) * np.cos(X[:, 1]) + 0.05 * r.normal(size=600)
-    whole = SparseGPRegressor(inducing=24, random_state=0).fit(X, y)
+    # the inducing inputs held at their rows: one optimum, the kernel's (free ones may settle at another optimum
+    # from another start, and did in one CI run: 410.01 against 410.22)
+    whole = SparseGPRegressor(inducing=24, random_state=0, optimize="hyperparameters").fit(X, y)
     assert reached.objective_ < whole.objective_ - 1.0  # killed well before the end
     reached.set_params(warm_start=True).fit(X, y)
-    # at least the uninterrupted fit's objective (free inducing inputs may settle at another optimum)
-    assert reached.objective_ >= whole.objective_ - 1e-4 * abs(whole.objective_)
+    np.testing.assert_array_equal(reached.Z_, whole.Z_)
+    assert abs(reached.objective_ - whole.objective_) <= 1e-4 * abs(whole.objective_)
