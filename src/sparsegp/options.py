@@ -278,19 +278,16 @@ _BY_RESELECT: dict[str | None, type[Schedule]] = {
 }
 
 
-_NESTED = {
-    "max_iter": "schedule__max_iter",
-    "n_restarts": "schedule__n_restarts",
-    "min_noise": "noise__minimum",
-    "noise_prior": "noise__prior",
-    "max_inducing": "inducing__max_inducing",
-}
+# an alias's option within its group, where the names differ
+_OPTION = {"noise_prior": "prior", "min_noise": "minimum"}
 
 
 def spelled(owner: str, name: str) -> str:
     """An option as ``owner``'s constructor takes it, for messages: :class:`~sparsegp.SparseGPRegressor`'s
     grouped options by their nested names (``schedule__max_iter``), the other estimators' as they are."""
-    return _NESTED.get(name, name) if owner == "SparseGPRegressor" else name
+    if owner != "SparseGPRegressor" or name not in ALIASES:
+        return name
+    return f"{ALIASES[name]}__{_OPTION.get(name, name)}"
 
 
 def as_schedule(value) -> Schedule:
@@ -379,7 +376,7 @@ def _new_form(name, value) -> str:
     if name == "n_rounds":
         return f"schedule=Alternate(n_rounds={value!r}) or VariationalEM(n_rounds={value!r})"
     group = ALIASES[name]
-    option = {"noise_prior": "prior", "min_noise": "minimum"}.get(name, name)
+    option = _OPTION.get(name, name)
     holder = {"schedule": "Joint", "inducing": "Auto", "noise": "Noise"}[group]
     return f"{group}={holder}({option}={value!r}) (sparsegp.options), or set_params({group}__{option}=...)"
 
