@@ -74,3 +74,25 @@ def test_a_step_is_run_once_and_kept_for_the_same_revision_and_mode_only(tmp_pat
     assert direct("x", experiment, 3, b=4)["value"].tolist() == [3.0, 4.0] and len(calls) == 5
     with pytest.raises(ValueError, match="name"):
         Kept(str(tmp_path), "full", "abc123")("../escape", experiment, 1, b=2)
+
+
+def test_seeger_table2_is_kept_row_by_row_so_a_stopped_run_redoes_only_the_unfinished_row(tmp_path):
+    from sparsegp.experiments import seeger2003_pumadyn as pd
+
+    kept = Kept(str(tmp_path), "quick", "abc123")
+    args = (40, [("random", 4, 1), ("fixed", 4, 1)], 1, 2)
+    first = pd.model_selection(*args, step=kept)
+    rows = sorted(p.name for p in (tmp_path / "steps").iterdir())
+    assert rows == ["pumadyn-table2-fixed-4.json", "pumadyn-table2-full-GPR.json", "pumadyn-table2-random-4.json"]
+    (tmp_path / "steps" / "pumadyn-table2-fixed-4.json").unlink()  # the run stopped inside this row
+    ran = []
+
+    def recording(name, fn, /, *a, **k):
+        return kept(name, lambda *a, **k: ran.append(name) or fn(*a, **k), *a, **k)
+
+    again = pd.model_selection(*args, step=recording)
+    assert ran == ["pumadyn-table2-fixed-4"]
+    assert list(again) == list(first) == ["full GPR", "random d=4", "fixed d=4"]
+    for key in first:
+        for a, b in zip(first[key]["runs"], again[key]["runs"]):
+            assert {k: v for k, v in a.items() if k != "seconds"} == {k: v for k, v in b.items() if k != "seconds"}

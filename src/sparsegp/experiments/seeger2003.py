@@ -321,8 +321,9 @@ n = {", ".join(f"{q:,}" for q in cfg["n"])}{"" if mode == "full" else " (the pap
     )
     traj_args = (pcfg[k] for k in ("traj_n_ms", "traj_d", "traj_max_iter", "traj_every"))
     traj = step("pumadyn-trajectory", pd.trajectory, *traj_args, verbose=verbose)
-    table2_args = (pcfg[k] for k in ("table2_n_ms", "table2_configs", "table2_runs", "table2_max_iter"))
-    table2 = step("pumadyn-table2", pd.model_selection, *table2_args, verbose=verbose)
+    table2 = pd.model_selection(
+        pcfg["table2_n_ms"], pcfg["table2_configs"], pcfg["table2_runs"], pcfg["table2_max_iter"], verbose, step
+    )
     rbf_out = step(
         "pumadyn-rbf", pd.rbf, curves["full_gp"]["n_ms"], curves["full_gp"]["w"], pcfg["rbf_max_iter"], verbose=verbose
     )

@@ -32,6 +32,7 @@ from ..progress import progress_bar
 from ..transforms import to_positive
 from .protocols import exact_on_subset, fixed_sparse, seeger_model
 from .seeger2003_paper import PAPER_TABLE2
+from .steps import direct
 
 INIT_LENGTHSCALE = 5.0
 SUCCESS = 0.03
@@ -80,57 +81,19 @@ def trajectory(n_ms, d_values, max_iter, every, seed=0, verbose=False):
     return out
 
 
-def model_selection(n_ms, configs, runs, max_iter, verbose=False):
+def model_selection(n_ms, configs, runs, max_iter, verbose=False, step=direct):
     """Table 2: full GPR (``runs`` runs) and sparse model selection (``configs``: (method, d, runs)) from the
     same start; medians over successful runs. At Fig. 4's d (the largest) each run keeps its criterion
-    curve, its hyper-parameters and the test error of full GPR at those hyper-parameters."""
-    from ..selection import InfoGain, Random
-    from .learning_curves import avg_sq_error
-
-    X, y, Xt, yt = _data()
-    D = X.shape[1]
+    curve, its hyper-parameters and the test error of full GPR at those hyper-parameters. Each row is one
+    ``step`` (``pumadyn-table2-<method>-<d>``), so that a stopped reproduction keeps the rows it finished."""
     d_fig4 = max(d for _, d, _ in configs)
     records = {}
     with progress_bar(total=runs + sum(k for *_, k in configs), desc="pumadyn model selection", verbose=verbose) as bar:
-        for r in range(runs):
-            ms = np.random.default_rng(100 + r).permutation(len(X))[:n_ms]
-            Xm, ym = X[ms], y[ms]
-            for method, d, k in [("full GPR", None, runs)] + list(configs):
-                if r >= k:
-                    continue
-                kernel, noise_prior = seeger_model(D, np.full(D, INIT_LENGTHSCALE))
-                t0 = time.perf_counter()
-                if method == "full GPR":
-                    model = ExactGPRegressor(
-                        kernel, noise=0.1, noise_prior=noise_prior, normalize_y=False, max_iter=max_iter
-                    ).fit(Xm, ym)
-                else:
-                    model = SparseGPRegressor(
-                        kernel,
-                        approximation="dtc",
-                        inducing=InfoGain(d) if method == "info-gain" else Random(d),
-                        noise=Noise(0.1, prior=noise_prior),
-                        optimize="hyperparameters",
-                        normalize_y=False,
-                        schedule=(Joint if method == "fixed" else Interleaved)(max_iter=max_iter),
-                        random_state=r,
-                    ).fit(Xm, ym)
-                run = {"error": avg_sq_error(model, Xt, yt), "n_iter": int(model.n_iter_)}
-                run["seconds"] = time.perf_counter() - t0
-                # where and why the run stopped: the ARD weights and the noise tell the two profiles apart
-                run.update(
-                    w=(np.asarray(model.kernel_.lengthscale, dtype=float) ** -2).tolist(),
-                    noise=float(model.noise_),
-                    stop=model.optimizer_report_.reason,
-                )
-                if d is None or d == d_fig4:
-                    run["history"] = [float(v) for v in model.optimizer_report_.history]
-                    if d is not None:  # full GPR at the sparse method's hyper-parameters (sec. 4.2)
-                        gp = ExactGPRegressor(model.kernel_, noise=model.noise_, optimize=False, normalize_y=False)
-                        run["exact_error_at_hypers"] = avg_sq_error(gp.fit(Xm, ym), Xt, yt)
-                rec = records.setdefault(f"{method} d={d}" if d else method, {"method": method, "d": d, "runs": []})
-                rec["runs"].append(run)
-                bar.update(1)
+        for method, d, k in [("full GPR", None, runs)] + list(configs):
+            name = "pumadyn-table2-" + method.replace(" ", "-") + (f"-{d}" if d else "")
+            rec = step(name, _table2_row, method, d, k, n_ms, max_iter, d == d_fig4)
+            records[f"{method} d={d}" if d else method] = rec
+            bar.update(k)
     for rec in records.values():
         ok = [q for q in rec["runs"] if q["error"] < SUCCESS]
         rec["successes"] = len(ok)
@@ -139,6 +102,52 @@ def model_selection(n_ms, configs, runs, max_iter, verbose=False):
         rec["median_seconds"] = float(np.median([q["seconds"] for q in ok])) if ok else None
         rec["median_error_all"] = float(np.median([q["error"] for q in rec["runs"]]))
     return records
+
+
+def _table2_row(method, d, runs, n_ms, max_iter, at_fig4_d):
+    """One row of Table 2: ``runs`` fits of ``method`` (full GPR when ``d`` is None), run r on the n_MS rows
+    drawn with seed 100 + r."""
+    from ..selection import InfoGain, Random
+    from .learning_curves import avg_sq_error
+
+    X, y, Xt, yt = _data()
+    D = X.shape[1]
+    rec = {"method": method, "d": d, "runs": []}
+    for r in range(runs):
+        ms = np.random.default_rng(100 + r).permutation(len(X))[:n_ms]
+        Xm, ym = X[ms], y[ms]
+        kernel, noise_prior = seeger_model(D, np.full(D, INIT_LENGTHSCALE))
+        t0 = time.perf_counter()
+        if method == "full GPR":
+            model = ExactGPRegressor(
+                kernel, noise=0.1, noise_prior=noise_prior, normalize_y=False, max_iter=max_iter
+            ).fit(Xm, ym)
+        else:
+            model = SparseGPRegressor(
+                kernel,
+                approximation="dtc",
+                inducing=InfoGain(d) if method == "info-gain" else Random(d),
+                noise=Noise(0.1, prior=noise_prior),
+                optimize="hyperparameters",
+                normalize_y=False,
+                schedule=(Joint if method == "fixed" else Interleaved)(max_iter=max_iter),
+                random_state=r,
+            ).fit(Xm, ym)
+        run = {"error": avg_sq_error(model, Xt, yt), "n_iter": int(model.n_iter_)}
+        run["seconds"] = time.perf_counter() - t0
+        # where and why the run stopped: the ARD weights and the noise tell the two profiles apart
+        run.update(
+            w=(np.asarray(model.kernel_.lengthscale, dtype=float) ** -2).tolist(),
+            noise=float(model.noise_),
+            stop=model.optimizer_report_.reason,
+        )
+        if d is None or at_fig4_d:
+            run["history"] = [float(v) for v in model.optimizer_report_.history]
+            if d is not None:  # full GPR at the sparse method's hyper-parameters (sec. 4.2)
+                gp = ExactGPRegressor(model.kernel_, noise=model.noise_, optimize=False, normalize_y=False)
+                run["exact_error_at_hypers"] = avg_sq_error(gp.fit(Xm, ym), Xt, yt)
+        rec["runs"].append(run)
+    return rec
 
 
 PLATEAU_TOL, PLATEAU_DROP = 1e-3, 0.01  # Fig. 4's plateau: relative change per iteration under, then a fall over
