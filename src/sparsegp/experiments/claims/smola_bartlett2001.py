@@ -365,7 +365,8 @@ def _time_scaling(r):
         f"~ m^{in_m:.2f} in the samples (m = {', '.join(f'{k:,}' for k in sizes)}, n = {d[-1]})",
         f"both exponents of log-log fits within {EXPONENT_TOLERANCE} of the stated 2 (basis) and 1 (samples)",
         lambda: (
-            "The measured exponents leave the band; at these sizes fixed costs per inclusion weigh against the "
+            f"The measured exponents ({in_d:.2f} in the basis size, {in_m:.2f} in the samples) leave the band of "
+            f"{EXPONENT_TOLERANCE} around 2 and 1; at these sizes fixed costs per inclusion weigh against the "
             "arithmetic; not measured further."
         ),
     )
@@ -397,5 +398,8 @@ def _storage_scaling(r):
         f"(n = {', '.join(map(str, basis))}; m = {rows[-1]:,}); {by_rows[rows[-1]] / 2**20:.1f} MiB at the most",
         f"both exponents within {EXPONENT_TOLERANCE} of the stated 1; each is the exponent of the part that grows "
         "(from the ratio of the increments over three geometric sizes), so a fixed allocation does not dilute it",
-        lambda: "The measured exponents leave the band; not measured further.",
+        lambda: (
+            f"The measured exponents ({in_m:.2f} in the rows, {in_n:.2f} in the basis size) leave the band of "
+            f"{EXPONENT_TOLERANCE} around 1; not measured further."
+        ),
     )
