@@ -118,7 +118,7 @@ def child(mode, n, m, b, out):
     row = {"mode": mode, "n": n, "m": m, "partition_rows": b, "chunk": chunk}
     if mode == "inprocess":
         X, y = in_memory(n, b)
-        objective = HostObjective("vfe", X, y, chunk=chunk, jitter=1e-8, penalty=lambda p: 0.0)
+        objective = HostObjective("vfe", X, y, chunk=chunk, jitter=1e-8)
         del X, y
         f, g, secs = evaluate(objective, params)
         row.update(seconds=round(secs, 2), peak_rss_MiB=peak_rss_MiB())
@@ -131,7 +131,7 @@ def child(mode, n, m, b, out):
             t0 = time.perf_counter()
             data = DaskStats(X, y, chunk, client)
             row["setup_seconds"] = round(time.perf_counter() - t0, 2)
-            objective = HostObjective("vfe", data=data, jitter=1e-8, penalty=lambda p: 0.0)
+            objective = HostObjective("vfe", data=data, jitter=1e-8)
             f, g, secs = evaluate(objective, params)
             row.update(
                 seconds=round(secs, 2),

@@ -50,10 +50,9 @@ def test_objective_and_gradient_equal_in_memory(client, approximation):
         "raw_noise": jnp.asarray(to_raw(0.07)),
         "Z": jnp.asarray(Z),
     }
-    penalty = lambda p: 0.0  # noqa: E731
-    local = HostObjective(approximation, X, y, chunk=40, jitter=1e-8, penalty=penalty)
+    local = HostObjective(approximation, X, y, chunk=40, jitter=1e-8)
     data = DaskStats(da.from_array(X, chunks=(70, 3)), da.from_array(y, chunks=70), 40, client)
-    remote = HostObjective(approximation, data=data, jitter=1e-8, penalty=penalty)
+    remote = HostObjective(approximation, data=data, jitter=1e-8)
     f0, g0 = local(params)
     f1, g1 = remote(params)
     assert abs(f1 - f0) <= 1e-9 * abs(f0)
@@ -134,13 +133,12 @@ def test_repeated_inputs_grouped_on_the_partitions_equal_every_row_in_memory(cli
         "raw_noise": jnp.asarray(to_raw(0.07)),
         "Z": jnp.asarray(np.unique(X, axis=0)[:12] + 0.1),  # distinct inducing inputs: K_uu well conditioned
     }
-    penalty = lambda p: 0.0  # noqa: E731
-    local = HostObjective(approximation, X, y, chunk=40, jitter=1e-8, penalty=penalty)
+    local = HostObjective(approximation, X, y, chunk=40, jitter=1e-8)
     data = DaskStats(da.from_array(X, chunks=(70, 3)), da.from_array(y, chunks=70), 40, client, grouped=True)
     rows = client.gather([client.submit(lambda part: part.rows, p) for p in data.parts])
     assert sum(rows) < X.shape[0]  # fewer rows than records on the partitions
     f0, g0 = local(params)
-    f1, g1 = HostObjective(approximation, data=data, jitter=1e-8, penalty=penalty)(params)
+    f1, g1 = HostObjective(approximation, data=data, jitter=1e-8)(params)
     assert abs(f1 - f0) <= 1e-10 * abs(f0)
     assert relative(ravel_pytree(g1)[0], ravel_pytree(g0)[0]) <= 1e-10
     data.close()
@@ -158,16 +156,15 @@ def test_known_noise_variances_on_the_partitions_equal_every_row_in_memory(clien
         "Z": jnp.asarray(np.unique(X, axis=0)[:12] + 0.1),
     }
     n = X.shape[0]
-    penalty = lambda p: 0.0  # noqa: E731
     local = HostObjective(
-        approximation, X, y, chunk=40, jitter=1e-8, penalty=penalty, counts=np.ones(n), scatter=np.zeros(n), known=known
+        approximation, X, y, chunk=40, jitter=1e-8, counts=np.ones(n), scatter=np.zeros(n), known=known
     )
     data = DaskStats(
         da.from_array(X, chunks=(70, 3)), da.from_array(y, chunks=70), 40, client, grouped=True,
         known=da.from_array(known, chunks=70),
     )  # fmt: skip
     f0, g0 = local(params)
-    remote = HostObjective(approximation, data=data, jitter=1e-8, penalty=penalty)
+    remote = HostObjective(approximation, data=data, jitter=1e-8)
     f1, g1 = remote(params)
     assert abs(f1 - f0) <= 1e-10 * abs(f0)
     assert relative(ravel_pytree(g1)[0], ravel_pytree(g0)[0]) <= 1e-10

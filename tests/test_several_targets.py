@@ -99,7 +99,7 @@ def test_host_sums_with_k_targets_equal_the_jax_program_and_finite_differences(a
     f = assert_host_equals_jax_and_differences(approximation, g.X, g.y, weights, params, seed=4)
     # every row on its own gives the same value
     every = HostObjective(approximation, np.vstack([X, X[:20]]), np.vstack([Y, Y[:20] + 0.1]), chunk=13,
-                          jitter=1e-10, penalty=lambda p: 0.0)  # fmt: skip
+                          jitter=1e-10)  # fmt: skip
     assert abs(every(params)[0] - f) <= 1e-10 * abs(f)
 
 

@@ -54,7 +54,7 @@ def test_host_objective_equals_jax_path(approximation, kernel, chunk):
     if (approximation, kernel) not in _REFERENCE:
         _REFERENCE[approximation, kernel] = jax_reference(approximation, params, X, y, 103)
     f0, g0 = _REFERENCE[approximation, kernel]
-    host = HostObjective(approximation, X, y, chunk=chunk, jitter=1e-8, penalty=lambda p: -p["kernel"].log_prior())
+    host = HostObjective(approximation, X, y, chunk=chunk, jitter=1e-8)
     f1, g1 = host(params)
     a, b = ravel_pytree(g0)[0], ravel_pytree(g1)[0]
     assert abs(f1 - float(f0)) <= 1e-10 * abs(float(f0))
@@ -67,9 +67,9 @@ def test_recomputed_blocks_equal_kept_blocks(approximation, monkeypatch):
     """Above the memory budget the second pass recomputes the blocks: same value and gradient."""
     X, y, Z = problem(n=90)
     params = {"kernel": KERNELS["se-ard-bias"](), "raw_noise": jnp.asarray(to_raw(0.1)), "Z": jnp.asarray(Z)}
-    kept = HostObjective(approximation, X, y, chunk=25, jitter=1e-8, penalty=lambda p: 0.0)(params)
+    kept = HostObjective(approximation, X, y, chunk=25, jitter=1e-8)(params)
     monkeypatch.setattr(stats_blas, "KEEP_BYTES", 0)
-    again = HostObjective(approximation, X, y, chunk=25, jitter=1e-8, penalty=lambda p: 0.0)(params)
+    again = HostObjective(approximation, X, y, chunk=25, jitter=1e-8)(params)
     assert again[0] == pytest.approx(kept[0], rel=1e-13)
     np.testing.assert_allclose(ravel_pytree(again[1])[0], ravel_pytree(kept[1])[0], rtol=1e-11, atol=1e-12)
 
@@ -78,7 +78,7 @@ def test_recomputed_blocks_equal_kept_blocks(approximation, monkeypatch):
 def test_fixed_inducing_inputs_and_finite_differences():
     """With Z fixed the gradient covers kernel and noise; it matches central differences."""
     X, y, Z = problem(n=60, m=8)
-    host = HostObjective("vfe", X, y, chunk=16, jitter=1e-8, penalty=lambda p: 0.0, Z_fixed=Z)
+    host = HostObjective("vfe", X, y, chunk=16, jitter=1e-8, Z_fixed=Z)
     params = {"kernel": KERNELS["se-ard-bias"](), "raw_noise": jnp.asarray(to_raw(0.07))}
     f, g = host(params)
     flat, unravel = ravel_pytree(params)
@@ -95,7 +95,7 @@ def test_unfactorisable_kuu_reports_nan():
     """Duplicated inducing inputs with no jitter: NaN, which the trainer turns into a rejected step."""
     X, y, _ = problem(n=40)
     Z = np.repeat(X[:1], 3, axis=0)
-    host = HostObjective("vfe", X, y, chunk=16, jitter=1e-300, penalty=lambda p: 0.0)
+    host = HostObjective("vfe", X, y, chunk=16, jitter=1e-300)
     f, _ = host({"kernel": SquaredExponential(1.0, 1.0), "raw_noise": jnp.asarray(to_raw(0.1)), "Z": jnp.asarray(Z)})
     assert np.isnan(f)
 
@@ -153,8 +153,7 @@ def test_both_engines_equal_one_dense_reference(engine, approximation):
     if engine == "jax program":
         f1, g1 = jax_reference(approximation, params, X, y, 17)
     else:
-        penalty = lambda p: -p["kernel"].log_prior()  # noqa: E731
-        f1, g1 = HostObjective(approximation, X, y, chunk=17, jitter=1e-8, penalty=penalty)(params)
+        f1, g1 = HostObjective(approximation, X, y, chunk=17, jitter=1e-8)(params)
     a, b = ravel_pytree(g0)[0], ravel_pytree(g1)[0]
     assert abs(float(f1) - float(f0)) <= 1e-9 * abs(float(f0))
     np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-7, atol=1e-9 * float(jnp.max(jnp.abs(a))))

@@ -4,6 +4,10 @@ A prior is a small immutable object with ``log_prob(value)`` evaluated on the
 positive (constrained) value. Training adds ``log_prob`` plus the log-Jacobian
 of the positive transform (:mod:`sparsegp.transforms`), so the MAP estimate is
 that of the density of the parameter actually optimised (GPflow's convention).
+
+:func:`negative_log_posterior` is the one place a log prior meets an objective: every evaluation path
+(the JAX program in memory, the host BLAS sums, Dask partitions, the GPU, the grouped-row and per-target
+wrappers, the classifiers' bounds) minimises ``-(objective + log p(theta))`` through it.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import jax.scipy.special as jsp
 import numpy as np
 
 from .errors import InputError
+from .transforms import log_jacobian, to_positive
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,32 @@ class GammaPrecision:
 
 
 Prior = LogNormal | Gamma | GammaPrecision
+
+
+def noise_log_prior(prior, raw_noise):
+    """log p(sigma^2) plus the log-Jacobian of the positive transform (0 without a prior); summed over the targets
+    where each has its noise."""
+    if prior is None:
+        return 0.0
+    return jnp.sum(prior.log_prob(to_positive(raw_noise))) + log_jacobian(raw_noise)
+
+
+def log_hyper_prior(params, noise_prior=None):
+    """log p(theta) of the raw parameters ``params`` (a dict with ``kernel`` and, for a regressor, ``raw_noise``):
+    the kernel's hyper-priors (:meth:`~sparsegp.kernels.Kernel.log_prior`) plus the noise's ``noise_prior``, each
+    with its transform's log-Jacobian; 0 without priors. Positive where theta is probable a priori."""
+    total = params["kernel"].log_prior()
+    if "raw_noise" in params:
+        total = total + noise_log_prior(noise_prior, params["raw_noise"])
+    return total
+
+
+def negative_log_posterior(objective, params, noise_prior=None):
+    """What every fit minimises: ``-(objective + log p(theta))``, the negative log posterior of the
+    hyper-parameters up to a constant (MAP-II), with ``objective`` a log marginal likelihood or a lower bound
+    on it (greater is better) and ``log p(theta)`` from :func:`log_hyper_prior`. The only place the library
+    composes a prior with an objective: an evaluation path passes its objective here and adds no prior itself."""
+    return -(objective + log_hyper_prior(params, noise_prior))
 _PRIORS: dict[str, type[LogNormal] | type[Gamma] | type[GammaPrecision]] = {
     "LogNormal": LogNormal,
     "Gamma": Gamma,

@@ -24,6 +24,7 @@ import numpy as np
 from ..backends.blas_sums import BlasStats
 from ..backends.jax_sums import RowWeights, Stats
 from ..linalg import solve_lower
+from ..priors import negative_log_posterior
 from ..transforms import to_positive
 from .base import Approximation
 from .certificate import Certificate, bounds_from_stats, weighted_bounds
@@ -32,11 +33,12 @@ from .registry import APPROXIMATIONS
 
 
 class HostObjective:
-    """``value_and_grad(params) -> (f, grad)`` of ``-objective - penalty`` for the trainer.
+    """``value_and_grad(params) -> (f, grad)`` of ``-(objective + log p(theta))`` for the trainer
+    (:func:`~sparsegp.priors.negative_log_posterior`, as the JAX program's :class:`~sparsegp.fitting.negatives.SparseNegative`).
 
     ``params`` is the estimator's dict of raw parameters: ``kernel``, ``raw_noise`` and, when the
-    inducing inputs are free, ``Z`` (otherwise ``Z_fixed`` is used). ``penalty(params)`` is a
-    JAX-traceable term added to the negative objective (the negative log hyper-priors).
+    inducing inputs are free, ``Z`` (otherwise ``Z_fixed`` is used). log p(theta) holds the kernel's
+    hyper-priors and ``noise_prior`` (None: no prior on the noise).
     ``data`` replaces (X, y, chunk) by an object with BlasStats's passes, such as
     :class:`~sparsegp.backends.dask_sums.DaskStats` (the sums over the partitions of a cluster); ``counts`` and
     ``scatter`` describe rows grouped by input (:mod:`sparsegp.backends.replicates`).
@@ -50,7 +52,7 @@ class HostObjective:
         *,
         chunk: int = 0,
         jitter: float,
-        penalty,
+        noise_prior=None,
         Z_fixed=None,
         data=None,
         counts=None,
@@ -75,7 +77,7 @@ class HostObjective:
             return kernel, Z, Linv, to_positive(params["raw_noise"]), Luu
 
         def negative(params, st):
-            return -from_stats(st, to_positive(params["raw_noise"]))[0] - penalty(params)
+            return negative_log_posterior(from_stats(st, to_positive(params["raw_noise"]))[0], params, noise_prior)
 
         def pull(params, cts):
             _, vjp = jax.vjp(lambda p: prep(p)[:4], params)
@@ -91,7 +93,7 @@ class HostObjective:
         return type(st)(*map(jnp.asarray, st))
 
     def terms(self, params):
-        """(objective without the penalty, its GaussianTerms, L_uu, the certificate or None) at ``params``: one
+        """(objective without the hyper-priors, its GaussianTerms, L_uu, the certificate or None) at ``params``: one
         forward pass; the certificate (:mod:`.certificate`) comes from the same sums where they have unit
         weights (None otherwise: :meth:`certificate` makes its own pass)."""
         kernel, Z, Linv, noise, Luu = self._prep(params)

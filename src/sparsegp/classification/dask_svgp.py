@@ -20,6 +20,7 @@ import numpy as np
 from ..backends.dask_sums import _client
 from ..backends.jax_sums import chunk_size_for
 from ..errors import DistributedError, InputError
+from ..priors import negative_log_posterior
 from ..validation import check_label_values
 
 POOL_ROWS = 8192  # rows brought to the driver for the selection and the check
@@ -51,7 +52,7 @@ def _part_site_sums(part, params, family, likelihood, chunk: int, s: float):
 
 def _kl_value_and_grad(params, family):
     def kl(p):
-        return family.kl(p) - p["kernel"].log_prior()
+        return negative_log_posterior(-family.kl(p), p)
 
     return jax.value_and_grad(kl)(params)
 

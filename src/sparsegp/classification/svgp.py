@@ -33,6 +33,7 @@ import numpy as np
 
 from ..backends.jax_sums import chunk_rows
 from ..linalg import INDUCING_JITTER, cholesky_fixed, solve_lower
+from ..priors import negative_log_posterior
 
 # Relative jitter on K_uu (times its mean diagonal) in the bound and in prediction: a learnt Z may bring two
 # inducing inputs close, and the whitened form stays accurate with a jitter far below the latent variance.
@@ -142,7 +143,7 @@ class NegativeBound:
     def __call__(self, params, X, y, w):
         post = posterior_of(params, self.jitter)
         rows = expected_log_density_sum(post, self.likelihood, X, y, w, self.chunk)
-        return -(rows - kl_whitened(params["q_mu"], params["q_sqrt"]) + params["kernel"].log_prior())
+        return negative_log_posterior(rows - kl_whitened(params["q_mu"], params["q_sqrt"]), params)
 
 
 @partial(jax.jit, static_argnames=("likelihood", "chunk", "jitter"))

@@ -47,7 +47,7 @@ def trajectory(n_ms, d_values, max_iter, every, seed=0, verbose=False):
     """Fig. 3: exact criterion and the info-gain / random PP criteria along the exact GP's trajectory, each the
     paper's phi(theta) - log P(theta) (sec. 2.3): the negative log marginal likelihood, exact or approximate, minus the
     log hyper-prior of the same hyper-parameters (the exact one is the optimiser's own objective)."""
-    from ..fitting.negatives import noise_log_prior
+    from ..priors import log_hyper_prior
     from ..selection import InfoGain, Random
 
     X, y, _, _ = _data()
@@ -55,7 +55,7 @@ def trajectory(n_ms, d_values, max_iter, every, seed=0, verbose=False):
     path = []
 
     def record(it, value, params):
-        log_prior = float(params["kernel"].log_prior() + noise_log_prior(noise_prior, params["raw_noise"]))
+        log_prior = float(log_hyper_prior(params, noise_prior))
         path.append((it, value, params["kernel"], float(to_positive(params["raw_noise"])), log_prior))
 
     _, ms = exact_on_subset(

@@ -152,9 +152,7 @@ def certificate(config: SparseConfig, data, params, Z, chunk: int, exact: bool =
         )
         return Certificate(float(value), float(value), "exact", detail="Z = every training input: log p(y) itself")
     if rows is None:
-        host = HostObjective(
-            config.approximation, data=data.host_sums(s, chunk), jitter=float(config.jitter), penalty=lambda p: 0.0
-        )
+        host = HostObjective(config.approximation, data=data.host_sums(s, chunk), jitter=float(config.jitter))
         return host.certificate(dict(params, Z=jnp.asarray(Z)))
     noise = noise_value(params["raw_noise"])
     X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)

@@ -1,4 +1,5 @@
-"""The functions the regressors minimise: the negative objective plus the negative log hyper-priors.
+"""The functions the regressors minimise: the negative objective plus the negative log hyper-priors, composed by
+:func:`sparsegp.priors.negative_log_posterior`.
 
 Each is a frozen dataclass, equal to another when its fields are, so :func:`sparsegp.fitting.training.minimize`
 compiles one program per objective and array shapes and reuses it for every later fit of the same kind
@@ -11,18 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import jax.numpy as jnp
-
 from ..approximations.exact_gp import exact_log_marginal
-from ..transforms import log_jacobian, to_positive
-
-
-def noise_log_prior(prior, raw_noise):
-    """log p(sigma^2) plus the log-Jacobian of the positive transform (0 without a prior); summed over the targets
-    where each has its noise."""
-    if prior is None:
-        return 0.0
-    return jnp.sum(prior.log_prob(to_positive(raw_noise))) + log_jacobian(raw_noise)
+from ..priors import negative_log_posterior
+from ..transforms import to_positive
 
 
 @dataclass(frozen=True)
@@ -35,8 +27,8 @@ class ExactNegative:
 
     def __call__(self, params, X, y, counts=None, scatter=None, known=None):
         kernel, raw_noise = params["kernel"], params["raw_noise"]
-        nlml = -exact_log_marginal(kernel, to_positive(raw_noise), X, y, counts=counts, scatter=scatter, known=known)
-        return nlml - kernel.log_prior() - noise_log_prior(self.noise_prior, raw_noise)
+        lml = exact_log_marginal(kernel, to_positive(raw_noise), X, y, counts=counts, scatter=scatter, known=known)
+        return negative_log_posterior(lml, params, self.noise_prior)
 
 
 @dataclass(frozen=True)
@@ -69,7 +61,7 @@ class SparseNegative:
             scatter=scatter,
             **({} if known is None else {"known": known}),
         )
-        return -value - kernel.log_prior() - noise_log_prior(self.noise_prior, raw_noise)
+        return negative_log_posterior(value, params, self.noise_prior)
 
 
-__all__ = ["ExactNegative", "SparseNegative", "noise_log_prior"]
+__all__ = ["ExactNegative", "SparseNegative"]

@@ -53,7 +53,7 @@ from .hyper import (
     scale_from_variances,
     warn_unconverged,
 )
-from .negatives import SparseNegative, noise_log_prior
+from .negatives import SparseNegative
 from .pretrain import Pretrained, pretrain
 from .training import Interrupted, alternate, minimize_reselecting
 
@@ -179,15 +179,6 @@ def trainable(config: SparseConfig, kernel, noise: float, Z0):
     return params, mask
 
 
-def _penalty(noise_prior):
-    """The negative log hyper-priors (kernel and noise) added to the negative objective."""
-
-    def penalty(params):
-        return -params["kernel"].log_prior() - noise_log_prior(noise_prior, params["raw_noise"])
-
-    return penalty
-
-
 def problem(config: SparseConfig, data, Z, chunk: int, Z_fixed=None) -> Problem:
     """The objective over ``data``'s rows at the inducing inputs ``Z`` (scaled), for :func:`~.hyper.optimise`."""
     s = config.input_scale
@@ -205,7 +196,7 @@ def problem(config: SparseConfig, data, Z, chunk: int, Z_fixed=None) -> Problem:
                 config.method,
                 data=data.host_sums(s, chunk),
                 jitter=float(config.jitter),
-                penalty=_penalty(noise_prior),
+                noise_prior=noise_prior,
                 Z_fixed=Z_fixed,
             )
         return objective, (() if rows is None else (jnp.asarray(Z), *rows.jax_args())), host
@@ -618,7 +609,7 @@ def _posterior_on_host(config, data, params, Z, chunk: int):
     s = config.input_scale
     for jitter in jitter_ladder(float(config.jitter), MAX_JITTER):
         hosted = HostObjective(
-            config.approximation, data=data.host_sums(s, chunk), jitter=jitter, penalty=_penalty(None)
+            config.approximation, data=data.host_sums(s, chunk), jitter=jitter
         )
         value, terms, Luu, cert = hosted.terms(params)
         if np.isfinite(value) and all_finite(*terms, Luu):
