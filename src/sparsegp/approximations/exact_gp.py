@@ -16,6 +16,11 @@ from ..linalg import cholesky, gaussian_nll, solve_lower, solve_upper
 from .per_target import batched, last_axis, per_target, stack_targets, summed_over_targets
 
 
+# A sparse model's ``objective_name_`` where its inducing inputs are every training input: there every approximation
+# is the exact GP (Q_nn = K_nn), and the fit and ``log_marginal_likelihood`` evaluate this, not the sparse algebra.
+DESCRIPTION = "exact GP log marginal likelihood log p(y | theta) (RW eq. 2.30; Z = every training input)"
+
+
 @summed_over_targets
 def exact_log_marginal(kernel, noise, X, y, jitter: float = 0.0, counts=None, scatter=None, known=None):
     """log p(y | X, theta, sigma^2) for y ~ N(0, K + sigma^2 I).

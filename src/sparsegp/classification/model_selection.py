@@ -93,13 +93,14 @@ def validation_folds(codes: np.ndarray, rng) -> list[tuple[np.ndarray, np.ndarra
     min(VALIDATION_ROWS, n / 5) validation rows and at most TRAIN_ROWS of the rest for training.
 
     Every training part keeps at least MIN_CLASS_ROWS rows of each class (the IVM's minimum): a class of two
-    rows is never held out."""
+    rows is never held out, and a fold left with no rows to validate is dropped (none at all where no class has
+    more than MIN_CLASS_ROWS rows)."""
     n = codes.size
     per_class = [rng.permutation(np.flatnonzero(codes == c)) for c in np.unique(codes)]
     if n <= FOLD_ROWS:
         held = [r if r.size > MIN_CLASS_ROWS else r[:0] for r in per_class]
         parts = [np.sort(np.concatenate([np.array_split(r, FOLDS)[k] for r in held])) for k in range(FOLDS)]
-        return [(np.setdiff1d(np.arange(n), parts[k]), parts[k]) for k in range(FOLDS)]
+        return [(np.setdiff1d(np.arange(n), part), part) for part in parts if part.size]
     frac_val = min(VALIDATION_ROWS, n // 5) / n
     frac_train = min(1.0 - frac_val, TRAIN_ROWS / n)
     train, val = [], []

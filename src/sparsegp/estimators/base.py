@@ -296,20 +296,22 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         k = np.size(self.noise_)
         return names + (["noise"] if np.ndim(self.noise_) == 0 else [f"noise[{j}]" for j in range(k)])
 
-    def log_marginal_likelihood(self, theta=None, eval_gradient=False, *, X=None, y=None):
+    def log_marginal_likelihood(self, theta=None, eval_gradient=False, *, X=None, y=None, noise_variance=None):
         """The model's objective at ``theta``, and its gradient with respect to ``theta``.
 
         scikit-learn's name and signature: ``theta`` holds the log of each positive hyper-parameter
         (and the value itself of a non-negative one, such as the bias v_b, which may be 0) in the order
         of :meth:`hyperparameter_names` (None: the fitted values); targets are standardised as at fit
-        and the noise is on that scale; hyper-priors are not included. The exact GP's objective is
-        log p(y | X, theta) (RW eq. 2.30); a sparse model's is its approximation's
-        (``objective_name_``) at the fitted inducing inputs, on the training data ``X, y`` that must
-        be passed again (the model keeps only its posterior).
+        and the noise is on that scale; hyper-priors are not included. The quantity is the one
+        ``objective_name_`` names, and at the fitted values it equals ``objective_``. The exact GP's objective
+        is log p(y | X, theta) (RW eq. 2.30) on its own training data; a sparse model's is its approximation's
+        at the fitted inducing inputs (the exact log p(y) where those are every training input), on the data
+        ``X, y`` that must be passed again (the model keeps only its posterior), with the known per-row
+        ``noise_variance`` (units of y squared; by default the fit's own where ``X, y`` are its training data).
         Returns the value, or ``(value, gradient)`` with ``eval_gradient=True``.
         """
         self._check_fitted()
-        data = self._objective_data(X, y)
+        data = self._objective_data(X, y, noise_variance)
         leaves, treedef = jax.tree_util.tree_flatten(self.kernel_)
         logged = [t is POSITIVE for t in self.kernel_.transforms().values()]  # in leaf order
         sizes = [int(np.size(leaf)) for leaf in leaves]

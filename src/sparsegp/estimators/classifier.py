@@ -12,7 +12,13 @@ from sklearn.exceptions import DataConversionWarning
 from .._docstrings import fill
 from ..classification.adf import predict_latent, site_means
 from ..classification.ivm import ivm_select
-from ..classification.model_selection import PROBE_SIZE, default_kernel_grid, validation_folds, validation_search
+from ..classification.model_selection import (
+    MIN_CLASS_ROWS,
+    PROBE_SIZE,
+    default_kernel_grid,
+    validation_folds,
+    validation_search,
+)
 from ..classification.probit import predictive_probability, probit_bias
 from ..errors import InputError, NotFittedError
 from ..fitting.config import IVMConfig, ivm_config
@@ -244,7 +250,15 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         """The grid kernel (:func:`~sparsegp.classification.model_selection.default_kernel_grid`) whose IVMs,
         fitted on part of the rows, give the lowest error on the others, ties by their log loss (the paper's
         sec. 4 model selection, inside fit; cross-validated on small sets): (kernel, one record per grid point)."""
-        folds = validation_folds(np.searchsorted(self.classes_, y), np.random.default_rng(self.random_state))
+        codes = np.searchsorted(self.classes_, y)
+        folds = validation_folds(codes, np.random.default_rng(self.random_state))
+        if not folds:
+            counts = " and ".join(f"{int(np.sum(codes == c))} of class {self.classes_.tolist()[c]!r}" for c in range(2))
+            raise InputError(
+                f"IVMClassifier: y has {y.size} rows ({counts}); with kernel=None the kernel is chosen on held-out "
+                f"rows, and every fit keeps {MIN_CLASS_ROWS} rows of each class, so at least one class needs "
+                f"{MIN_CLASS_ROWS + 1} rows. Pass a kernel (kernel=SquaredExponential(...)) or learn_kernel=False"
+            )
         grid = default_kernel_grid(X.shape[1], input_scale(X))
         probe = clone(self).set_params(
             kernel=grid[0], learn_kernel=False, size=min(int(self.size), PROBE_SIZE), stop=None, verbose=False

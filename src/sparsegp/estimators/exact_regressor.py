@@ -184,9 +184,12 @@ class ExactGPRegressor(GPRegressorBase):
         index = to_device(row_index(groups, np.column_stack([np.asarray(X), np.asarray(known)])))
         return exact_loo(self.posterior_, self.noise_ + known, index, y, to_device(self.y_train_)[index])
 
-    def _objective_data(self, X, y):
-        if X is not None or y is not None:
-            raise InputError("ExactGPRegressor.log_marginal_likelihood uses its own training data; do not pass X, y")
+    def _objective_data(self, X, y, noise_variance=None):
+        if X is not None or y is not None or noise_variance is not None:
+            raise InputError(
+                "ExactGPRegressor.log_marginal_likelihood uses its own training data and their noise_variance; do "
+                "not pass X, y or noise_variance"
+            )
         return self._training_rows()
 
     def _training_rows(self) -> Rows:

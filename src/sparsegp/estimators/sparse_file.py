@@ -25,12 +25,17 @@ def sparse_state(model):
     meta["certificate"] = dict(model.certificate_)
     meta["has_inducing_indices"] = model.inducing_indices_ is not None
     meta["stop_reason"], meta["inducing_path"] = model.stop_reason_, _path_for_json(model.inducing_path_)
+    meta["noise_variance"] = None  # fitted without known noise variances
+    if getattr(model, "noise_variance_given_", False):
+        meta["noise_variance"] = {"fingerprint": model.train_fingerprint_}
     post = model.posterior_
     if np.ndim(model.noise_) == 1:  # a noise per target: Z and K_uu's factor once, the rest per target
         post = post._replace(Z=post.Z[0], Luu=post.Luu[0])
     arrays = {f"posterior_{k}": np.asarray(v) for k, v in post._asdict().items()}
     if model.inducing_indices_ is not None:
         arrays["inducing_indices"] = np.asarray(model.inducing_indices_, dtype=np.int64)
+    if getattr(model, "train_noise_variance_", None) is not None:
+        arrays["train_noise_variance"] = np.asarray(model.train_noise_variance_, dtype=np.float64)
     if model.train_cache_ is not None:
         arrays.update({f"train_{k}": np.asarray(v) for k, v in model.train_cache_._asdict().items()})
     return meta, arrays
@@ -87,7 +92,35 @@ def sparse_from_state(cls, meta, arrays):
         model.train_cache_ = TrainingCache(jnp.asarray(Xs), jnp.asarray(rs), jnp.asarray(ms))
     model.optimizer_report_, model.n_iter_ = None, 0
     model.inducing_path_, model.stop_reason_ = _growth(meta)
+    _noise_variance(model, meta, arrays)
     return model
+
+
+def _noise_variance(model, meta, arrays) -> None:
+    """``noise_variance_given_``, ``train_noise_variance_`` and ``train_fingerprint_`` (absent before they were
+    recorded: a fit without known noise variances)."""
+    record = meta.get("noise_variance")
+    model.noise_variance_given_ = record is not None
+    model.train_noise_variance_ = model.train_fingerprint_ = None
+    if record is None:
+        if "train_noise_variance" in arrays:
+            raise ModelFileError("array 'train_noise_variance' is present, but metadata 'noise_variance' is null")
+        return
+    fp = record.get("fingerprint") if isinstance(record, dict) else None
+    if not isinstance(record, dict) or set(record) != {"fingerprint"} or not (
+        fp is None or (isinstance(fp, str) and len(fp) == 64 and all(c in "0123456789abcdef" for c in fp))
+    ):
+        raise ModelFileError(
+            "metadata field 'noise_variance' must be null or a record with 'fingerprint' (null or 64 hex digits), "
+            f"got {record!r}"
+        )
+    if (fp is None) != ("train_noise_variance" not in arrays):
+        raise ModelFileError("metadata 'noise_variance' has a fingerprint exactly where 'train_noise_variance' is kept")
+    if fp is not None:
+        v = persistence.require_array(arrays, "train_noise_variance", ndim=1)
+        if np.any(v < 0):
+            raise ModelFileError("array 'train_noise_variance' must hold variances >= 0")
+        model.train_noise_variance_, model.train_fingerprint_ = v, fp
 
 
 def _path_for_json(path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from sklearn.base import clone
 
+from ..approximations.exact_gp import DESCRIPTION as EXACT_DESCRIPTION
 from .base import copy_result
 from .persistence import save_model
 
@@ -14,8 +15,8 @@ def apply_fit(model, fit, config) -> None:
     """Set ``model``'s fitted attributes from ``fit`` (a :class:`~sparsegp.fitting.pipeline.SparseFit` of
     ``config``) but the leave-one-out figures (``_set_loo``, whose warnings name the caller's line); the data's
     attributes (``y_mean_``, ``n_features_in_``, ...) are set before."""
-    copy_result(model, fit, skip=("loo", "certificate", "data_bytes_per_evaluation"))
-    model.objective_name_ = config.method.description
+    copy_result(model, fit, skip=("loo", "certificate", "data_bytes_per_evaluation", "exact"))
+    model.objective_name_ = EXACT_DESCRIPTION if fit.exact else config.method.description
     if fit.data_bytes_per_evaluation is not None:
         model.data_bytes_per_evaluation_ = fit.data_bytes_per_evaluation
     model.upper_bound_, model.gap_ = fit.certificate.upper, fit.certificate.gap
@@ -30,6 +31,8 @@ def checkpoint_writer(model, config, data, names):
 
     def save(fit) -> None:
         reached = clone(model)
+        for name in ("noise_variance_given_", "train_noise_variance_", "train_fingerprint_"):
+            setattr(reached, name, getattr(model, name))
         reached._set_data_attributes(data.moments, len(data.moments.column_var), names)
         apply_fit(reached, fit, config)
         reached._set_loo(fit.loo)

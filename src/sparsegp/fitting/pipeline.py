@@ -79,6 +79,7 @@ class SparseFit(NamedTuple):
     inducing_path: list | None = None  # ``inducing="auto"``: one record per size of the growth
     stop_reason: str | None = None
     estimates: list | None = None  # the fit's estimates of its wall time (:mod:`.estimate`)
+    exact: bool = False  # Z is every training input: ``objective`` is the exact GP's log p(y) (RW eq. 2.30)
 
 
 class Start(NamedTuple):
@@ -576,6 +577,7 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, chunk: int, light: bo
         cert,
         done.path,
         done.stop_reason,
+        exact=bool(done.exact and rows is not None),
     )
 
 
