@@ -84,9 +84,7 @@ def test_collapsed_objective_and_gradient_equal_all_rows(approximation):
     assert relative(ravel_pytree(g1)[0], ravel_pytree(g0)[0]) <= 1e-10
     # the host sums (BLAS, written-out backward pass) with weights, against the JAX program on every row
     params = {"kernel": kernel, "raw_noise": jnp.asarray(to_raw(noise)), "Z": Z}
-    host = HostObjective(
-        approximation, g.X, g.y, chunk=7, jitter=1e-8, counts=g.counts, scatter=g.scatter
-    )
+    host = HostObjective(approximation, g.X, g.y, chunk=7, jitter=1e-8, counts=g.counts, scatter=g.scatter)
     every_host = HostObjective(approximation, X, y, chunk=31, jitter=1e-8)
     f1, h1 = host(params)
     f0, h0 = every_host(params)

@@ -125,6 +125,8 @@ def negative_log_posterior(objective, params, noise_prior=None):
     on it (greater is better) and ``log p(theta)`` from :func:`log_hyper_prior`. The only place the library
     composes a prior with an objective: an evaluation path passes its objective here and adds no prior itself."""
     return -(objective + log_hyper_prior(params, noise_prior))
+
+
 _PRIORS: dict[str, type[LogNormal] | type[Gamma] | type[GammaPrecision]] = {
     "LogNormal": LogNormal,
     "Gamma": Gamma,

@@ -15,7 +15,6 @@ from .._config import LOG_2PI
 from ..linalg import cholesky, gaussian_nll, solve_lower, solve_upper
 from .per_target import batched, last_axis, per_target, stack_targets, summed_over_targets
 
-
 # A sparse model's ``objective_name_`` where its inducing inputs are every training input: there every approximation
 # is the exact GP (Q_nn = K_nn), and the fit and ``log_marginal_likelihood`` evaluate this, not the sparse algebra.
 DESCRIPTION = "exact GP log marginal likelihood log p(y | theta) (RW eq. 2.30; Z = every training input)"

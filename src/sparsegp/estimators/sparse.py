@@ -12,9 +12,9 @@ from ..approximations.exact_gp import DESCRIPTION as EXACT_DESCRIPTION
 from ..approximations.exact_gp import exact_log_marginal
 from ..approximations.registry import APPROXIMATIONS
 from ..backends import is_dask_collection
-from ..backends.jax_sums import chunk_size_for
 from ..backends.base import Moments
 from ..backends.in_memory import InMemory
+from ..backends.jax_sums import chunk_size_for
 from ..backends.replicates import Rows, distinct_records
 from ..errors import InputError
 from ..fitting.calibration import warn_if_sor_too_narrow

@@ -107,8 +107,10 @@ def _noise_variance(model, meta, arrays) -> None:
             raise ModelFileError("array 'train_noise_variance' is present, but metadata 'noise_variance' is null")
         return
     fp = record.get("fingerprint") if isinstance(record, dict) else None
-    if not isinstance(record, dict) or set(record) != {"fingerprint"} or not (
-        fp is None or (isinstance(fp, str) and len(fp) == 64 and all(c in "0123456789abcdef" for c in fp))
+    if (
+        not isinstance(record, dict)
+        or set(record) != {"fingerprint"}
+        or not (fp is None or (isinstance(fp, str) and len(fp) == 64 and all(c in "0123456789abcdef" for c in fp)))
     ):
         raise ModelFileError(
             "metadata field 'noise_variance' must be null or a record with 'fingerprint' (null or 64 hex digits), "

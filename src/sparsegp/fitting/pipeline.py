@@ -610,9 +610,7 @@ def _posterior_on_host(config, data, params, Z, chunk: int):
     are not the certificate's), at the scaled ``params``, with the same jitter ladder."""
     s = config.input_scale
     for jitter in jitter_ladder(float(config.jitter), MAX_JITTER):
-        hosted = HostObjective(
-            config.approximation, data=data.host_sums(s, chunk), jitter=jitter
-        )
+        hosted = HostObjective(config.approximation, data=data.host_sums(s, chunk), jitter=jitter)
         value, terms, Luu, cert = hosted.terms(params)
         if np.isfinite(value) and all_finite(*terms, Luu):
             cert = hosted.certificate(params) if cert is None else cert
