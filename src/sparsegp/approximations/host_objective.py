@@ -17,6 +17,8 @@ rounding; the tests hold both, and the gradient, against each other.
 
 from __future__ import annotations
 
+from functools import lru_cache, partial
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -67,26 +69,9 @@ class HostObjective:
         self.data = data if data is not None else BlasStats(X, y, chunk, counts=counts, scatter=scatter, known=known)
         self.known = getattr(self.data, "known", None) is not None
         Z_fixed = None if Z_fixed is None else jnp.asarray(Z_fixed)
-        from_stats = approximation.from_stats
-
-        def prep(params):
-            kernel = params["kernel"]
-            Z = params["Z"] if "Z" in params else Z_fixed
-            Luu = kuu_cholesky(kernel, Z, jitter)
-            Linv = solve_lower(Luu, jnp.eye(Z.shape[0], dtype=Z.dtype))
-            return kernel, Z, Linv, to_positive(params["raw_noise"]), Luu
-
-        def negative(params, st):
-            return negative_log_posterior(from_stats(st, to_positive(params["raw_noise"]))[0], params, noise_prior)
-
-        def pull(params, cts):
-            _, vjp = jax.vjp(lambda p: prep(p)[:4], params)
-            return vjp(cts)[0]
-
-        self._prep = jax.jit(prep)
-        self._value_and_grad = jax.jit(jax.value_and_grad(negative, argnums=(0, 1)))
-        self._pull = jax.jit(pull)
-        self._terms = jax.jit(from_stats)
+        prep, self._value_and_grad, pull, self._terms = _programs(approximation, float(jitter), noise_prior)
+        self._prep = partial(prep, Z_fixed=Z_fixed)
+        self._pull = partial(pull, Z_fixed=Z_fixed)
 
     def _sums(self, kernel, Z, Linv_np, weights):
         st = self.data.forward(kernel, Z, Linv_np, weights)[0]
@@ -128,6 +113,40 @@ class HostObjective:
         # The sums enter -objective with a minus sign: their cotangents ct are already of f.
         g_data = self._pull(params, cts)
         return float(f), jax.tree_util.tree_map(jnp.add, g_params, g_data)
+
+
+def _programs(approximation: Approximation, jitter: float, noise_prior):
+    """The jitted steps 1, 3 and 5 of the module docstring and the algebra alone, compiled once per approximation,
+    jitter, noise prior and shapes for every HostObjective of the process (each stage and refit builds one); fresh
+    ones for an approximation or prior that is not hashable."""
+    try:
+        hash((approximation, noise_prior))
+    except TypeError:
+        return _build(approximation, jitter, noise_prior)
+    return _cached(approximation, jitter, noise_prior)
+
+
+def _build(approximation: Approximation, jitter: float, noise_prior):
+    from_stats = approximation.from_stats
+
+    def prep(params, Z_fixed):
+        kernel = params["kernel"]
+        Z = params["Z"] if "Z" in params else Z_fixed
+        Luu = kuu_cholesky(kernel, Z, jitter)
+        Linv = solve_lower(Luu, jnp.eye(Z.shape[0], dtype=Z.dtype))
+        return kernel, Z, Linv, to_positive(params["raw_noise"]), Luu
+
+    def negative(params, st):
+        return negative_log_posterior(from_stats(st, to_positive(params["raw_noise"]))[0], params, noise_prior)
+
+    def pull(params, cts, Z_fixed):
+        _, vjp = jax.vjp(lambda p: prep(p, Z_fixed)[:4], params)
+        return vjp(cts)[0]
+
+    return jax.jit(prep), jax.jit(jax.value_and_grad(negative, argnums=(0, 1))), jax.jit(pull), jax.jit(from_stats)
+
+
+_cached = lru_cache(maxsize=32)(_build)
 
 
 __all__ = ["HostObjective"]
