@@ -43,11 +43,11 @@ def test_binary_fit_predicts_well_and_reports(fitted_binary):
     assert list(clf.classes_) == ["no", "yes"]
     np.testing.assert_array_equal(clf.predict(Xt), clf.classes_[(clf.decision_function(Xt) > 0).astype(int)])
     mean, var = clf.predict_latent(Xt)
-    assert mean.shape == var.shape == (400, 1) and np.all(var > 0)
+    assert mean.shape == var.shape == (400,) and np.all(var > 0)
     # probit predictive: Phi(mu / sqrt(1 + v))
     from scipy.special import ndtr
 
-    np.testing.assert_allclose(p[:, 1], ndtr(mean[:, 0] / np.sqrt(1 + var[:, 0])), rtol=1e-10)
+    np.testing.assert_allclose(p[:, 1], ndtr(mean / np.sqrt(1 + var)), rtol=1e-10)
     assert clf.Z_.shape == (16, 2) and clf.stop_reason_.startswith("m = 16")
     assert 0 < clf.loo_log_loss_ < np.log(2) and 0 <= clf.loo_calibration_error_ < 0.2
 

@@ -372,9 +372,14 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
 
         Returns
         -------
-        mean, var : ndarray of shape (n, L)
-            L = 1 for two classes (the positive class's latent function), else one column per class.
+        mean, var : ndarray of shape (n,) for two classes (the positive class's latent function), else (n, L)
+            with one column per class (scikit-learn's ``latent_mean_and_variance`` shapes, and the IVM's).
         """
+        mean, var = self._latent(X, batch_size)
+        return (mean[:, 0], var[:, 0]) if mean.shape[1] == 1 else (mean, var)
+
+    def _latent(self, X, batch_size: int = 4096):
+        """(mean, var) of shape (n, L), one column per latent function."""
         self._check_fitted()
         X = self._test_matrix(X)
         out = [
@@ -396,7 +401,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         -------
         ndarray of shape (n, C)
         """
-        mean, var = self.predict_latent(X)
+        mean, var = self._latent(X)
         return np.asarray(self.likelihood_.predict_log_proba(jnp.asarray(mean), jnp.asarray(var)))
 
     @fill(test_inputs=_TEST_INPUTS)
