@@ -2,31 +2,25 @@
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import numpy as np
 
 from .._docstrings import fill
 from ..approximations.augmented import full_data_predict
 from ..approximations.common import sparse_predict, unexplained_variance
-from ..approximations.exact_gp import DESCRIPTION as EXACT_DESCRIPTION
-from ..approximations.exact_gp import exact_log_marginal
 from ..approximations.registry import APPROXIMATIONS
 from ..backends import is_dask_collection
-from ..backends.base import Moments
-from ..backends.in_memory import InMemory
-from ..backends.jax_sums import chunk_size_for
-from ..backends.replicates import Rows, distinct_records
+from ..backends.replicates import Rows
 from ..errors import InputError
 from ..fitting.calibration import warn_if_sor_too_narrow
 from ..fitting.config import sparse_config
 from ..fitting.pipeline import fit_sparse
 from ..linalg import INDUCING_JITTER
 from ..options import ALIASES, DEPRECATED, flat_options, grouped_options, set_grouped
-from ..validation import as_float_vector, as_noise_variance, fingerprint
 from . import persistence
 from .base import COMMON_JSON_PARAMS, PREDICT_OPTIONS, GPRegressorBase
 from .sparse_file import sparse_from_state, sparse_state
 from .sparse_fitted import apply_fit, checkpoint_writer, final_checkpoint
+from .sparse_objective import keep_noise_variance, log_objective, objective_rows
 
 
 @fill()
@@ -295,7 +289,7 @@ class SparseGPRegressor(GPRegressorBase):
         """
         config = sparse_config(self)
         data, names = self._training_data(X, y, config, noise_variance)
-        self._keep_noise_variance(X, y, noise_variance)
+        keep_noise_variance(self, X, y, noise_variance)
         try:
             self._set_data_attributes(data.moments, len(data.moments.column_var), names)
             fit = fit_sparse(config, data, save=checkpoint_writer(self, config, data, names))
@@ -311,60 +305,11 @@ class SparseGPRegressor(GPRegressorBase):
         fn = APPROXIMATIONS[self.approximation].loo(self.kernel_, self.posterior_, self.noise_, self.prediction)
         return fn(X, y) if known is None else fn(X, y, known)
 
-    def _keep_noise_variance(self, X, y, noise_variance) -> None:
-        """``noise_variance_given_``, and for rows in memory the variances themselves with a fingerprint of the
-        training data (``train_noise_variance_``, ``train_fingerprint_``): :meth:`log_marginal_likelihood` on the
-        training data then evaluates the model that was fitted."""
-        self.noise_variance_given_ = noise_variance is not None
-        self.train_noise_variance_ = self.train_fingerprint_ = None
-        if noise_variance is None or is_dask_collection(X) or is_dask_collection(y):
-            return
-        X, y, _ = self._training_arrays(X, y)
-        self.train_noise_variance_ = as_noise_variance(noise_variance, X.shape[0])
-        self.train_fingerprint_ = fingerprint(X, y)
-
     def _objective_data(self, X, y, noise_variance=None):
-        if X is None or y is None:
-            raise InputError(
-                "SparseGPRegressor keeps no training data: pass the training X and y to "
-                "log_marginal_likelihood(theta, eval_gradient, X=X, y=y)"
-            )
-        X = self._validate_test_inputs(X)
-        y = as_float_vector(y, "y", n=X.shape[0])
-        known = self._known_noise_of(X, y, noise_variance)
-        if self.duplicates == "drop":
-            keep = distinct_records(X, y)
-            X, y = X[keep], y[keep]
-            known = None if known is None else known[keep]
-        y = (y - self.y_mean_) / self.y_std_
-        known = None if known is None else known / self.y_std_**2
-        moments = Moments(X.shape[0], np.var(X, axis=0), self.y_mean_, self.y_std_)
-        # the fit's own grouping of the rows (every row, or one weighted row per distinct input and known variance)
-        return InMemory(X, y, collapsed=self.duplicates == "collapse", moments=moments, known=known).rows(1.0)
-
-    def _known_noise_of(self, X, y, noise_variance):
-        """The known noise variances of the rows (X, y) in the units of y squared, or None: as given, else the fit's
-        own where (X, y) are its training data."""
-        if noise_variance is not None:
-            return as_noise_variance(noise_variance, X.shape[0])
-        if not getattr(self, "noise_variance_given_", False):
-            return None
-        if self.train_fingerprint_ is not None and fingerprint(X, y) == self.train_fingerprint_:
-            return self.train_noise_variance_
-        raise InputError(
-            "this model was fitted with a per-row noise_variance, and X, y are not its training data (or the fit was "
-            "on dask arrays, whose variances the model does not keep): pass "
-            "log_marginal_likelihood(..., X=X, y=y, noise_variance=...) for these rows (0 for none)"
-        )
+        return objective_rows(self, X, y, noise_variance)
 
     def _log_objective(self, kernel, noise, rows: Rows):
-        X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
-        if self.objective_name_ == EXACT_DESCRIPTION:  # Z = every training input: the fit's objective is log p(y)
-            return exact_log_marginal(kernel, noise, X, y, **rows.weights())
-        chunk = chunk_size_for(rows.X.shape[0], self.Z_.shape[0], self._file_params()["chunk_size"])
-        return APPROXIMATIONS[self.approximation].objective(
-            kernel, jnp.asarray(self.Z_), noise, X, y, chunk=chunk, jitter=float(self.jitter), **rows.weights()
-        )
+        return log_objective(self, kernel, noise, rows)
 
     # ---- prediction ------------------------------------------------------------
     def _mean_var(self, X, full_cov: bool):
