@@ -46,6 +46,20 @@ def copy_result(model, result, skip: tuple[str, ...] = ()) -> None:
             setattr(model, f"{name}_", getattr(result, name))
 
 
+def raise_if_interrupted(estimator, reason: str | None, stacklevel: int = 3) -> None:
+    """After a fit that a KeyboardInterrupt stopped (``reason`` "interrupted ..."), left fitted with the best state it
+    reached: a warning that says so, and the KeyboardInterrupt, so that a script still stops. Every estimator's."""
+    if reason is None or not reason.startswith("interrupted"):
+        return
+    warnings.warn(
+        f"{type(estimator).__name__}: the fit was {reason}; the estimator is fitted with that state (stop_reason_) "
+        "and predicts; fit again to go on",
+        ConvergenceWarning,
+        stacklevel=stacklevel,
+    )
+    raise KeyboardInterrupt(reason)
+
+
 class FeatureNamesMixin:
     """``feature_names_in_`` (scikit-learn's attribute): a DataFrame's column names at fit, checked at
     predict and kept in the model file; absent when the training inputs had no names."""
@@ -173,17 +187,7 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         self.y_mean_, self.y_std_ = moments.y_mean, moments.y_std
 
     def _raise_if_interrupted(self, reason: str | None) -> None:
-        """After a fit that a KeyboardInterrupt stopped (``reason`` "interrupted ..."), left fitted with the best
-        state it reached: a warning that says so, and the KeyboardInterrupt, so that a script still stops."""
-        if reason is None or not reason.startswith("interrupted"):
-            return
-        warnings.warn(
-            f"{type(self).__name__}: the fit was {reason}; the estimator is fitted with that state (stop_reason_) "
-            "and predicts; fit again to go on",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-        raise KeyboardInterrupt(reason)
+        raise_if_interrupted(self, reason, stacklevel=4)
 
     # ---- the leave-one-out check --------------------------------------------------
     def _set_loo(self, check: LOOCheck | None, warn: bool = True):

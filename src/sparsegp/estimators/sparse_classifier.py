@@ -18,7 +18,7 @@ from ..fitting.classifier_fit import ClassifierConfig, InMemoryRows, collapse_ro
 from ..metrics import expected_calibration_error
 from ..validation import as_float_matrix, check_int, check_positive, feature_names_of
 from . import persistence
-from .base import FeatureNamesMixin, copy_result
+from .base import FeatureNamesMixin, copy_result, raise_if_interrupted
 from .classifier import _TEST_INPUTS, IVMClassifier, OneVsRestIVMClassifier, _labels, _require_fitted
 
 LIKELIHOOD_NAMES = ("auto", "probit", "logit", "softmax", "robustmax")
@@ -118,6 +118,11 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         the growth goes on from the fitted m and its path (the size fitted further, then the rules asked again).
     verbose : bool
         Progress bars.
+    callback : callable or None
+        ``callback(iteration, objective, params)`` after each L-BFGS-B iteration (``params`` in the inputs' own
+        units); return True to stop that stage. A KeyboardInterrupt (Ctrl-C, or raised here) keeps the best state the
+        current size reached: the classifier is fitted with it, ``stop_reason_`` says "interrupted", a
+        ConvergenceWarning says so and the KeyboardInterrupt goes on to the caller.
 
     Attributes
     ----------
@@ -138,7 +143,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
     inducing_path_ : list of dict
         Each stage's m, bound, iterations and elapsed seconds.
     stop_reason_ : str
-        Why the growth (or the fit) stopped.
+        Why the growth (or the fit) stopped; "interrupted ..." after a KeyboardInterrupt.
     loo_log_loss_ : float
         Approximate leave-one-out log loss on the training rows (each row's site removed from q).
     loo_calibration_error_ : float
@@ -172,6 +177,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         random_state=None,
         warm_start: bool = False,
         verbose: bool = False,
+        callback=None,
     ):
         self.kernel = kernel
         self.likelihood = likelihood
@@ -185,6 +191,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         self.random_state = random_state
         self.warm_start = warm_start
         self.verbose = verbose
+        self.callback = callback
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -216,6 +223,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
             chunk_size=None if self.chunk_size is None else check_int(self.chunk_size, "chunk_size", minimum=1),
             random_state=self.random_state,
             verbose=bool(self.verbose),
+            callback=self.callback,
             warm=self._warm(D),
         )
 
@@ -283,6 +291,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         copy_result(self, fit, skip=("params", "loo_log_proba", "loo_codes"))
         self._set_loo(fit.loo_log_proba, fit.loo_codes)
         self.fit_time_ = time.perf_counter() - t0
+        raise_if_interrupted(self, fit.stop_reason)
         return self
 
     @staticmethod

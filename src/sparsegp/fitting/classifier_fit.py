@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -54,8 +55,8 @@ from ..priors import LogNormal
 from ..progress import progress_bar
 from ..selection.centres import extend_centres
 from .growth import device_max_inducing
-from .hyper import TINY_DATA_LOG_SD, scale_from_variances
-from .training import LBFGS_MEMORY, minimize
+from .hyper import TINY_DATA_LOG_SD, params_for_scaled_inputs, scale_from_variances, warn_stopped_short
+from .training import LBFGS_MEMORY, Interrupted, minimize
 
 FIRST_INDUCING = 128  # m at the growth's first stage (the module docstring, step 2)
 CANDIDATES = 4096  # rows the greedy selection of inducing inputs looks at (at least 4 m)
@@ -194,13 +195,31 @@ def _select(kernel, Z, X, k, rng):
 
 
 def _stage(config, problem, params, mask, bounds, n: int, desc: str):
+    """L-BFGS-B over everything the configuration frees (step 3), with the regressors' warning where it stops short;
+    a KeyboardInterrupt comes out as :class:`~.training.Interrupted` with the best point evaluated."""
     objective, args, value_and_grad = problem
     lower, upper = bounds
-    return minimize(
+    params, report = minimize(
         objective, params, args=args, mask=mask, lower=lower, upper=upper, max_iter=config.max_iter,
-        verbose=config.verbose, desc=desc, value_and_grad=value_and_grad, callback=config.callback,
+        verbose=config.verbose, desc=desc, value_and_grad=value_and_grad, callback=_callback(config),
         progress=LOOSE * config.tol * n, progress_after=STAGE_WARMUP,
     )  # fmt: skip
+    warn_stopped_short(config.owner, report, "raise max_iter, or tol for a looser progress rule", stacklevel=5)
+    return params, report
+
+
+def _callback(config):
+    """The user's ``callback(iteration, objective, params)`` with the parameters in the inputs' own units."""
+    user, s = config.callback, config.input_scale
+    if user is None:
+        return None
+    return lambda i, value, p: user(i, value, params_for_scaled_inputs(p, 1.0 / s) if s != 1.0 else p)
+
+
+def _negative_bound(problem, params) -> float:
+    """The minimised objective (the negative bound, less the kernel's log prior) at ``params``: one evaluation."""
+    objective, args, value_and_grad = problem
+    return float(value_and_grad(params)[0] if value_and_grad is not None else objective(params, *args))
 
 
 def _mask_and_bounds(config, params):
@@ -298,7 +317,7 @@ def natural_q(config: ClassifierConfig, data, params: dict, chunk: int, desc: st
 
     P, h, value = at(params)
     rho, steps = 1.0, 0
-    with progress_bar(total=NATURAL_STEPS, desc=desc, verbose=config.verbose) as bar:
+    with progress_bar(total=NATURAL_STEPS, desc=desc, verbose=config.verbose) as bar, _keeping(params) as kept:
         while steps < NATURAL_STEPS:
             q_mu, q_sqrt = config.family.natural_step(params, P, h, rho)
             trial = dict(params, q_mu=q_mu, q_sqrt=q_sqrt)
@@ -312,10 +331,22 @@ def natural_q(config: ClassifierConfig, data, params: dict, chunk: int, desc: st
                 continue
             gain, rho = v_t - value, min(1.0, 2.0 * rho)
             params, P, h, value = trial, P_t, h_t, v_t
+            kept["params"] = params
             bar.set_postfix(bound=f"{value:.6g}")
             if gain < LOOSE * config.tol * data.n:
                 break
     return params, steps
+
+
+@contextmanager
+def _keeping(params):
+    """A KeyboardInterrupt in the block comes out as :class:`~.training.Interrupted` with ``kept["params"]``, the
+    last accepted state (every accepted natural step raised the bound)."""
+    kept = {"params": params}
+    try:
+        yield kept
+    except KeyboardInterrupt:
+        raise Interrupted(None, None, kept["params"]) from None
 
 
 def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
@@ -344,21 +375,30 @@ def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
         chunk = data.chunk(M * config.likelihood.latent_count(data.n_classes), config.chunk_size)
         mask, bounds = _mask_and_bounds(config, params)
         problem = data.problem(config.family, config.likelihood, chunk, s)
-        params, steps = natural_q(config, data, params, chunk, f"{config.owner}: m = {M}, q")
-        n_iter += steps
-        params, report = _stage(config, problem, params, mask, bounds, data.n, f"{config.owner}: m = {M}")
-        n_iter += report.n_iter
+        steps, stopped = 0, None
+        try:
+            params, steps = natural_q(config, data, params, chunk, f"{config.owner}: m = {M}, q")
+            params, report = _stage(config, problem, params, mask, bounds, data.n, f"{config.owner}: m = {M}")
+            objective, iterations = float(report.objective), int(report.n_iter)
+        except Interrupted as stop:  # Ctrl-C: this size's best state, and the fit ends there
+            params, stopped = stop.params, f"interrupted (KeyboardInterrupt) at m = {M}: the best state reached"
+            iterations = 0 if stop.report is None else int(stop.report.n_iter)
+            objective = _negative_bound(problem, params)
+        n_iter += steps + iterations
         if path and path[-1]["m"] == M:  # a warm start at a size the path holds: the same size, fitted further
             path.pop()
         path.append(
             {
                 "m": M,
-                "bound": -float(report.objective),
-                "n_iter": int(report.n_iter),
+                "bound": -objective,
+                "n_iter": iterations,
                 "natural_steps": int(steps),
                 "seconds": time.perf_counter() - t0,
             }
         )
+        if stopped is not None:
+            reason = stopped
+            break
         if not isinstance(config.inducing, str):
             reason = f"m = {M} inducing inputs, as given"
             break

@@ -264,17 +264,25 @@ def _callback(config: FitConfig, scale: float):
     return callback
 
 
-def warn_unconverged(config: FitConfig, report, params, mask, planned_cap=False, stacklevel: int = 5):
-    """ConvergenceWarning (scikit-learn's class) for a stopped optimiser or a parameter at a bound."""
-    name = config.owner
+def warn_stopped_short(owner: str, report, advice: str, planned_cap=False, stacklevel: int = 5) -> None:
+    """ConvergenceWarning (scikit-learn's class) for an optimiser run that stopped short of convergence, but not for
+    one its callback stopped or (``planned_cap``) one that ran the planned number of iterations; ``advice`` says what
+    to change. Every fit's stages warn through here."""
     capped = "iterations reached limit" in report.reason.lower()
     if not report.success and "callback" not in report.reason.lower() and not (planned_cap and capped):
         warnings.warn(
-            f"{name}: L-BFGS-B stopped after {report.n_iter} iterations without converging ({report.reason}); "
-            f"raise {spelled(name, 'max_iter')}, or use {spelled(name, 'n_restarts')} for another start",
+            f"{owner}: L-BFGS-B stopped after {report.n_iter} iterations without converging ({report.reason}); "
+            f"{advice}",
             ConvergenceWarning,
             stacklevel=stacklevel,
         )
+
+
+def warn_unconverged(config: FitConfig, report, params, mask, planned_cap=False, stacklevel: int = 5):
+    """ConvergenceWarning (scikit-learn's class) for a stopped optimiser or a parameter at a bound."""
+    name = config.owner
+    advice = f"raise {spelled(name, 'max_iter')}, or use {spelled(name, 'n_restarts')} for another start"
+    warn_stopped_short(name, report, advice, planned_cap, stacklevel=stacklevel + 1)
     kernel, free = params["kernel"], mask["kernel"]
     free_values = dict(zip(kernel.parameters(), (np.asarray(m) for m in jax.tree_util.tree_leaves(free))))
     transforms = kernel.transforms()
