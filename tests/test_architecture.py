@@ -222,3 +222,36 @@ def test_no_module_outside_approximations_asks_which_approximation_it_has():
             if isinstance(node, ast.Compare) and any(named(n) for n in [node.left, *node.comparators]):
                 asked.append(f"{rel}:{node.lineno}")
     assert asked == []
+
+
+LIKELIHOOD_NAMES = {"probit", "logit", "softmax", "robustmax", "bernoulli", "gaussian", "student-t", "poisson"}
+
+
+def _string_comparisons(path) -> list[tuple[int, str]]:
+    """(line, string) of every ``==``, ``!=``, ``in`` or ``not in`` whose operands include a string constant."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Compare) and any(
+            isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops
+        ):
+            for operand in [node.left, *node.comparators]:
+                values = operand.elts if isinstance(operand, (ast.Tuple, ast.List, ast.Set)) else [operand]
+                found += [
+                    (node.lineno, v.value) for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                ]
+    return found
+
+
+def test_no_likelihood_name_is_compared_outside_its_module():
+    """A likelihood is one object (:mod:`sparsegp.classification.likelihoods`): the estimators and the fit ask it,
+    and never test its name (the experiments and their claims name the papers' models, and are left out)."""
+    owner = ROOT / "classification" / "likelihoods.py"
+    assert any(s == "probit" for _, s in _string_comparisons(owner))  # the check sees comparisons where they are
+    hits = []
+    for path in ROOT.rglob("*.py"):
+        if path == owner or "experiments" in path.relative_to(ROOT).parts:
+            continue
+        hits += [
+            f"{path.relative_to(ROOT)}:{line} {s!r}" for line, s in _string_comparisons(path) if s in LIKELIHOOD_NAMES
+        ]
+    assert hits == []

@@ -21,6 +21,7 @@ integer-coded labels ``y`` of shape (n,); they are pure JAX and differentiable i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 import jax
@@ -65,6 +66,13 @@ class Likelihood:
         """log int p(y = c | f) q(f) df for each row and class: (n, C)."""
         raise NotImplementedError
 
+    def initial_mean(self, class_weights: np.ndarray) -> np.ndarray:
+        """The constant mean b that gives the class frequencies at f = b (the fit's start); 0 by default."""
+        return np.zeros(class_weights.size)
+
+    def check_classes(self, n_classes: int) -> None:
+        """An InputError where this likelihood cannot model ``n_classes`` classes (binary ones need two)."""
+
     def to_dict(self) -> dict:
         return {"name": self.name}
 
@@ -90,6 +98,19 @@ class Bernoulli(Likelihood):
 
     def latent_count(self, n_classes: int) -> int:
         return 1
+
+    def check_classes(self, n_classes: int) -> None:
+        if n_classes != 2:
+            raise InputError(
+                f"likelihood {self.link!r} is binary, but y has {n_classes} classes; use 'softmax' or 'robustmax'"
+            )
+
+    def initial_mean(self, class_weights: np.ndarray) -> np.ndarray:
+        """Phi^-1(p) or logit(p) of the positive class's frequency p."""
+        from scipy.special import logit, ndtri
+
+        p = _frequencies(class_weights)[1]
+        return np.array([ndtri(p) if self.link == "probit" else logit(p)])
 
     def log_link(self, z):
         return log_ndtr(z) if self.link == "probit" else jax.nn.log_sigmoid(z)
@@ -130,6 +151,14 @@ class Softmax(Likelihood):
     def latent_count(self, n_classes: int) -> int:
         return n_classes
 
+    def check_classes(self, n_classes: int) -> None:
+        _several(self.name, n_classes)
+
+    def initial_mean(self, class_weights: np.ndarray) -> np.ndarray:
+        """log p_c of each class's frequency, centred: softmax(b) is the frequencies."""
+        log_freq = np.log(_frequencies(class_weights))
+        return log_freq - np.mean(log_freq)
+
     def _samples(self, mu, var):
         eps = jnp.asarray(softmax_points(mu.shape[1], self.points), mu.dtype)
         return mu[:, None, :] + jnp.sqrt(var)[:, None, :] * eps[None]  # (n, S, C)
@@ -161,6 +190,9 @@ class RobustMax(Likelihood):
     def latent_count(self, n_classes: int) -> int:
         return n_classes
 
+    def check_classes(self, n_classes: int) -> None:
+        _several(self.name, n_classes)
+
     @staticmethod
     def _prob_largest(mu, var, c):
         """P(f_c is the largest) for each row's class c (n,): int N(x; mu_c, v_c) prod_{j != c} Phi((x - mu_j) /
@@ -190,7 +222,38 @@ class RobustMax(Likelihood):
         return {"name": self.name, "eps": self.eps}
 
 
+def _frequencies(class_weights: np.ndarray) -> np.ndarray:
+    return np.clip(class_weights / np.sum(class_weights), 1e-6, 1 - 1e-6)
+
+
+def _several(name: str, n_classes: int) -> None:
+    if n_classes < 3:
+        raise InputError(f"likelihood {name!r} is for more than two classes; use 'probit' or 'logit'")
+
+
 LIKELIHOODS: dict[str, type[Likelihood]] = {cls.name: cls for cls in (Bernoulli, Softmax, RobustMax)}
+# The names an estimator's ``likelihood`` option takes, each a factory; "auto" is probit for two classes, else softmax.
+NAMED: dict[str, Callable[[], Likelihood]] = {
+    "probit": lambda: Bernoulli("probit"),
+    "logit": lambda: Bernoulli("logit"),
+    "softmax": Softmax,
+    "robustmax": RobustMax,
+}
+NAMES = ("auto", *NAMED)
+
+
+def named(name, n_classes: int) -> Likelihood:
+    """The likelihood an estimator's ``likelihood`` option names (or the Likelihood given), for ``n_classes``
+    classes, checked against them."""
+    if isinstance(name, Likelihood):
+        return name
+    if not isinstance(name, str) or name not in NAMES:
+        raise InputError(f"likelihood must be one of {NAMES} or a Likelihood, got {name!r}")
+    if name == "auto":
+        name = "probit" if n_classes == 2 else "softmax"
+    likelihood = NAMED[name]()
+    likelihood.check_classes(n_classes)
+    return likelihood
 
 
 def likelihood_from_dict(d: dict) -> Likelihood:
@@ -228,7 +291,9 @@ __all__ = [
     "RobustMax",
     "Gaussian",
     "LIKELIHOODS",
+    "NAMES",
     "likelihood_from_dict",
+    "named",
     "gauss_hermite",
     "softmax_points",
 ]

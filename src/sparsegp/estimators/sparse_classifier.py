@@ -11,7 +11,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .._docstrings import fill
 from ..backends.dask_sums import is_dask_collection
-from ..classification.likelihoods import Bernoulli, Likelihood, RobustMax, Softmax, likelihood_from_dict
+from ..classification.likelihoods import Likelihood, likelihood_from_dict
+from ..classification.likelihoods import named as named_likelihood
 from ..classification.svgp import FAMILY
 from ..errors import CalibrationWarning, InputError
 from ..fitting.classifier_fit import ClassifierConfig, InMemoryRows, collapse_rows, fit_classifier
@@ -21,7 +22,6 @@ from . import persistence
 from .base import FeatureNamesMixin, copy_result, raise_if_interrupted
 from .classifier import _TEST_INPUTS, IVMClassifier, OneVsRestIVMClassifier, _labels, _require_fitted
 
-LIKELIHOOD_NAMES = ("auto", "probit", "logit", "softmax", "robustmax")
 # The leave-one-out probabilities' expected calibration error above which the fit warns (CalibrationWarning),
 # or above the 99th percentile of the ECE of labels drawn from those probabilities themselves (calibrated by
 # construction: on a few hundred rows their ECE alone reaches 0.05), whichever is larger.
@@ -53,21 +53,6 @@ _JSON_PARAMS = (
     "warm_start",
     "verbose",
 )
-
-
-def likelihood_for(name, n_classes: int) -> Likelihood:
-    """The likelihood an estimator's ``likelihood`` option names, for this many classes."""
-    if isinstance(name, Likelihood):
-        return name
-    if name not in LIKELIHOOD_NAMES:
-        raise InputError(f"likelihood must be one of {LIKELIHOOD_NAMES} or a Likelihood, got {name!r}")
-    if n_classes == 2:
-        if name in ("softmax", "robustmax"):
-            raise InputError(f"likelihood {name!r} is for more than two classes; use 'probit' or 'logit'")
-        return Bernoulli("probit" if name == "auto" else name)
-    if name in ("probit", "logit"):
-        raise InputError(f"likelihood {name!r} is binary, but y has {n_classes} classes; use 'softmax' or 'robustmax'")
-    return Softmax() if name == "softmax" else RobustMax()
 
 
 @persistence.register
@@ -213,7 +198,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         return ClassifierConfig(
             owner=type(self).__name__,
             kernel=self.kernel,
-            likelihood=likelihood_for(self.likelihood, n_classes),
+            likelihood=named_likelihood(self.likelihood, n_classes),
             inducing=inducing,
             max_inducing=None if self.max_inducing is None else check_int(self.max_inducing, "max_inducing", minimum=1),
             tol=tol,

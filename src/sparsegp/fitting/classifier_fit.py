@@ -47,7 +47,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..backends.jax_sums import chunk_size_for
-from ..classification.likelihoods import Bernoulli, Likelihood
+from ..classification.likelihoods import Likelihood
 from ..classification.svgp import FAMILY
 from ..errors import InputError
 from ..kernels import Kernel, SquaredExponential
@@ -157,18 +157,6 @@ def initial_kernel(config: ClassifierConfig, column_std: np.ndarray, n_rows: int
     return config.kernel.for_scaled_inputs(s)
 
 
-def initial_mean(likelihood: Likelihood, class_weights: np.ndarray) -> np.ndarray:
-    """b at the class frequencies: Phi^-1(p) or logit(p) for a Bernoulli likelihood, log p for softmax, 0 else."""
-    freq = np.clip(class_weights / np.sum(class_weights), 1e-6, 1 - 1e-6)
-    if isinstance(likelihood, Bernoulli):
-        from scipy.special import logit, ndtri
-
-        return np.array([ndtri(freq[1]) if likelihood.link == "probit" else logit(freq[1])])
-    if likelihood.name == "softmax":
-        return np.log(freq) - np.mean(np.log(freq))
-    return np.zeros(class_weights.size)
-
-
 def largest_m(config: ClassifierConfig, n: int, latents: int) -> int:
     """The growth's largest m: ``max_inducing``, or for None the regressors' device cap
     (:func:`~sparsegp.fitting.growth.device_max_inducing`) at the same cost per evaluation. The latent variances
@@ -263,7 +251,7 @@ def _start(config: ClassifierConfig, data, Xs: np.ndarray, rng) -> dict[str, Any
         "Z": jnp.asarray(Z),
         "q_mu": jnp.asarray(q_mu),
         "q_sqrt": jnp.asarray(q_sqrt),
-        "mean": jnp.asarray(initial_mean(config.likelihood, data.class_weights)),
+        "mean": jnp.asarray(config.likelihood.initial_mean(data.class_weights)),
     }
 
 
