@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import warnings
 
 import jax.numpy as jnp
 import numpy as np
@@ -14,31 +13,14 @@ from ..backends.dask_sums import is_dask_collection
 from ..classification.likelihoods import Likelihood, likelihood_from_dict
 from ..classification.likelihoods import named as named_likelihood
 from ..classification.svgp import FAMILY
-from ..errors import CalibrationWarning, InputError
+from ..errors import InputError
+from ..fitting.calibration import warn_if_overconfident
 from ..fitting.classifier_fit import ClassifierConfig, InMemoryRows, collapse_rows, fit_classifier
 from ..metrics import expected_calibration_error
 from ..validation import as_float_matrix, check_int, check_positive, feature_names_of
 from . import persistence
 from .base import FeatureNamesMixin, copy_result, raise_if_interrupted
 from .classifier import _TEST_INPUTS, IVMClassifier, OneVsRestIVMClassifier, _labels, _require_fitted
-
-# The leave-one-out probabilities' expected calibration error above which the fit warns (CalibrationWarning),
-# or above the 99th percentile of the ECE of labels drawn from those probabilities themselves (calibrated by
-# construction: on a few hundred rows their ECE alone reaches 0.05), whichever is larger.
-CALIBRATION_MARGIN = 0.05
-CALIBRATION_DRAWS = 100
-
-
-def sampling_ece(proba: np.ndarray, draws: int = CALIBRATION_DRAWS) -> float:
-    """The 99th percentile of the expected calibration error of labels drawn from ``proba`` (n, C) itself."""
-    rng = np.random.default_rng(0)
-    cum = np.cumsum(proba, axis=1)
-    out = []
-    for _ in range(draws):
-        codes = np.minimum((rng.uniform(size=(proba.shape[0], 1)) > cum).sum(axis=1), proba.shape[1] - 1)
-        out.append(expected_calibration_error(codes, proba))
-    return float(np.quantile(out, 0.99))
-
 
 _JSON_PARAMS = (
     "likelihood",
@@ -335,22 +317,10 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         )
 
     def _set_loo(self, log_proba, codes, warn: bool = True):
-        p = np.exp(log_proba)
         self.loo_log_loss_ = float(-np.mean(log_proba[np.arange(codes.size), codes]))
-        self.loo_calibration_error_ = float(expected_calibration_error(codes, p))
-        confidence, accuracy = float(np.mean(p.max(axis=1))), float(np.mean(p.argmax(axis=1) == codes))
-        margin = max(CALIBRATION_MARGIN, sampling_ece(p))
-        if warn and self.loo_calibration_error_ > margin:
-            side = "over-confident" if confidence > accuracy else "under-confident"
-            warnings.warn(
-                f"{type(self).__name__}: the leave-one-out probabilities of {codes.size} training rows are {side}: "
-                f"expected calibration error {self.loo_calibration_error_:.3f} (warned above {margin:.3f}, the larger of {CALIBRATION_MARGIN:g} "
-                f"and what labels drawn from these probabilities reach by chance; "
-                f"mean confidence {confidence:.3f}, accuracy {accuracy:.3f}). Check the kernel (a learnt length-scale "
-                "far below the inputs' spacing memorises the rows) or raise max_inducing",
-                CalibrationWarning,
-                stacklevel=3,
-            )
+        self.loo_calibration_error_ = float(expected_calibration_error(codes, np.exp(log_proba)))
+        if warn:
+            warn_if_overconfident(type(self).__name__, log_proba, codes, stacklevel=4)
 
     # ---- predict -----------------------------------------------------------------------
     def _check_fitted(self):

@@ -30,6 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._config import LOG_2PI
 from ..errors import CalibrationWarning, NumericalWarning
+from ..metrics import expected_calibration_error
 from ..options import spelled
 
 # SoR's variances are flagged when at more than this share of the test points the prior variance they
@@ -160,6 +161,44 @@ def warn_loo_unavailable(check: LOOCheck, owner: str, stacklevel: int = 3) -> No
     )
 
 
+# A classifier's leave-one-out probabilities warn (CalibrationWarning) where their expected calibration error exceeds
+# CALIBRATION_MARGIN or the 99th percentile of the ECE of labels drawn from those probabilities themselves
+# (calibrated by construction: on a few hundred rows their ECE alone reaches 0.05), whichever is larger.
+CALIBRATION_MARGIN = 0.05
+CALIBRATION_DRAWS = 100
+
+
+def sampling_ece(proba: np.ndarray, draws: int = CALIBRATION_DRAWS) -> float:
+    """The 99th percentile of the expected calibration error of labels drawn from ``proba`` (n, C) itself."""
+    rng = np.random.default_rng(0)
+    cum = np.cumsum(proba, axis=1)
+    out = []
+    for _ in range(draws):
+        codes = np.minimum((rng.uniform(size=(proba.shape[0], 1)) > cum).sum(axis=1), proba.shape[1] - 1)
+        out.append(expected_calibration_error(codes, proba))
+    return float(np.quantile(out, 0.99))
+
+
+def warn_if_overconfident(owner: str, log_proba: np.ndarray, codes: np.ndarray, stacklevel: int = 3) -> None:
+    """A CalibrationWarning where a classifier's leave-one-out probabilities (``log_proba`` (n, C) of the rows with
+    class ``codes``) are over- or under-confident beyond what chance gives."""
+    p = np.exp(log_proba)
+    error = float(expected_calibration_error(codes, p))
+    confidence, accuracy = float(np.mean(p.max(axis=1))), float(np.mean(p.argmax(axis=1) == codes))
+    margin = max(CALIBRATION_MARGIN, sampling_ece(p))
+    if error > margin:
+        side = "over-confident" if confidence > accuracy else "under-confident"
+        warnings.warn(
+            f"{owner}: the leave-one-out probabilities of {codes.size} training rows are {side}: "
+            f"expected calibration error {error:.3f} (warned above {margin:.3f}, the larger of {CALIBRATION_MARGIN:g} "
+            f"and what labels drawn from these probabilities reach by chance; "
+            f"mean confidence {confidence:.3f}, accuracy {accuracy:.3f}). Check the kernel (a learnt length-scale "
+            "far below the inputs' spacing memorises the rows) or raise max_inducing",
+            CalibrationWarning,
+            stacklevel=stacklevel,
+        )
+
+
 def warn_if_miscalibrated(check: LOOCheck, owner: str, stacklevel: int = 3) -> None:
     """A CalibrationWarning naming each of :func:`problems`."""
     found = problems(check)
@@ -175,6 +214,8 @@ def warn_if_miscalibrated(check: LOOCheck, owner: str, stacklevel: int = 3) -> N
 
 
 __all__ = [
+    "sampling_ece",
+    "warn_if_overconfident",
     "LOOCheck",
     "LOO_ROWS",
     "TAIL_SHARE",

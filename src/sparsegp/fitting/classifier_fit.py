@@ -54,6 +54,7 @@ from ..kernels import Kernel, SquaredExponential
 from ..priors import LogNormal
 from ..progress import progress_bar
 from ..selection.centres import extend_centres
+from .calibration import loo_sample
 from .growth import device_max_inducing
 from .hyper import TINY_DATA_LOG_SD, params_for_scaled_inputs, scale_from_variances, warn_stopped_short
 from .training import LBFGS_MEMORY, Interrupted, minimize
@@ -61,7 +62,6 @@ from .training import LBFGS_MEMORY, Interrupted, minimize
 FIRST_INDUCING = 128  # m at the growth's first stage (the module docstring, step 2)
 CANDIDATES = 4096  # rows the greedy selection of inducing inputs looks at (at least 4 m)
 LOOSE = 0.1  # a stage's progress rule: LOOSE * tol nats per row per iteration
-LOO_ROWS = 5000  # training rows the leave-one-out check scores (a fixed random sample beyond that)
 NATURAL_STEPS = 100  # at most this many natural-gradient steps for q per stage
 SMALLEST_STEP = 1.0 / 64  # the natural steps end when a step this short no longer raises the bound
 NARROW_FLOOR = 0.1  # the default length-scales' floor, a fraction of the inputs' RMS spread
@@ -394,7 +394,7 @@ def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
         if grown is None:
             break
         params = grown
-    loo_rows = _loo_sample(Xs.shape[0])
+    loo_rows = loo_sample(Xs.shape[0])  # the regressors' sample of the training rows
     post = config.family.posterior(params)
     batches = np.array_split(loo_rows, max(1, -(-loo_rows.size // 1024)))
     loo = np.concatenate(
@@ -406,12 +406,6 @@ def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
     params = dict(params, kernel=params["kernel"].for_scaled_inputs(1.0 / s), Z=np.asarray(params["Z"]) * s)
     params = {k: (v if k == "kernel" else np.asarray(v)) for k, v in params.items()}
     return ClassifierFit(params, float(path[-1]["bound"]), path, reason, int(n_iter), loo, y_pool[loo_rows])
-
-
-def _loo_sample(n: int) -> np.ndarray:
-    if n <= LOO_ROWS:
-        return np.arange(n)
-    return np.sort(np.random.default_rng(0).choice(n, size=LOO_ROWS, replace=False))
 
 
 class InMemoryRows:
