@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import InputError, SparseGPError
 from .base import Moments
-from .dask_sums import DaskStats, _client
+from .dask_sums import DaskStats, cluster_client
 from .in_memory import MIN_INPUTS, target_ddof
 
 SAMPLE_ROWS = 20_000  # rows fetched to the driver for a greedy selection or k-means start
@@ -83,7 +83,7 @@ class DaskPartitions:
     def __init__(self, X, y, *, duplicates: str, normalize_y: bool, noise_variance=None):
         import dask
 
-        self.client = _client()
+        self.client = cluster_client()
         if duplicates == "drop":
             self.refuse("duplicates='drop'", "duplicates")
         self.X, y = _arrays(X, y)

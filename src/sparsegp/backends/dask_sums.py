@@ -42,7 +42,8 @@ def is_dask_collection(x) -> bool:
     return type(x).__module__.split(".")[0] == "dask" and hasattr(x, "__dask_graph__")
 
 
-def _client(client=None):
+def cluster_client(client=None):
+    """``client``, or the current ``dask.distributed`` client, or an InputError that says how to start one."""
     try:
         from distributed import get_client
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -239,6 +240,36 @@ def _await_workers(client, what: str) -> None:
         raise _workerless(what, WORKERLESS_SECONDS, type(exc).__name__) from exc
 
 
+def retried(client, run, what: str, before_again=None):
+    """``run(workers)`` (``workers``: the cluster's at its start), run again (after ``before_again()``) where a worker
+    was lost during it, once the cluster has a worker, up to RETRIES runs in all; every fit's evaluations on a
+    cluster go through here."""
+    for attempt in range(1, RETRIES + 1):
+        try:
+            return run(_addresses(client))
+        except Workerless:
+            raise
+        except DistributedError:
+            if attempt == RETRIES:
+                raise
+            _await_workers(client, what)
+            if before_again is not None:
+                before_again()
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def map_gathered(client, function, parts, args, what: str, **kwargs):
+    """``function(part, args, **kwargs)`` on every partition future, the results gathered, with :func:`retried`'s
+    rule: ``args`` sent as a task (:func:`_send`), an evaluation that met a lost worker run again."""
+
+    def once(workers):
+        sent = _send(client, args, what)
+        futures = [client.submit(function, p, sent, pure=False, **kwargs) for p in parts]
+        return _gather(client, futures, what, len(parts), workers)
+
+    return retried(client, once, what)
+
+
 def _as_is(args):
     return args
 
@@ -271,7 +302,7 @@ class DaskStats:
     """
 
     def __init__(self, X, y, chunk: int, client=None, grouped: bool = False, known=None):
-        self.client = _client(client)
+        self.client = cluster_client(client)
         if X.ndim != 2 or y.ndim not in (1, 2) or X.shape[0] != y.shape[0]:
             raise InputError(
                 f"X must be 2-D and y 1-D (or (n, k) for k targets) with as many rows, got shapes {X.shape} and "
@@ -302,21 +333,13 @@ class DaskStats:
         return _gather(self.client, futures, what, self.n_partitions, self._workers)
 
     def _retried(self, run, what: str, before_again=None):
-        """``run()``, run again (after ``before_again()``) where a worker was lost during it, once the cluster
-        has a worker, up to RETRIES runs in all."""
-        for attempt in range(1, RETRIES + 1):
-            try:
-                self._workers = _addresses(self.client)
-                return run()
-            except Workerless:
-                raise
-            except DistributedError:
-                if attempt == RETRIES:
-                    raise
-                _await_workers(self.client, what)
-                if before_again is not None:
-                    before_again()
-        raise AssertionError("unreachable")  # pragma: no cover
+        """:func:`retried` with the workers there at each run's start kept for :meth:`_gather`."""
+
+        def once(workers):
+            self._workers = workers
+            return run()
+
+        return retried(self.client, once, what, before_again)
 
     def _forward_once(self, args, what, n_at: int):
         sent = _send(self.client, args, what)
@@ -371,7 +394,7 @@ class DaskStats:
         self.parts, self.blocks, self._held = [], [], ()
 
 
-__all__ = ["DaskStats", "is_dask_collection"]
+__all__ = ["DaskStats", "cluster_client", "is_dask_collection", "map_gathered", "retried"]
 
 
 class PinnedStates:
@@ -387,7 +410,7 @@ class PinnedStates:
     def __init__(self, X, y, make, extra, client=None):
         import distributed
 
-        self.client = _client(client)
+        self.client = cluster_client(client)
         self.blocks, self.parts = _partitions(self.client, X, y, make, extra)
         distributed.wait(self.parts)
         holders = self.client.who_has(self.parts)

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..backends.dask_sums import _client
+from ..backends.dask_sums import cluster_client, map_gathered
 from ..backends.jax_sums import chunk_size_for
 from ..errors import DistributedError, InputError
 from ..priors import negative_log_posterior
@@ -83,7 +83,7 @@ class DaskClassRows:
         import dask
         import dask.array as da
 
-        self.client = _client()
+        self.client = cluster_client()
         X, codes = da.asarray(X).astype(np.float64), da.asarray(codes)
         if X.chunks[0] != codes.chunks[0]:
             codes = codes.rechunk({0: X.chunks[0]})
@@ -105,27 +105,30 @@ class DaskClassRows:
     def chunk(self, width: int, chunk_size) -> int:
         return chunk_size_for(max(self.rows_per_part), width, chunk_size)
 
-    def _map(self, function, params, **kwargs):
-        """``function(part, params, **kwargs)`` on every partition, its results gathered (rows first in each)."""
+    def _map(self, function, params, what: str, **kwargs):
+        """``function(part, params, **kwargs)`` on every partition, its results gathered (rows first in each), by the
+        regressors' rule (:func:`~sparsegp.backends.dask_sums.map_gathered`): an evaluation that met a lost worker is
+        run again (Dask recomputes the lost partitions from the arrays' graph), never summed over fewer rows."""
         host = jax.tree_util.tree_map(np.asarray, params)
-        # one future (a dict would scatter per key), under a fresh key: scattered by content, the same parameters
-        # sent twice in a row share a key, and the first call's release can drop it under the second's tasks
-        sent = self.client.scatter([host], broadcast=True, hash=False)[0]
-        results = self.client.gather(self.client.map(function, self.parts, params=sent, pure=False, **kwargs))
-        if sum(r[0] for r in results) != self.n:
-            raise DistributedError("a partition's rows were lost during the evaluation; fit again")
+        results = map_gathered(self.client, function, self.parts, host, what, **kwargs)
+        if sum(r[0] for r in results) != self.n:  # pragma: no cover - map_gathered has every partition's answer
+            raise DistributedError(f"{what}: the partitions answered for {sum(r[0] for r in results)} of {self.n} rows")
         return results
 
     def site_sums(self, family, params, likelihood, chunk: int, s: float):
         """(P, h, e) of :func:`sparsegp.classification.svgp.site_sums`, summed over the partitions."""
-        results = self._map(_part_site_sums, params, family=family, likelihood=likelihood, chunk=chunk, s=s)
+        results = self._map(
+            _part_site_sums, params, "the sites", family=family, likelihood=likelihood, chunk=chunk, s=s
+        )
         return tuple(sum(r[k] for r in results) for k in (1, 2, 3))
 
     def problem(self, family, likelihood, chunk: int, s: float):
         """(None, (), value_and_grad): -bound and its gradient, the rows' part summed over the partitions."""
 
         def value_and_grad(params):
-            results = self._map(_part_value_and_grad, params, family=family, likelihood=likelihood, chunk=chunk, s=s)
+            results = self._map(
+                _part_value_and_grad, params, "the bound", family=family, likelihood=likelihood, chunk=chunk, s=s
+            )
             value = sum(r[1] for r in results)
             grad = results[0][2]
             for r in results[1:]:
