@@ -75,3 +75,42 @@ def test_an_auto_fit_interrupted_in_its_second_size_keeps_that_sizes_best_state(
     assert [step["m"] for step in clf.inducing_path_] == [first, second]
     assert clf.inducing_path_[1]["bound"] >= -seen[-1][0] - 1e-9 * abs(seen[-1][0])
     assert np.all(np.isfinite(clf.predict_proba(X[:5])))
+
+
+class Killed(Exception):
+    """What a killed process leaves behind, raised from the callback: the fit ends without its final save."""
+
+
+def test_a_checkpoint_resumed_with_warm_start_reaches_the_bound_of_one_longer_fit(tmp_path):
+    from sparsegp import load_model
+    from sparsegp.fitting.checkpoint import Checkpoint
+    from sparsegp.kernels import SquaredExponential
+
+    X, y = labels()
+    Z = X[:: X.shape[0] // 16][:16]
+    # inducing inputs held at given rows and a kernel of two parameters: one optimum, which both runs must reach
+    options = dict(kernel=SquaredExponential(1.0, 1.0), inducing=Z, learn_inducing=False, tol=1e-10, random_state=0)
+    first = {}
+    whole = SparseGPClassifier(**options, callback=lambda i, v, p: first.setdefault("whole", v) and False).fit(X, y)
+
+    def killed_at(i, value, params):
+        if i == 4:
+            raise Killed
+
+    path = tmp_path / "fit.npz"
+    with pytest.raises(Killed):
+        SparseGPClassifier(**options, checkpoint=Checkpoint(str(path), every=0), callback=killed_at).fit(X, y)
+    reached = load_model(path)
+    assert reached.stop_reason_.startswith("checkpoint at m = 16") and reached.bound_ < whole.bound_
+    at_checkpoint = reached.bound_
+    on = reached.set_params(
+        warm_start=True, inducing=Z, callback=lambda i, v, p: first.setdefault("resumed", v) and False
+    )
+    resumed = on.fit(X, y)
+    assert resumed.bound_ == pytest.approx(whole.bound_, rel=1e-6)
+    # it went on from the checkpoint (at least as good from its first iteration), not from the start again
+    assert first["resumed"] <= -at_checkpoint + 1e-9 * abs(at_checkpoint) < first["whole"]
+    assert not resumed.stop_reason_.startswith("checkpoint")
+    # a fit that ends leaves its fitted model in the checkpoint file
+    done = SparseGPClassifier(**options, checkpoint=str(path)).fit(X, y)
+    assert load_model(path).bound_ == done.bound_ and not load_model(path).stop_reason_.startswith("checkpoint")

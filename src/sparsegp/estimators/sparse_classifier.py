@@ -15,6 +15,7 @@ from ..classification.likelihoods import named as named_likelihood
 from ..classification.svgp import FAMILY
 from ..errors import InputError
 from ..fitting.calibration import warn_if_overconfident
+from ..fitting.checkpoint import as_checkpoint
 from ..fitting.classifier_fit import ClassifierConfig, InMemoryRows, collapse_rows, fit_classifier
 from ..metrics import expected_calibration_error
 from ..validation import as_float_matrix, check_int, check_positive, feature_names_of
@@ -85,6 +86,10 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         the growth goes on from the fitted m and its path (the size fitted further, then the rules asked again).
     verbose : bool
         Progress bars.
+    checkpoint : str, path or Checkpoint, or None
+        Save the state the fit has reached as a model file at most every 60 seconds
+        (``Checkpoint(path, every=seconds)``), written atomically, and the fitted model at the end:
+        ``load_model(path).set_params(warm_start=True).fit(X, y)`` goes on from it.
     callback : callable or None
         ``callback(iteration, objective, params)`` after each L-BFGS-B iteration (``params`` in the inputs' own
         units); return True to stop that stage. A KeyboardInterrupt (Ctrl-C, or raised here) keeps the best state the
@@ -145,6 +150,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         warm_start: bool = False,
         verbose: bool = False,
         callback=None,
+        checkpoint=None,
     ):
         self.kernel = kernel
         self.likelihood = likelihood
@@ -159,6 +165,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         self.warm_start = warm_start
         self.verbose = verbose
         self.callback = callback
+        self.checkpoint = checkpoint
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -191,6 +198,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
             random_state=self.random_state,
             verbose=bool(self.verbose),
             callback=self.callback,
+            checkpoint=as_checkpoint(self.checkpoint),
             warm=self._warm(D),
         )
 
@@ -249,16 +257,28 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
                 f"warm_start=True continues from a model of the classes {config.warm['classes'].tolist()}, but y "
                 f"holds {classes.tolist()}: fit with warm_start=False"
             )
-        fit = fit_classifier(config, data)
+        context = (classes, X.shape[1], names, config.likelihood)
+
+        def save(reached):  # a checkpoint: the state reached, in a copy of this estimator
+            persistence.save_model(clone(self)._apply(reached, *context, warn=False), config.checkpoint.path)
+
+        fit = fit_classifier(config, data, save=save if config.checkpoint is not None else None)
+        self._apply(fit, *context)
+        self.fit_time_ = time.perf_counter() - t0
+        if config.checkpoint is not None:  # at the end, the checkpoint file holds the fitted model
+            persistence.save_model(self, config.checkpoint.path)
+        raise_if_interrupted(self, fit.stop_reason)
+        return self
+
+    def _apply(self, fit, classes, n_features: int, names, likelihood, warn: bool = True):
+        """The fitted attributes from ``fit`` (a :class:`~sparsegp.fitting.classifier_fit.ClassifierFit`)."""
         self.classes_ = classes
-        self.n_features_in_ = X.shape[1]
+        self.n_features_in_ = n_features
         self._set_feature_names(names)
-        self.likelihood_ = config.likelihood
+        self.likelihood_ = likelihood
         self._set_params(fit.params)
         copy_result(self, fit, skip=("params", "loo_log_proba", "loo_codes"))
-        self._set_loo(fit.loo_log_proba, fit.loo_codes)
-        self.fit_time_ = time.perf_counter() - t0
-        raise_if_interrupted(self, fit.stop_reason)
+        self._set_loo(fit.loo_log_proba, fit.loo_codes, warn=warn)
         return self
 
     @staticmethod

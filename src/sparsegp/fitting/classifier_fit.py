@@ -55,6 +55,7 @@ from ..priors import LogNormal
 from ..progress import progress_bar
 from ..selection.centres import extend_centres
 from .calibration import loo_sample
+from .checkpoint import Checkpointer
 from .growth import device_max_inducing
 from .hyper import TINY_DATA_LOG_SD, params_for_scaled_inputs, scale_from_variances, warn_stopped_short
 from .training import LBFGS_MEMORY, Interrupted, minimize
@@ -89,6 +90,7 @@ class ClassifierConfig:
     warm: Any = None  # warm_start: {"params": fitted (the inputs' units), "path": the growth's, "classes"}
     input_scale: float = 1.0  # the inputs' unit of the fit (set as it starts): parameters are for X divided by it
     family: Any = FAMILY  # the variational family of q(u) (:class:`~sparsegp.classification.svgp.WhitenedGaussian`)
+    checkpoint: Any = None  # :class:`~.checkpoint.Checkpoint` or None
 
 
 class ClassRows(NamedTuple):
@@ -182,26 +184,33 @@ def _select(kernel, Z, X, k, rng):
     return extend_centres(kernel, Z, X[cand], k, rng)
 
 
-def _stage(config, problem, params, mask, bounds, n: int, desc: str):
+def _stage(config, problem, params, mask, bounds, n: int, desc: str, checkpointer=None):
     """L-BFGS-B over everything the configuration frees (step 3), with the regressors' warning where it stops short;
     a KeyboardInterrupt comes out as :class:`~.training.Interrupted` with the best point evaluated."""
     objective, args, value_and_grad = problem
     lower, upper = bounds
     params, report = minimize(
         objective, params, args=args, mask=mask, lower=lower, upper=upper, max_iter=config.max_iter,
-        verbose=config.verbose, desc=desc, value_and_grad=value_and_grad, callback=_callback(config),
+        verbose=config.verbose, desc=desc, value_and_grad=value_and_grad, callback=_callback(config, checkpointer),
         progress=LOOSE * config.tol * n, progress_after=STAGE_WARMUP,
     )  # fmt: skip
     warn_stopped_short(config.owner, report, "raise max_iter, or tol for a looser progress rule", stacklevel=5)
     return params, report
 
 
-def _callback(config):
-    """The user's ``callback(iteration, objective, params)`` with the parameters in the inputs' own units."""
+def _callback(config, checkpointer=None):
+    """The optimiser's callback: the checkpointer's (the scaled parameters), then the user's
+    ``callback(iteration, objective, params)`` with the parameters in the inputs' own units."""
     user, s = config.callback, config.input_scale
-    if user is None:
+    if user is None and checkpointer is None:
         return None
-    return lambda i, value, p: user(i, value, params_for_scaled_inputs(p, 1.0 / s) if s != 1.0 else p)
+
+    def callback(i, value, p):
+        if checkpointer is not None:
+            checkpointer(i, value, p)
+        return bool(user(i, value, params_for_scaled_inputs(p, 1.0 / s) if s != 1.0 else p)) if user else False
+
+    return callback
 
 
 def _negative_bound(problem, params) -> float:
@@ -337,12 +346,13 @@ def _keeping(params):
         raise Interrupted(None, None, kept["params"]) from None
 
 
-def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
+def fit_classifier(config: ClassifierConfig, data, save=None) -> ClassifierFit:
     """Steps 1-5 of the module docstring on ``data`` (:class:`InMemoryRows`, or the Dask partitions of
     :class:`sparsegp.classification.dask_svgp.DaskClassRows`): its counts and columns' spread, the rows it holds in
     memory (``pool``: all of them in memory, a random sample on Dask) for the selection and the check,
     ``problem(likelihood, chunk, s)``, what :func:`sparsegp.fitting.training.minimize` evaluates, and
-    ``site_sums(params, likelihood, chunk, s)``, the rows' sites for the natural steps."""
+    ``site_sums(params, likelihood, chunk, s)``, the rows' sites for the natural steps. ``save(fit)``, with
+    ``config.checkpoint``, writes a checkpoint: the state reached, as a :class:`ClassifierFit`."""
     t0 = time.perf_counter()
     rng = np.random.default_rng(config.random_state)
     config = dataclasses.replace(config, input_scale=scale_from_variances(data.column_std**2))
@@ -358,15 +368,28 @@ def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
         params = dict(params, kernel=fitted["kernel"].for_scaled_inputs(s), Z=Z)
         path = list(config.warm["path"])
     n_iter, reason = 0, ""
+    checkpointer = None
+    if config.checkpoint is not None and save is not None:
+
+        def write(p, path, problem, **where):
+            reason = f"checkpoint at m = {int(p['Z'].shape[0])}: the state the fit had reached (it was still running)"
+            record = {"m": int(p["Z"].shape[0]), "bound": -_negative_bound(problem, p), "n_iter": 0,
+                      "natural_steps": 0, "seconds": time.perf_counter() - t0}  # fmt: skip
+            save(_finish(config, p, [*path, record], reason, n_iter, Xs, y_pool))
+
+        checkpointer = Checkpointer(config.checkpoint, write)
     while True:
         M = int(params["Z"].shape[0])
         chunk = data.chunk(M * config.likelihood.latent_count(data.n_classes), config.chunk_size)
         mask, bounds = _mask_and_bounds(config, params)
         problem = data.problem(config.family, config.likelihood, chunk, s)
         steps, stopped = 0, None
+        if checkpointer is not None:  # what a checkpoint of this size records beside its parameters
+            checkpointer.where = {"path": list(path), "problem": problem}
         try:
             params, steps = natural_q(config, data, params, chunk, f"{config.owner}: m = {M}, q")
-            params, report = _stage(config, problem, params, mask, bounds, data.n, f"{config.owner}: m = {M}")
+            desc = f"{config.owner}: m = {M}"
+            params, report = _stage(config, problem, params, mask, bounds, data.n, desc, checkpointer)
             objective, iterations = float(report.objective), int(report.n_iter)
         except Interrupted as stop:  # Ctrl-C: this size's best state, and the fit ends there
             params, stopped = stop.params, f"interrupted (KeyboardInterrupt) at m = {M}: the best state reached"
@@ -394,6 +417,12 @@ def fit_classifier(config: ClassifierConfig, data) -> ClassifierFit:
         if grown is None:
             break
         params = grown
+    return _finish(config, params, path, reason, n_iter, Xs, y_pool)
+
+
+def _finish(config, params, path, reason: str, n_iter: int, Xs, y_pool) -> ClassifierFit:
+    """Step 5 at ``params`` (for the inputs divided by the fit's scale), and the fit in the inputs' own units."""
+    s = config.input_scale
     loo_rows = loo_sample(Xs.shape[0])  # the regressors' sample of the training rows
     post = config.family.posterior(params)
     batches = np.array_split(loo_rows, max(1, -(-loo_rows.size // 1024)))
