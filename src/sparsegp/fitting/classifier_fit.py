@@ -47,6 +47,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..backends.jax_sums import chunk_size_for
+from ..backends.replicates import collapse
 from ..classification.likelihoods import Likelihood
 from ..classification.svgp import FAMILY
 from ..errors import InputError
@@ -106,15 +107,11 @@ class ClassRows(NamedTuple):
 def collapse_rows(X: np.ndarray, codes: np.ndarray, n_classes: int) -> ClassRows:
     """Rows that repeat an input and its label become one row of weight c: their bound terms are equal, so the
     sum over rows is unchanged (exactly)."""
-    keys = np.column_stack([X, codes.astype(np.float64)])
-    uniq, first, counts = np.unique(keys, axis=0, return_index=True, return_counts=True)
-    if uniq.shape[0] == X.shape[0]:
+    # the regressors' grouping (:func:`~sparsegp.backends.replicates.collapse`) of the rows by input and label
+    groups = collapse(np.column_stack([X, codes.astype(np.float64)]), np.zeros(X.shape[0]))
+    if not groups.repeated:
         return ClassRows(X, codes, np.ones(X.shape[0]), X.shape[0], n_classes)
-    order = np.sort(first)
-    counts_by_first = dict(zip(first, counts))
-    return ClassRows(
-        X[order], codes[order], np.array([counts_by_first[i] for i in order], float), X.shape[0], n_classes
-    )
+    return ClassRows(X[groups.first], codes[groups.first], groups.counts, X.shape[0], n_classes)
 
 
 class ClassifierFit(NamedTuple):
