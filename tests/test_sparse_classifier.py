@@ -295,3 +295,16 @@ def test_a_first_size_at_its_cap_says_it_was_not_grown():
         config, params, X, [{"bound": -10.0}], SimpleNamespace(n=4, n_distinct=4, n_classes=2), rng
     )
     assert grown is None and reason == "growth: m = 4 is the number of distinct training inputs; m was not grown"
+
+
+def test_the_likelihood_option_names_one_likelihood_each():
+    from sparsegp.classification.likelihoods import Bernoulli, RobustMax, Softmax, named
+
+    assert named("auto", 2) == Bernoulli("probit") and named("auto", 3) == RobustMax()
+    assert named("logit", 2) == Bernoulli("logit") and named("softmax", 4) == Softmax()
+    with pytest.raises(InputError, match="is for more than two classes"):
+        named("robustmax", 2)
+    with pytest.raises(InputError, match="is binary, but y has 3 classes"):
+        named("probit", 3)
+    with pytest.raises(InputError, match="likelihood must be one of"):
+        named(["probit"], 2)

@@ -232,7 +232,8 @@ def _several(name: str, n_classes: int) -> None:
 
 
 LIKELIHOODS: dict[str, type[Likelihood]] = {cls.name: cls for cls in (Bernoulli, Softmax, RobustMax)}
-# The names an estimator's ``likelihood`` option takes, each a factory; "auto" is probit for two classes, else softmax.
+# The names an estimator's ``likelihood`` option takes, each a factory; "auto" is probit for two classes, else
+# robust-max (its probabilities were the better calibrated on digits: BENCHMARKS.md, "Classification").
 NAMED: dict[str, Callable[[], Likelihood]] = {
     "probit": lambda: Bernoulli("probit"),
     "logit": lambda: Bernoulli("logit"),
@@ -250,7 +251,7 @@ def named(name, n_classes: int) -> Likelihood:
     if not isinstance(name, str) or name not in NAMES:
         raise InputError(f"likelihood must be one of {NAMES} or a Likelihood, got {name!r}")
     if name == "auto":
-        name = "probit" if n_classes == 2 else "softmax"
+        name = "probit" if n_classes == 2 else "robustmax"
     likelihood = NAMED[name]()
     likelihood.check_classes(n_classes)
     return likelihood
