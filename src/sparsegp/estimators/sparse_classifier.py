@@ -11,14 +11,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from .._docstrings import fill
 from ..backends.dask_sums import is_dask_collection
 from ..classification.likelihoods import Likelihood, likelihood_from_dict
-from ..classification.likelihoods import named as named_likelihood
 from ..classification.svgp import FAMILY
 from ..errors import InputError
 from ..fitting.calibration import warn_if_overconfident
-from ..fitting.checkpoint import as_checkpoint
-from ..fitting.classifier_fit import ClassifierConfig, InMemoryRows, collapse_rows, fit_classifier
+from ..fitting.classifier_fit import InMemoryRows, collapse_rows, fit_classifier
+from ..fitting.config import ClassifierConfig, classifier_config
 from ..metrics import expected_calibration_error
-from ..validation import as_float_matrix, check_int, check_positive, feature_names_of
+from ..validation import as_float_matrix, feature_names_of
 from . import persistence
 from .base import FeatureNamesMixin, copy_result, raise_if_interrupted
 from .classifier import _TEST_INPUTS, IVMClassifier, OneVsRestIVMClassifier, _labels, _require_fitted
@@ -176,31 +175,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         inducing = self.inducing
         if isinstance(inducing, (IVMClassifier, OneVsRestIVMClassifier)):
             inducing = self._ivm_inducing(inducing, X, y)
-        if isinstance(inducing, str):
-            if inducing != "auto":
-                raise InputError(f"inducing must be 'auto', an int or an (m, D) array, got {inducing!r}")
-        elif np.ndim(inducing) == 0:
-            inducing = check_int(inducing, "inducing", minimum=1)
-        else:
-            inducing = as_float_matrix(inducing, "inducing", n_features=D, owner=type(self).__name__)
-        tol = float(check_positive(self.tol, "tol"))
-        return ClassifierConfig(
-            owner=type(self).__name__,
-            kernel=self.kernel,
-            likelihood=named_likelihood(self.likelihood, n_classes),
-            inducing=inducing,
-            max_inducing=None if self.max_inducing is None else check_int(self.max_inducing, "max_inducing", minimum=1),
-            tol=tol,
-            max_iter=check_int(self.max_iter, "max_iter", minimum=1),
-            optimize=bool(self.optimize),
-            learn_inducing=bool(self.learn_inducing),
-            chunk_size=None if self.chunk_size is None else check_int(self.chunk_size, "chunk_size", minimum=1),
-            random_state=self.random_state,
-            verbose=bool(self.verbose),
-            callback=self.callback,
-            checkpoint=as_checkpoint(self.checkpoint),
-            warm=self._warm(D),
-        )
+        return classifier_config(self, n_classes, D, inducing, self._warm(D))
 
     def _warm(self, D: int):
         """With ``warm_start`` and a fitted model, what the fit continues from (:class:`ClassifierConfig`)."""

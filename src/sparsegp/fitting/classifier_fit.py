@@ -40,7 +40,6 @@ from __future__ import annotations
 import dataclasses
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
@@ -48,8 +47,6 @@ import numpy as np
 
 from ..backends.jax_sums import chunk_size_for
 from ..backends.replicates import collapse
-from ..classification.likelihoods import Likelihood
-from ..classification.svgp import FAMILY
 from ..errors import InputError
 from ..kernels import Kernel, SquaredExponential
 from ..priors import LogNormal
@@ -57,6 +54,7 @@ from ..progress import progress_bar
 from ..selection.centres import extend_centres
 from .calibration import loo_sample
 from .checkpoint import Checkpointer
+from .config import ClassifierConfig
 from .growth import device_max_inducing
 from .hyper import TINY_DATA_LOG_SD, params_for_scaled_inputs, scale_from_variances, warn_stopped_short
 from .training import LBFGS_MEMORY, Interrupted, minimize
@@ -69,29 +67,6 @@ SMALLEST_STEP = 1.0 / 64  # the natural steps end when a step this short no long
 NARROW_FLOOR = 0.1  # the default length-scales' floor, a fraction of the inputs' RMS spread
 LABELS_PER_PARAMETER = 50  # fewer training rows per kernel hyper-parameter: weak priors about the default start
 STAGE_WARMUP = LBFGS_MEMORY  # a stage's progress rule is judged only after this many L-BFGS iterations
-
-
-@dataclass(frozen=True)
-class ClassifierConfig:
-    """What the classifier's fit reads (the parameters of :class:`~sparsegp.SparseGPClassifier`, checked)."""
-
-    owner: str
-    kernel: Any
-    likelihood: Likelihood
-    inducing: Any  # "auto", an int m, or an (m, D) array
-    max_inducing: Any  # an int, or None: largest_m's device cap
-    tol: float
-    max_iter: int
-    optimize: bool
-    learn_inducing: bool
-    chunk_size: Any
-    random_state: Any
-    verbose: bool
-    callback: Any = None
-    warm: Any = None  # warm_start: {"params": fitted (the inputs' units), "path": the growth's, "classes"}
-    input_scale: float = 1.0  # the inputs' unit of the fit (set as it starts): parameters are for X divided by it
-    family: Any = FAMILY  # the variational family of q(u) (:class:`~sparsegp.classification.svgp.WhitenedGaussian`)
-    checkpoint: Any = None  # :class:`~.checkpoint.Checkpoint` or None
 
 
 class ClassRows(NamedTuple):

@@ -16,11 +16,14 @@ import numpy as np
 
 from ..approximations.base import PREDICTIONS
 from ..approximations.registry import APPROXIMATIONS, Approximation
+from ..classification.likelihoods import Likelihood
+from ..classification.likelihoods import named as named_likelihood
+from ..classification.svgp import FAMILY
 from ..errors import InputError
 from ..linalg import INDUCING_JITTER
 from ..options import flat_options, schedule_name
 from ..selection import Selector
-from ..validation import check_int, check_positive
+from ..validation import as_float_matrix, check_int, check_positive
 from .checkpoint import as_checkpoint
 
 RESELECT = (None, "alternate", "em", "interleaved")
@@ -220,6 +223,59 @@ def sparse_config(estimator) -> SparseConfig:
     return config
 
 
+@dataclass(frozen=True)
+class ClassifierConfig:
+    """What the classifier's fit reads (the parameters of :class:`~sparsegp.SparseGPClassifier`, checked)."""
+
+    owner: str
+    kernel: Any
+    likelihood: Likelihood
+    inducing: Any  # "auto", an int m, or an (m, D) array
+    max_inducing: Any  # an int, or None: largest_m's device cap
+    tol: float
+    max_iter: int
+    optimize: bool
+    learn_inducing: bool
+    chunk_size: Any
+    random_state: Any
+    verbose: bool
+    callback: Any = None
+    warm: Any = None  # warm_start: {"params": fitted (the inputs' units), "path": the growth's, "classes"}
+    input_scale: float = 1.0  # the inputs' unit of the fit (set as it starts): parameters are for X divided by it
+    family: Any = FAMILY  # the variational family of q(u) (:class:`~sparsegp.classification.svgp.WhitenedGaussian`)
+    checkpoint: Any = None  # :class:`~.checkpoint.Checkpoint` or None
+
+
+def classifier_config(estimator, n_classes: int, D: int, inducing, warm) -> ClassifierConfig:
+    """A :class:`~sparsegp.SparseGPClassifier`'s options, checked, for ``n_classes`` classes and ``D`` inputs;
+    ``inducing`` resolved by the estimator (an IVM's active set is already rows), ``warm`` its warm-start state."""
+    if isinstance(inducing, str):
+        if inducing != "auto":
+            raise InputError(f"inducing must be 'auto', an int or an (m, D) array, got {inducing!r}")
+    elif np.ndim(inducing) == 0:
+        inducing = check_int(inducing, "inducing", minimum=1)
+    else:
+        inducing = as_float_matrix(inducing, "inducing", n_features=D, owner=type(estimator).__name__)
+    e = estimator
+    return ClassifierConfig(
+        owner=type(e).__name__,
+        kernel=e.kernel,
+        likelihood=named_likelihood(e.likelihood, n_classes),
+        inducing=inducing,
+        max_inducing=None if e.max_inducing is None else check_int(e.max_inducing, "max_inducing", minimum=1),
+        tol=float(check_positive(e.tol, "tol")),
+        max_iter=check_int(e.max_iter, "max_iter", minimum=1),
+        optimize=bool(e.optimize),
+        learn_inducing=bool(e.learn_inducing),
+        chunk_size=None if e.chunk_size is None else check_int(e.chunk_size, "chunk_size", minimum=1),
+        random_state=e.random_state,
+        verbose=bool(e.verbose),
+        callback=e.callback,
+        checkpoint=as_checkpoint(e.checkpoint),
+        warm=warm,
+    )
+
+
 __all__ = [
     "DUPLICATES",
     "OPTIMIZE_PARTS",
@@ -228,7 +284,9 @@ __all__ = [
     "FitConfig",
     "SparseConfig",
     "WarmStart",
+    "ClassifierConfig",
     "check_sparse_options",
+    "classifier_config",
     "exact_config",
     "sparse_config",
     "warm_state",
