@@ -81,6 +81,7 @@ class Killed(Exception):
     """What a killed process leaves behind, raised from the callback: the fit ends without its final save."""
 
 
+@pytest.mark.slow  # three whole fits
 def test_a_checkpoint_resumed_with_warm_start_reaches_the_bound_of_one_longer_fit(tmp_path):
     from sparsegp import load_model
     from sparsegp.fitting.checkpoint import Checkpoint
