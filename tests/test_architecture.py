@@ -242,16 +242,25 @@ def _string_comparisons(path) -> list[tuple[int, str]]:
     return found
 
 
-def test_no_likelihood_name_is_compared_outside_its_module():
-    """A likelihood is one object (:mod:`sparsegp.classification.likelihoods`): the estimators and the fit ask it,
-    and never test its name (the experiments and their claims name the papers' models, and are left out)."""
-    owner = ROOT / "classification" / "likelihoods.py"
-    assert any(s == "probit" for _, s in _string_comparisons(owner))  # the check sees comparisons where they are
+# Each axis of names: the names, and the module or folder that owns them (the only place they may be compared)
+AXES = {
+    "likelihood": (LIKELIHOOD_NAMES, ROOT / "classification" / "likelihoods.py"),
+    "prediction mode": ({"standard", "augmented", "nystrom"}, ROOT / "approximations"),
+    "backend": ({"memory", "dask"}, ROOT / "backends"),
+}
+
+
+@pytest.mark.parametrize("axis", sorted(AXES))
+def test_no_name_of_an_axis_is_compared_outside_its_owner(axis):
+    """A likelihood, a prediction mode and a backend are each one object (:mod:`sparsegp.classification.likelihoods`,
+    :class:`sparsegp.approximations.base.PredictionMode`, the backends' own attributes): the estimators and the fit
+    ask it, and never test its name (the experiments and their claims name the papers' models, and are left out)."""
+    names, owner = AXES[axis]
+    owned = [owner] if owner.is_file() else list(owner.rglob("*.py"))
+    assert any(s in names for path in owned for _, s in _string_comparisons(path))  # the check sees them there
     hits = []
     for path in ROOT.rglob("*.py"):
-        if path == owner or "experiments" in path.relative_to(ROOT).parts:
+        if path in owned or "experiments" in path.relative_to(ROOT).parts:
             continue
-        hits += [
-            f"{path.relative_to(ROOT)}:{line} {s!r}" for line, s in _string_comparisons(path) if s in LIKELIHOOD_NAMES
-        ]
+        hits += [f"{path.relative_to(ROOT)}:{line} {s!r}" for line, s in _string_comparisons(path) if s in names]
     assert hits == []

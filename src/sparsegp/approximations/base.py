@@ -21,15 +21,42 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from typing import NamedTuple
 
 from ..backends.jax_sums import RowWeights, WeightedStats, weighted_stats, whitened_stats
+from ..errors import InputError
 from ..linalg import INDUCING_JITTER
 from .common import kuu_cholesky, posterior_from_terms, targets, unit_from_stats, weighted_from_stats
 from .loo import sparse_loo
 from .per_target import mapped_over_targets, summed_over_targets
 
 JITTER = INDUCING_JITTER  # where a caller gives none (the estimators give theirs)
-PREDICTIONS = ("standard", "augmented", "nystrom")
+
+
+class PredictionMode(NamedTuple):
+    """A way to predict from a fitted sparse model (its ``prediction`` option): the approximation's own
+    ("standard"), or with one extra weight per test point over the training rows (Quiñonero-Candela & Rasmussen
+    2005: "augmented", eqs. 28-29; "nystrom", eq. 39)."""
+
+    name: str
+    full_data: bool  # reads the training rows' cache (built at fit, kept in the model file)
+    marginals_only: bool  # defines predictive marginals, no joint covariance
+    negative_variances: bool  # its variances may be negative (a known property of eq. 39)
+
+
+PREDICTION_MODES = {
+    "standard": PredictionMode("standard", False, False, False),
+    "augmented": PredictionMode("augmented", True, True, False),
+    "nystrom": PredictionMode("nystrom", True, True, True),
+}
+PREDICTIONS = tuple(PREDICTION_MODES)
+
+
+def prediction_mode(name) -> PredictionMode:
+    """The :class:`PredictionMode` a ``prediction`` option names (an InputError for another)."""
+    if not isinstance(name, str) or name not in PREDICTION_MODES:
+        raise InputError(f"prediction must be one of {PREDICTIONS}, got {name!r}")
+    return PREDICTION_MODES[name]
 
 
 @dataclass(frozen=True)
@@ -85,7 +112,7 @@ class Approximation:
     def loo(self, kernel, posterior, noise, prediction: str = "standard"):
         """``(X, y[, known]) -> (mean, variance, error)``: each training row's leave-one-out predictive under
         the method's own predictive (DTC's for the augmented and Nyström predictions)."""
-        degenerate = self.degenerate and prediction == "standard"
+        degenerate = self.degenerate and not prediction_mode(prediction).full_data
         return partial(sparse_loo, kernel, posterior, noise, diagonal=self.diagonal, degenerate=degenerate)
 
     @property

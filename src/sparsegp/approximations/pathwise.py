@@ -19,6 +19,7 @@ import numpy as np
 from scipy.linalg import solve_triangular
 
 from ..errors import InputError
+from .base import prediction_mode
 from .common import SparsePosterior
 from .exact_gp import ExactPosterior
 from .registry import APPROXIMATIONS
@@ -51,7 +52,7 @@ def draw_weights(post, prior, rng: np.random.Generator, *, y=None, approximation
     ``approximation``. The augmented and Nyström predictions have no posterior over functions: refused."""
     if isinstance(post, ExactPosterior):
         return np.asarray(post.X), exact_weights(post, y, prior(np.asarray(post.X)), rng), True
-    if prediction != "standard":
+    if prediction_mode(prediction).full_data:
         raise InputError(
             f"sample_functions draws from the approximation's posterior over functions; prediction={prediction!r} "
             "has no such form: refit with prediction='standard'"

@@ -29,6 +29,7 @@ class Backend(Protocol):
     """
 
     name: str
+    on_cluster: bool  # the rows live on a cluster's workers (the fit sends them the parameters)
     moments: Moments
     first: np.ndarray | None
     collapsed: bool  # one weighted row per distinct input ("collapse") or every row on its own

@@ -79,6 +79,7 @@ class DaskPartitions:
     """Dask arrays X (n, D), y (n,) on the current ``dask.distributed`` client."""
 
     name = "dask"
+    on_cluster = True
 
     def __init__(self, X, y, *, duplicates: str, normalize_y: bool, noise_variance=None):
         import dask

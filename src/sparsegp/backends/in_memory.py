@@ -45,6 +45,7 @@ class InMemory:
     """
 
     name = "memory"
+    on_cluster = False
 
     def __init__(self, X: np.ndarray, y: np.ndarray, *, collapsed: bool, moments: Moments, known=None):
         """Rows X and normalised targets y as they are (see :meth:`from_training` for a fit's rows); ``known``:

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._docstrings import fill
 from ..approximations.augmented import full_data_predict
+from ..approximations.base import prediction_mode
 from ..approximations.common import sparse_predict, unexplained_variance
 from ..approximations.registry import APPROXIMATIONS
 from ..backends import is_dask_collection
@@ -314,12 +315,13 @@ class SparseGPRegressor(GPRegressorBase):
     # ---- prediction ------------------------------------------------------------
     def _mean_var(self, X, full_cov: bool):
         """Latent mean and variance (or covariance) on the internal, normalised scale."""
-        if full_cov and self.prediction != "standard":
+        mode = prediction_mode(self.prediction)
+        if full_cov and mode.marginals_only:
             raise InputError(
                 f"return_cov is not available with prediction={self.prediction!r}: it adds one weight per "
                 "test point (QC&R eq. 28), which defines marginals only; use prediction='standard'"
             )
-        if self.prediction == "standard":
+        if not mode.full_data:
             degenerate = APPROXIMATIONS[self.approximation].degenerate
 
             def fn(Xb):
@@ -367,7 +369,7 @@ class SparseGPRegressor(GPRegressorBase):
         mean, var = self._mean_var(X, full_cov=return_cov)
         if return_std or return_cov:
             self._check_degenerate_variances(X, np.diagonal(var, axis1=0, axis2=1).T if return_cov else var)
-        if self.prediction == "nystrom" and return_std:
+        if prediction_mode(self.prediction).negative_variances and return_std:
             total = var + (self.noise_ if include_noise else 0.0)
             if np.any(total < 0):
                 raise InputError(
@@ -409,7 +411,8 @@ class SparseGPRegressor(GPRegressorBase):
 
     def _check_degenerate_variances(self, X, var):
         """SoR's own variances against the prior variance they leave out (:func:`warn_if_sor_too_narrow`)."""
-        if not APPROXIMATIONS[self.approximation].degenerate or self.prediction != "standard" or X.shape[0] == 0:
+        full_data = prediction_mode(self.prediction).full_data
+        if not APPROXIMATIONS[self.approximation].degenerate or full_data or X.shape[0] == 0:
             return
         omitted, _ = self._predict_in_batches(
             lambda Xb: (unexplained_variance(self.kernel_, self.posterior_, Xb),) * 2, X, full_cov=False

@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..approximations.augmented import TrainingCache
+from ..approximations.base import prediction_mode
 from ..approximations.common import make_posterior
 from ..errors import InputError, ModelFileError
 from ..fitting.config import check_sparse_options
@@ -83,7 +84,7 @@ def sparse_from_state(cls, meta, arrays):
             raise ModelFileError("array 'inducing_indices' is missing or malformed")
         model.inducing_indices_ = idx
     model.train_cache_ = None
-    if model.prediction != "standard":
+    if prediction_mode(model.prediction).full_data:
         Xs = persistence.require_array(arrays, "train_Xs", ndim=3, shape=(None, None, D))
         rs = persistence.require_array(arrays, "train_rs", ndim=2, shape=Xs.shape[:2])
         ms = persistence.require_array(arrays, "train_ms", ndim=2, shape=Xs.shape[:2])

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..approximations.base import PREDICTIONS
+from ..approximations.base import PREDICTIONS, prediction_mode
 from ..approximations.registry import APPROXIMATIONS, Approximation
 from ..classification.likelihoods import Likelihood
 from ..classification.likelihoods import named as named_likelihood
@@ -152,8 +152,7 @@ def check_sparse_options(p: dict) -> None:
     """The rules a loaded model must also satisfy (its selector is not saved, so not the selection's)."""
     if p["approximation"] not in APPROXIMATIONS:
         raise InputError(f"approximation must be one of {sorted(APPROXIMATIONS)}, got {p['approximation']!r}")
-    if p["prediction"] not in PREDICTIONS:
-        raise InputError(f"prediction must be one of {PREDICTIONS}, got {p['prediction']!r}")
+    prediction_mode(p["prediction"])
     if p["prediction"] not in APPROXIMATIONS[p["approximation"]].predictions:
         allowed = [name for name, a in APPROXIMATIONS.items() if p["prediction"] in a.predictions]
         raise InputError(

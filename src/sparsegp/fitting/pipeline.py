@@ -24,6 +24,7 @@ import numpy as np
 from .._compile import all_finite, to_device
 from .._config import on_cpu
 from ..approximations.augmented import training_cache
+from ..approximations.base import prediction_mode
 from ..approximations.common import make_posterior
 from ..approximations.host_objective import HostObjective
 from ..approximations.upper_bounds import tighten
@@ -269,7 +270,7 @@ def fit_sparse(config: SparseConfig, data, save=None) -> SparseFit:
     ``config.checkpoint``, writes a checkpoint: the state reached, as a :class:`SparseFit` (:mod:`.checkpoint`)."""
     if config.reselect is not None:
         data.refuse(f"reselect={config.reselect!r}", "reselect")
-    if config.prediction != "standard":
+    if prediction_mode(config.prediction).full_data:
         data.refuse(f"prediction={config.prediction!r}", "prediction")
         if np.ndim(data.moments.y_mean) == 1:
             raise InputError(
@@ -401,7 +402,7 @@ def _iterations(report) -> int:
 
 
 def _desc(config: SparseConfig, data) -> str:
-    return f"SparseGP ({config.approximation}) fit" + ("" if data.name == "memory" else f" on {data.name} arrays")
+    return f"SparseGP ({config.approximation}) fit" + (f" on {data.name} arrays" if data.on_cluster else "")
 
 
 def _subset_then_all(config, data, params, mask, sub, start, chunk, Z_fixed, rng) -> Schedule:
@@ -551,7 +552,7 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, chunk: int, light: bo
     if done.still_gaining is not None and not light:
         growth.warn_at_cap(Z.shape[0], done.still_gaining, cert.gap / data.moments.n, stacklevel=4)
     cache = None
-    if config.prediction != "standard":
+    if prediction_mode(config.prediction).full_data:
         X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
         cache = training_cache(kernel, posterior, noise, X, y, chunk, counts=rows.counts)
     loo = None

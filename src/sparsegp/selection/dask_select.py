@@ -112,7 +112,7 @@ def _make(X, y, kernel, noise, d_max, offset):
 def select_on_partitions(data, selector, kernel, noise, s: float, verbose: bool):
     """The selection over every row of a fit's data (:mod:`sparsegp.backends`) on its Dask partitions, where
     the data are there and :func:`runs_on_partitions`; else None (the selector runs on rows in memory)."""
-    if data.name != "dask" or not runs_on_partitions(selector):
+    if not data.on_cluster or not runs_on_partitions(selector):
         return None
     return select_dask(selector, kernel, noise, data.X / s, data.y, verbose=verbose)
 
