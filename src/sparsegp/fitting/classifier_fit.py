@@ -56,7 +56,7 @@ from .calibration import loo_sample
 from .checkpoint import Checkpointer
 from .config import ClassifierConfig
 from .growth import device_max_inducing
-from .hyper import TINY_DATA_LOG_SD, params_for_scaled_inputs, scale_from_variances, warn_stopped_short
+from .hyper import TINY_DATA_LOG_SD, optimiser_callback, scale_from_variances, warn_stopped_short
 from .training import LBFGS_MEMORY, Interrupted, minimize
 
 FIRST_INDUCING = 128  # m at the growth's first stage (the module docstring, step 2)
@@ -156,33 +156,18 @@ def _select(kernel, Z, X, k, rng):
     return extend_centres(kernel, Z, X[cand], k, rng)
 
 
-def _stage(config, problem, params, mask, bounds, n: int, desc: str, checkpointer=None):
+def _stage(config, problem, params, mask, bounds, n: int, desc: str):
     """L-BFGS-B over everything the configuration frees (step 3), with the regressors' warning where it stops short;
     a KeyboardInterrupt comes out as :class:`~.training.Interrupted` with the best point evaluated."""
     objective, args, value_and_grad = problem
     lower, upper = bounds
     params, report = minimize(
         objective, params, args=args, mask=mask, lower=lower, upper=upper, max_iter=config.max_iter,
-        verbose=config.verbose, desc=desc, value_and_grad=value_and_grad, callback=_callback(config, checkpointer),
+        verbose=config.verbose, desc=desc, value_and_grad=value_and_grad, callback=optimiser_callback(config),
         progress=LOOSE * config.tol * n, progress_after=STAGE_WARMUP,
     )  # fmt: skip
     warn_stopped_short(config.owner, report, "raise max_iter, or tol for a looser progress rule", stacklevel=5)
     return params, report
-
-
-def _callback(config, checkpointer=None):
-    """The optimiser's callback: the checkpointer's (the scaled parameters), then the user's
-    ``callback(iteration, objective, params)`` with the parameters in the inputs' own units."""
-    user, s = config.callback, config.input_scale
-    if user is None and checkpointer is None:
-        return None
-
-    def callback(i, value, p):
-        if checkpointer is not None:
-            checkpointer(i, value, p)
-        return bool(user(i, value, params_for_scaled_inputs(p, 1.0 / s) if s != 1.0 else p)) if user else False
-
-    return callback
 
 
 def _negative_bound(problem, params) -> float:
@@ -350,6 +335,7 @@ def fit_classifier(config: ClassifierConfig, data, save=None) -> ClassifierFit:
             save(_finish(config, p, [*path, record], reason, n_iter, Xs, y_pool))
 
         checkpointer = Checkpointer(config.checkpoint, write)
+        config = dataclasses.replace(config, monitors=(*config.monitors, checkpointer))
     while True:
         M = int(params["Z"].shape[0])
         chunk = data.chunk(M * config.likelihood.latent_count(data.n_classes), config.chunk_size)
@@ -361,7 +347,7 @@ def fit_classifier(config: ClassifierConfig, data, save=None) -> ClassifierFit:
         try:
             params, steps = natural_q(config, data, params, chunk, f"{config.owner}: m = {M}, q")
             desc = f"{config.owner}: m = {M}"
-            params, report = _stage(config, problem, params, mask, bounds, data.n, desc, checkpointer)
+            params, report = _stage(config, problem, params, mask, bounds, data.n, desc)
             objective, iterations = float(report.objective), int(report.n_iter)
         except Interrupted as stop:  # Ctrl-C: this size's best state, and the fit ends there
             params, stopped = stop.params, f"interrupted (KeyboardInterrupt) at m = {M}: the best state reached"

@@ -243,6 +243,7 @@ class ClassifierConfig:
     input_scale: float = 1.0  # the inputs' unit of the fit (set as it starts): parameters are for X divided by it
     family: Any = FAMILY  # the variational family of q(u) (:class:`~sparsegp.classification.svgp.WhitenedGaussian`)
     checkpoint: Any = None  # :class:`~.checkpoint.Checkpoint` or None
+    monitors: tuple = ()  # called ``(iteration, value, params)`` after each optimiser iteration (the checkpointer)
 
 
 def classifier_config(estimator, n_classes: int, D: int, inducing, warm) -> ClassifierConfig:

@@ -221,7 +221,7 @@ def optimise(
     check_int(config.max_iter, spelled(config.owner, "max_iter"), minimum=1)
     if not config.optimize:
         return Stage(params, None, config.noise_prior)
-    callback = _callback(config, config.input_scale)
+    callback = optimiser_callback(config)
 
     noise_prior = tiny_data_prior(config, mask, int(problem.n_samples), stacklevel=4)
     objective, args, value_and_grad = problem.build(noise_prior)
@@ -247,10 +247,11 @@ def optimise(
     return Stage(params, report, noise_prior)
 
 
-def _callback(config: FitConfig, scale: float):
+def optimiser_callback(config):
     """The optimiser's callback: the fit's monitors' (the scaled parameters), then the user's (the inputs' own
-    units, its True stops the run); None where there is neither."""
-    user, monitors = config.callback, config.monitors
+    units, its True stops the run); None where there is neither. Every fit's (the regressors' and the classifier's
+    configurations both carry ``callback``, ``monitors`` and ``input_scale``)."""
+    user, monitors, scale = config.callback, config.monitors, config.input_scale
     if user is None and not monitors:
         return None
 
