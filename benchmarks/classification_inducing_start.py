@@ -23,7 +23,7 @@ from scipy.cluster.vq import kmeans2
 from benchmarks.harness import mnist_start
 from sparsegp import datasets
 from sparsegp.classification import svgp
-from sparsegp.classification.likelihoods import RobustMax
+from sparsegp.likelihoods import RobustMax
 from sparsegp.selection.extend import residual_factor
 
 

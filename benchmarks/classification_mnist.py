@@ -40,7 +40,7 @@ def test_scores(likelihood, params, Xt_scaled, yt) -> dict:
 def score_each_stage(Xt, yt):
     """Wrap the growth's decision (called once at the end of each stage) to score the test rows first."""
 
-    from sparsegp.fitting import classifier_fit as pipeline
+    from sparsegp.fitting import variational as pipeline
     from sparsegp.fitting.hyper import scale_from_variances
 
     decide = pipeline._doubled
@@ -59,7 +59,7 @@ def score_every(X, y, Xt, yt, every: int, records: list):
     ``every`` iterations (test inputs divided by the fit's scale: that of the collapsed training rows)."""
     import dataclasses
 
-    from sparsegp.fitting import classifier_fit as pipeline
+    from sparsegp.fitting import variational as pipeline
     from sparsegp.fitting.hyper import scale_from_variances
 
     stage = pipeline._stage

@@ -21,8 +21,8 @@ import numpy as np
 from benchmarks.classification_suite import splits
 from sparsegp.backends.jax_sums import chunk_size_for
 from sparsegp.classification import svgp
-from sparsegp.classification.likelihoods import Bernoulli
 from sparsegp.kernels import SquaredExponential
+from sparsegp.likelihoods import Bernoulli
 
 
 def main():
@@ -40,9 +40,10 @@ def main():
             "q_mu": jnp.zeros((m, 1)),
             "q_sqrt": jnp.asarray(0.5 * np.eye(m)[None]),
             "mean": jnp.zeros(1),
+            "likelihood": Bernoulli(),
         }
         for chunk in (chunk_size_for(n, m), 4 * chunk_size_for(n, m)):
-            f = jax.jit(jax.value_and_grad(svgp.NegativeBound(Bernoulli(), chunk)))
+            f = jax.jit(jax.value_and_grad(svgp.NegativeBound(chunk)))
             jax.block_until_ready(f(params, *args))
             times = []
             for _ in range(3):

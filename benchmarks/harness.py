@@ -76,8 +76,8 @@ def mnist_start(n: int):
     from dataclasses import dataclass
 
     from sparsegp import datasets
-    from sparsegp.fitting.classifier_fit import initial_kernel
     from sparsegp.fitting.hyper import scale_from_variances
+    from sparsegp.fitting.variational import initial_kernel
 
     @dataclass(frozen=True)
     class Start:  # what initial_kernel reads of a classifier's configuration

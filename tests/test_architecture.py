@@ -244,7 +244,7 @@ def _string_comparisons(path) -> list[tuple[int, str]]:
 
 # Each axis of names: the names, and the module or folder that owns them (the only place they may be compared)
 AXES = {
-    "likelihood": (LIKELIHOOD_NAMES, ROOT / "classification" / "likelihoods.py"),
+    "likelihood": (LIKELIHOOD_NAMES, ROOT / "likelihoods.py"),
     "prediction mode": ({"standard", "augmented", "nystrom"}, ROOT / "approximations"),
     "backend": ({"memory", "dask"}, ROOT / "backends"),
 }
@@ -252,7 +252,7 @@ AXES = {
 
 @pytest.mark.parametrize("axis", sorted(AXES))
 def test_no_name_of_an_axis_is_compared_outside_its_owner(axis):
-    """A likelihood, a prediction mode and a backend are each one object (:mod:`sparsegp.classification.likelihoods`,
+    """A likelihood, a prediction mode and a backend are each one object (:mod:`sparsegp.likelihoods`,
     :class:`sparsegp.approximations.base.PredictionMode`, the backends' own attributes): the estimators and the fit
     ask it, and never test its name (the experiments and their claims name the papers' models, and are left out)."""
     names, owner = AXES[axis]

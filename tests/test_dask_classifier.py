@@ -9,11 +9,11 @@ distributed = pytest.importorskip("distributed")
 
 from sparsegp import InputError, SparseGPClassifier  # noqa: E402
 from sparsegp.classification.dask_svgp import DaskClassRows  # noqa: E402
-from sparsegp.classification.likelihoods import Bernoulli, Softmax  # noqa: E402
 from sparsegp.classification.svgp import FAMILY  # noqa: E402
-from sparsegp.fitting.classifier_fit import InMemoryRows, collapse_rows  # noqa: E402
 from sparsegp.fitting.training import flat_value_and_grad  # noqa: E402
+from sparsegp.fitting.variational import InMemoryRows, collapse_rows  # noqa: E402
 from sparsegp.kernels import SquaredExponential  # noqa: E402
+from sparsegp.likelihoods import Bernoulli, Softmax  # noqa: E402
 
 pytestmark = [pytest.mark.xdist_group("dask"), pytest.mark.slow]
 
@@ -37,21 +37,22 @@ def test_bound_and_gradient_equal_in_memory(client, lik, classes):
         "q_mu": jnp.asarray(rng.normal(size=(10, L))),
         "q_sqrt": jnp.asarray(np.tril(0.1 * rng.normal(size=(L, 10, 10))) + 0.5 * np.eye(10)),
         "mean": jnp.zeros(L),
+        "likelihood": lik,
     }
     memory = InMemoryRows(collapse_rows(X, y, classes))
-    objective, args, _ = memory.problem(FAMILY, lik, 32, 1.7)
+    objective, args, _ = memory.problem(FAMILY, 32, 1.7)
     f_mem, g_mem = flat_value_and_grad(objective, params)(
         np.concatenate([np.ravel(np.asarray(v)) for v in __import__("jax").tree_util.tree_leaves(params)]), *args
     )
     dask_rows = DaskClassRows(da.from_array(X, chunks=70), da.from_array(y, chunks=70), classes)
-    _, _, value_and_grad = dask_rows.problem(FAMILY, lik, 32, 1.7)
+    _, _, value_and_grad = dask_rows.problem(FAMILY, 32, 1.7)
     f_dask, g_dask = value_and_grad(params)
     flat_dask = np.concatenate([np.ravel(np.asarray(v)) for v in __import__("jax").tree_util.tree_leaves(g_dask)])
     assert f_dask == pytest.approx(float(f_mem), rel=1e-10)
     np.testing.assert_allclose(flat_dask, np.asarray(g_mem), rtol=1e-8, atol=1e-10)
     # the rows' sites for the natural steps: summed over partitions as in memory
     for on_dask, in_memory in zip(
-        dask_rows.site_sums(FAMILY, params, lik, 32, 1.7), memory.site_sums(FAMILY, params, lik, 32, 1.7)
+        dask_rows.site_sums(FAMILY, params, 32, 1.7), memory.site_sums(FAMILY, params, 32, 1.7)
     ):
         np.testing.assert_allclose(np.asarray(on_dask), np.asarray(in_memory), rtol=1e-10, atol=1e-12)
 

@@ -8,9 +8,9 @@ import pytest
 
 from sparsegp import CalibrationWarning, InputError, ModelFileError, SparseGPClassifier, load_model
 from sparsegp.classification import svgp
-from sparsegp.classification.likelihoods import Bernoulli
-from sparsegp.fitting.classifier_fit import FIRST_INDUCING, collapse_rows
+from sparsegp.fitting.variational import FIRST_INDUCING, collapse_rows
 from sparsegp.kernels import SquaredExponential
+from sparsegp.likelihoods import Bernoulli
 
 
 def binary(n=150, seed=0):
@@ -224,13 +224,13 @@ def test_the_growth_rules():
     doubling would add less than tol."""
     from types import SimpleNamespace
 
-    from sparsegp.classification.likelihoods import Bernoulli
-    from sparsegp.fitting.classifier_fit import ClassifierConfig, _doubled
+    from sparsegp.fitting.variational import VariationalConfig, _doubled
+    from sparsegp.likelihoods import Bernoulli
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 2))
-    config = ClassifierConfig("test", None, Bernoulli(), "auto", 1024, 1e-3, 10, True, True, None, 0, False)
-    data = SimpleNamespace(n=200, n_distinct=200, n_classes=2)
+    config = VariationalConfig("test", None, Bernoulli(), "auto", 1024, 1e-3, 10, True, True, None, 0, False)
+    data = SimpleNamespace(n=200, n_distinct=200, n_outputs=2)
     params = {
         "kernel": SquaredExponential([1.0, 1.0]),
         "Z": X[:4],
@@ -257,10 +257,10 @@ def test_the_default_largest_m_shrinks_with_the_latent_functions(monkeypatch):
     import dataclasses
     from types import SimpleNamespace
 
-    from sparsegp.classification.likelihoods import Bernoulli, RobustMax
-    from sparsegp.fitting import classifier_fit as pipeline
+    from sparsegp.fitting import variational as pipeline
+    from sparsegp.likelihoods import Bernoulli, RobustMax
 
-    config = pipeline.ClassifierConfig("test", None, Bernoulli(), "auto", None, 1e-3, 10, True, True, None, 0, False)
+    config = pipeline.VariationalConfig("test", None, Bernoulli(), "auto", None, 1e-3, 10, True, True, None, 0, False)
     monkeypatch.setattr(pipeline, "device_max_inducing", lambda n: 1024)
     assert [pipeline.largest_m(config, 10_000, L) for L in (1, 3, 4, 10, 17, 1000)] == [1024, 512, 512, 256, 128, 128]
     assert pipeline.largest_m(dataclasses.replace(config, max_inducing=64), 10_000, 10) == 64
@@ -275,7 +275,7 @@ def test_the_default_largest_m_shrinks_with_the_latent_functions(monkeypatch):
         "mean": np.zeros(3),
     }
     config = dataclasses.replace(config, likelihood=RobustMax())
-    data = SimpleNamespace(n=50, n_distinct=50, n_classes=3)
+    data = SimpleNamespace(n=50, n_distinct=50, n_outputs=3)
     grown, reason = pipeline._doubled(config, params, X, [{"bound": -100.0}, {"bound": -90.0}], data, None)
     assert grown is None and "largest m for 3 latent function(s)" in reason
 
@@ -284,21 +284,21 @@ def test_a_first_size_at_its_cap_says_it_was_not_grown():
     """The stop reason of a growth that could not double even once names no gain (it printed 'inf')."""
     from types import SimpleNamespace
 
-    from sparsegp.classification.likelihoods import Bernoulli
-    from sparsegp.fitting.classifier_fit import ClassifierConfig, _doubled
+    from sparsegp.fitting.variational import VariationalConfig, _doubled
+    from sparsegp.likelihoods import Bernoulli
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(4, 2))
-    config = ClassifierConfig("test", None, Bernoulli(), "auto", 1024, 1e-3, 10, True, True, None, 0, False)
+    config = VariationalConfig("test", None, Bernoulli(), "auto", 1024, 1e-3, 10, True, True, None, 0, False)
     params = {"kernel": SquaredExponential([1.0, 1.0]), "Z": X, "q_mu": np.zeros((4, 1)), "q_sqrt": np.eye(4)[None]}
     grown, reason = _doubled(
-        config, params, X, [{"bound": -10.0}], SimpleNamespace(n=4, n_distinct=4, n_classes=2), rng
+        config, params, X, [{"bound": -10.0}], SimpleNamespace(n=4, n_distinct=4, n_outputs=2), rng
     )
     assert grown is None and reason == "growth: m = 4 is the number of distinct training inputs; m was not grown"
 
 
 def test_the_likelihood_option_names_one_likelihood_each():
-    from sparsegp.classification.likelihoods import Bernoulli, RobustMax, Softmax, named
+    from sparsegp.likelihoods import Bernoulli, RobustMax, Softmax, named
 
     assert named("auto", 2) == Bernoulli("probit") and named("auto", 3) == RobustMax()
     assert named("logit", 2) == Bernoulli("logit") and named("softmax", 4) == Softmax()

@@ -10,8 +10,8 @@ from jax.flatten_util import ravel_pytree
 from scipy.special import expit, log_ndtr
 
 from sparsegp.classification import svgp
-from sparsegp.classification.likelihoods import Bernoulli, Gaussian, RobustMax, Softmax
 from sparsegp.kernels import SquaredExponential
+from sparsegp.likelihoods import Bernoulli, Gaussian, RobustMax, Softmax
 
 
 def problem(n=60, M=12, L=1, seed=0, D=2):
@@ -138,9 +138,9 @@ def test_gradient_against_finite_differences(lik):
     L = lik.latent_count(3)
     X, params, rng = problem(n=40, M=6, L=L)
     y = rng.integers(0, 2 if L == 1 else 3, size=40)
-    obj = svgp.NegativeBound(lik, chunk=16)
+    obj = svgp.NegativeBound(chunk=16)
     args = (jnp.asarray(X), jnp.asarray(y, dtype=jnp.int32), jnp.ones(40))
-    flat, unravel = ravel_pytree(params)
+    flat, unravel = ravel_pytree(dict(params, likelihood=lik))
     f = jax.jit(lambda x: obj(unravel(x), *args))
     g = np.asarray(jax.jit(jax.grad(lambda x: obj(unravel(x), *args)))(flat))
     for _ in range(3):

@@ -7,7 +7,7 @@ import numpy as np
 
 from sparsegp import SparseGPClassifier
 from sparsegp.classification.svgp import FAMILY, WhitenedGaussian
-from sparsegp.fitting.classifier_fit import InMemoryRows, collapse_rows, fit_classifier
+from sparsegp.fitting.variational import InMemoryRows, collapse_rows, fit_variational
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,7 +22,7 @@ class Recording(WhitenedGaussian):
         return object.__getattribute__(self, name)
 
 
-def test_the_classifier_fit_asks_every_part_of_q_of_its_family():
+def test_the_variational_fit_asks_every_part_of_q_of_its_family():
     r = np.random.default_rng(0)
     X = r.normal(size=(160, 2))
     y = (X[:, 0] + 0.5 * X[:, 1] + 0.3 * r.normal(size=160) > 0).astype(int)
@@ -31,8 +31,8 @@ def test_the_classifier_fit_asks_every_part_of_q_of_its_family():
     assert config.family == FAMILY
     rows = InMemoryRows(collapse_rows(X, y.astype(np.int64), 2))
     recording = Recording()
-    plain = fit_classifier(config, rows)
-    through = fit_classifier(dataclasses.replace(config, family=recording), rows)
+    plain = fit_variational(config, rows)
+    through = fit_variational(dataclasses.replace(config, family=recording), rows)
     assert through.bound == plain.bound  # the same fit, every part of q asked of the family passed in
     asked = set(recording.asked)
-    assert {"start", "mask", "negative_bound", "site_sums", "kl", "natural_step", "posterior", "loo_log_proba"} <= asked
+    assert {"start", "mask", "negative_bound", "site_sums", "kl", "natural_step", "posterior", "loo_cavity"} <= asked

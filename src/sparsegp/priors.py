@@ -110,10 +110,13 @@ def noise_log_prior(prior, raw_noise):
 
 
 def log_hyper_prior(params, noise_prior=None):
-    """log p(theta) of the raw parameters ``params`` (a dict with ``kernel`` and, for a regressor, ``raw_noise``):
-    the kernel's hyper-priors (:meth:`~sparsegp.kernels.Kernel.log_prior`) plus the noise's ``noise_prior``, each
-    with its transform's log-Jacobian; 0 without priors. Positive where theta is probable a priori."""
+    """log p(theta) of the raw parameters ``params`` (a dict with ``kernel`` and, for a regressor, ``raw_noise``;
+    for a variational fit, ``likelihood``): the kernel's hyper-priors (:meth:`~sparsegp.kernels.Kernel.log_prior`),
+    the likelihood's and the noise's ``noise_prior``, each with its transform's log-Jacobian; 0 without priors.
+    Positive where theta is probable a priori."""
     total = params["kernel"].log_prior()
+    if "likelihood" in params:
+        total = total + params["likelihood"].log_prior()
     if "raw_noise" in params:
         total = total + noise_log_prior(noise_prior, params["raw_noise"])
     return total

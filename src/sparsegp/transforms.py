@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .errors import InputError
 from .validation import check_non_negative, check_positive
 
 MIN_VALUE = 1e-12  # optimisation bounds, in value space
@@ -81,3 +82,23 @@ def _no_jacobian(raw):
 
 POSITIVE = Transform(to_positive, to_raw, log_jacobian, check_positive, MIN_VALUE, MAX_VALUE)
 NON_NEGATIVE = Transform(_identity, _identity_raw, _no_jacobian, check_non_negative, 0.0, MAX_VALUE)
+
+
+def above(minimum: float) -> Transform:
+    """value = minimum + softplus(raw): a parameter that must exceed ``minimum`` (a Student-t likelihood's
+    degrees of freedom above 2, where its variance is finite), boxed to [minimum + 1e-6, 1e12]."""
+
+    def check(value, name):
+        v = np.asarray(value, dtype=np.float64)
+        if not np.all(np.isfinite(v)) or np.any(v <= minimum):
+            raise InputError(f"{name} must be a finite number above {minimum:g}, got {value!r}")
+        return v
+
+    return Transform(
+        lambda raw: minimum + to_positive(raw),
+        lambda value: to_raw(np.asarray(value, dtype=np.float64) - minimum),
+        log_jacobian,
+        check,
+        minimum + 1e-6,
+        MAX_VALUE,
+    )

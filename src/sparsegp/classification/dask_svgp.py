@@ -26,27 +26,25 @@ from ..validation import check_label_values
 POOL_ROWS = 8192  # rows brought to the driver for the selection and the check
 
 
-@partial(jax.jit, static_argnames=("family", "likelihood", "chunk"))
-def _rows_value_and_grad(params, X, y, w, family, likelihood, chunk: int):
+@partial(jax.jit, static_argnames=("family", "chunk"))
+def _rows_value_and_grad(params, X, y, w, family, chunk: int):
     def rows(p):
-        return family.expected_log_density(p, likelihood, X, y, w, chunk)
+        return family.expected_log_density(p, X, y, w, chunk)
 
     return jax.value_and_grad(rows)(params)
 
 
-def _part_value_and_grad(part, params, family, likelihood, chunk: int, s: float):
+def _part_value_and_grad(part, params, family, chunk: int, s: float):
     """One partition's (rows, value, gradient) of its rows' sum, inputs divided by ``s``."""
     X, y = part
-    value, grad = _rows_value_and_grad(
-        params, jnp.asarray(X / s), jnp.asarray(y), jnp.ones(X.shape[0]), family, likelihood, chunk
-    )
+    value, grad = _rows_value_and_grad(params, jnp.asarray(X / s), jnp.asarray(y), jnp.ones(X.shape[0]), family, chunk)
     return X.shape[0], float(value), jax.tree_util.tree_map(np.asarray, grad)
 
 
-def _part_site_sums(part, params, family, likelihood, chunk: int, s: float):
+def _part_site_sums(part, params, family, chunk: int, s: float):
     """One partition's (rows, P, h, e) of :func:`sparsegp.classification.svgp.site_sums`."""
     X, y = part
-    P, h, e = family.site_sums(params, likelihood, jnp.asarray(X / s), jnp.asarray(y), jnp.ones(X.shape[0]), chunk)
+    P, h, e = family.site_sums(params, jnp.asarray(X / s), jnp.asarray(y), jnp.ones(X.shape[0]), chunk)
     return X.shape[0], np.asarray(P), np.asarray(h), float(e)
 
 
@@ -87,13 +85,14 @@ class DaskClassRows:
         X, codes = da.asarray(X).astype(np.float64), da.asarray(codes)
         if X.chunks[0] != codes.chunks[0]:
             codes = codes.rechunk({0: X.chunks[0]})
-        self.n, self.n_classes = int(X.shape[0]), int(n_classes)
+        self.n, self.n_outputs = int(X.shape[0]), int(n_classes)
         self.n_distinct = self.n
         var, counts = dask.compute(X.var(axis=0), da.bincount(codes, minlength=n_classes))
         if not np.all(np.isfinite(var)):
             raise InputError("X contains NaN or infinity")
         self.column_std = np.sqrt(np.asarray(var))
         self.class_weights = np.asarray(counts, dtype=np.float64)
+        self.target_summary = (np.arange(n_classes), self.class_weights)  # each class once, weighted by its count
         blocks = list(zip(X.to_delayed().ravel(), codes.to_delayed().ravel()))
         self.parts = self.client.compute([dask.delayed(_check_block)(x, y) for x, y in blocks])
         self.rows_per_part = list(X.chunks[0])
@@ -115,20 +114,16 @@ class DaskClassRows:
             raise DistributedError(f"{what}: the partitions answered for {sum(r[0] for r in results)} of {self.n} rows")
         return results
 
-    def site_sums(self, family, params, likelihood, chunk: int, s: float):
+    def site_sums(self, family, params, chunk: int, s: float):
         """(P, h, e) of :func:`sparsegp.classification.svgp.site_sums`, summed over the partitions."""
-        results = self._map(
-            _part_site_sums, params, "the sites", family=family, likelihood=likelihood, chunk=chunk, s=s
-        )
+        results = self._map(_part_site_sums, params, "the sites", family=family, chunk=chunk, s=s)
         return tuple(sum(r[k] for r in results) for k in (1, 2, 3))
 
-    def problem(self, family, likelihood, chunk: int, s: float):
+    def problem(self, family, chunk: int, s: float):
         """(None, (), value_and_grad): -bound and its gradient, the rows' part summed over the partitions."""
 
         def value_and_grad(params):
-            results = self._map(
-                _part_value_and_grad, params, "the bound", family=family, likelihood=likelihood, chunk=chunk, s=s
-            )
+            results = self._map(_part_value_and_grad, params, "the bound", family=family, chunk=chunk, s=s)
             value = sum(r[1] for r in results)
             grad = results[0][2]
             for r in results[1:]:

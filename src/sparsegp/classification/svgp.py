@@ -101,7 +101,7 @@ def kl_whitened(q_mu, q_sqrt):
 
 
 def posterior_of(params, jitter: float = JITTER) -> Posterior:
-    """The :class:`Posterior` of a parameter dict (kernel, Z, q_mu, q_sqrt, mean)."""
+    """The :class:`Posterior` of a parameter dict (kernel, Z, q_mu, q_sqrt, mean; a ``likelihood`` is not read)."""
     kernel, Z = params["kernel"], params["Z"]
     L_S = jnp.tril(params["q_sqrt"])
     q_cov = L_S @ jnp.swapaxes(L_S, 1, 2)
@@ -125,14 +125,15 @@ def expected_log_density_sum(post: Posterior, likelihood, X, y, w, chunk: int):
 
 
 class NegativeBound:
-    """-L (plus the kernel's negative log hyper-prior) as ``f(params, X, y, w)``: hashable and compared by value, so
+    """-L (plus the negative log hyper-prior of the kernel and the likelihood) as ``f(params, X, y, w)``, the
+    likelihood ``params["likelihood"]`` (its parameters learnt with the rest): hashable and compared by value, so
     :func:`sparsegp.fitting.training.minimize` compiles it once per shapes."""
 
-    def __init__(self, likelihood, chunk: int, jitter: float = JITTER):
-        self.likelihood, self.chunk, self.jitter = likelihood, int(chunk), float(jitter)
+    def __init__(self, chunk: int, jitter: float = JITTER):
+        self.chunk, self.jitter = int(chunk), float(jitter)
 
     def _key(self):
-        return (self.likelihood, self.chunk, self.jitter)
+        return (self.chunk, self.jitter)
 
     def __eq__(self, other):
         return type(self) is type(other) and self._key() == other._key()
@@ -142,11 +143,11 @@ class NegativeBound:
 
     def __call__(self, params, X, y, w):
         post = posterior_of(params, self.jitter)
-        rows = expected_log_density_sum(post, self.likelihood, X, y, w, self.chunk)
+        rows = expected_log_density_sum(post, params["likelihood"], X, y, w, self.chunk)
         return negative_log_posterior(rows - kl_whitened(params["q_mu"], params["q_sqrt"]), params)
 
 
-@partial(jax.jit, static_argnames=("likelihood", "chunk", "jitter"))
+@partial(jax.jit, static_argnames=("chunk", "jitter"))
 def bound(params, X, y, w, likelihood, chunk: int, jitter: float = JITTER):
     """L of the module docstring (without hyper-priors)."""
     post = posterior_of(params, jitter)
@@ -158,6 +159,14 @@ def predict_marginals(post: Posterior, X):
     """Latent means and variances (n, L) at test inputs X."""
     mu, var, _ = marginals(post, X)
     return mu, var
+
+
+@jax.jit
+def predict_covariance(post: Posterior, X):
+    """The latent functions' joint covariance (L, n, n) at test inputs X: K_xx - A^T A + A^T S_l A."""
+    A = post.Luu_inv @ post.kernel.K(post.Z, X)
+    prior = post.kernel.K(X) - A.T @ A
+    return prior[None] + jnp.einsum("in,lij,jm->lnm", A, post.q_cov, A)
 
 
 def extend_q(post: Posterior, Z_new, jitter: float = JITTER):
@@ -204,7 +213,7 @@ def site_moments(likelihood, mu, var, y):
     return g, lam
 
 
-@partial(jax.jit, static_argnames=("likelihood", "chunk"))
+@partial(jax.jit, static_argnames=("chunk",))
 def site_sums(post: Posterior, likelihood, X, y, w, chunk: int):
     """The rows' Gaussian sites summed in whitened coordinates, and the rows' part of the bound.
 
@@ -280,7 +289,10 @@ def loo_cavity(post: Posterior, likelihood, X, y):
     return jnp.where(ok, post.mean + nu / tau_safe, mu), jnp.where(ok, 1.0 / tau_safe + prior, var)
 
 
-@partial(jax.jit, static_argnames=("likelihood",))
+_loo_cavity = jax.jit(loo_cavity)
+
+
+@jax.jit
 def loo_log_proba(post: Posterior, likelihood, X, y):
     """Approximate leave-one-out log p(y = c | x_i, y_-i) (n, C): the predictive of :func:`loo_cavity`."""
     return likelihood.predict_log_proba(*loo_cavity(post, likelihood, X, y))
@@ -322,17 +334,18 @@ class WhitenedGaussian:
         """The :class:`Posterior` of a parameter dict (:func:`posterior_of`)."""
         return posterior_of(params, self.jitter)
 
-    def negative_bound(self, likelihood, chunk: int) -> NegativeBound:
+    def negative_bound(self, chunk: int) -> NegativeBound:
         """-L as the optimiser's objective ``f(params, X, y, w)`` (:class:`NegativeBound`)."""
-        return NegativeBound(likelihood, chunk, self.jitter)
+        return NegativeBound(chunk, self.jitter)
 
-    def expected_log_density(self, params, likelihood, X, y, w, chunk: int):
-        """sum_i w_i E_q[log p(y_i | f_i)], the rows' part of the bound (:func:`expected_log_density_sum`)."""
-        return expected_log_density_sum(self.posterior(params), likelihood, X, y, w, chunk)
+    def expected_log_density(self, params, X, y, w, chunk: int):
+        """sum_i w_i E_q[log p(y_i | f_i)], the rows' part of the bound (:func:`expected_log_density_sum`), the
+        likelihood ``params["likelihood"]``."""
+        return expected_log_density_sum(self.posterior(params), params["likelihood"], X, y, w, chunk)
 
-    def site_sums(self, params, likelihood, X, y, w, chunk: int):
+    def site_sums(self, params, X, y, w, chunk: int):
         """(P, h, e) at q: the rows' sites for a natural step and the expected log density (:func:`site_sums`)."""
-        return site_sums(self.posterior(params), likelihood, X, y, w, chunk)
+        return site_sums(self.posterior(params), params["likelihood"], X, y, w, chunk)
 
     def natural_step(self, params, P, h, rho):
         """(q_mu, q_sqrt) after a natural-gradient step of size ``rho`` (:func:`natural_update`)."""
@@ -343,13 +356,22 @@ class WhitenedGaussian:
         (:func:`extend_q`)."""
         return extend_q(self.posterior(params), Z_new, self.jitter)
 
-    def predict(self, post: Posterior, X):
-        """Latent means and variances (n, L) at X (:func:`predict_marginals`)."""
-        return predict_marginals(post, X)
+    def predict(self, post: Posterior, X, batch_size: int = 4096):
+        """Latent means and variances (n, L) at X (:func:`predict_marginals`), as NumPy arrays, ``batch_size`` test
+        inputs at a time."""
+        L = post.q_mu.shape[1]
+        out = [predict_marginals(post, jnp.asarray(X[i : i + batch_size])) for i in range(0, X.shape[0], batch_size)]
+        if not out:
+            return np.zeros((0, L)), np.zeros((0, L))
+        return tuple(np.concatenate([np.asarray(o[k]) for o in out]) for k in (0, 1))
 
-    def loo_log_proba(self, post: Posterior, likelihood, X, y):
-        """Leave-one-out log p(y = c | x_i, y_-i) (:func:`loo_log_proba`)."""
-        return loo_log_proba(post, likelihood, X, y)
+    def predict_cov(self, post: Posterior, X):
+        """The latent functions' joint covariance (L, n, n) at X (:func:`predict_covariance`)."""
+        return np.asarray(predict_covariance(post, jnp.asarray(X)))
+
+    def loo_cavity(self, post: Posterior, likelihood, X, y):
+        """Each row's leave-one-out latent marginal (mean, variance), both (n, L) (:func:`loo_cavity`)."""
+        return _loo_cavity(post, likelihood, X, y)
 
 
 FAMILY = WhitenedGaussian()
@@ -369,6 +391,7 @@ __all__ = [
     "NegativeBound",
     "bound",
     "predict_marginals",
+    "predict_covariance",
     "extend_q",
     "site_moments",
     "site_sums",

@@ -384,6 +384,47 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
             return float(np.mean([-metrics.ntl(y[:, j], mean[:, j], std[:, j] ** 2) for j in range(y.shape[1])]))
         return -metrics.ntl(y, mean, std**2)
 
+    @staticmethod
+    def _check_quantiles(quantiles) -> np.ndarray:
+        q = np.atleast_1d(np.asarray(quantiles, dtype=np.float64))
+        if q.ndim != 1 or q.size == 0 or not np.all((q > 0) & (q < 1)):
+            raise InputError(f"quantiles must be probabilities strictly between 0 and 1, got {quantiles!r}")
+        return q
+
+    def predict_quantiles(self, X, quantiles=(0.025, 0.975)):
+        """Quantiles of y's predictive distribution at X: the Gaussian's mean + sd Phi^-1(q), or for a
+        :class:`~sparsegp.SparseGPRegressor` with another likelihood the quantiles of p(y | f) mixed over the latent
+        f's Gaussian (Gauss-Hermite quadrature; for counts the least integer whose predictive CDF reaches q).
+
+        Parameters
+        ----------
+        X : array of shape (t, D)
+            Test inputs.
+        quantiles : sequence of float in (0, 1)
+            The probabilities.
+
+        Returns
+        -------
+        ndarray of shape (t, k)
+            One column per quantile (one target).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sparsegp import ExactGPRegressor
+        >>> X = np.linspace(0, 5, 30)[:, None]
+        >>> model = ExactGPRegressor().fit(X, np.sin(X[:, 0]))
+        >>> model.predict_quantiles(X[:2], [0.05, 0.5, 0.95]).shape
+        (2, 3)
+        """
+        from scipy.special import ndtri
+
+        q = self._check_quantiles(quantiles)
+        mean, std = self.predict(X, return_std=True)
+        if np.ndim(mean) != 1:
+            raise InputError("predict_quantiles is for one target; this model fits several")
+        return mean[:, None] + std[:, None] * ndtri(q)[None, :]
+
     def sample_y(self, X, n_samples=1, random_state=0, include_noise=True):
         """Joint draws from the predictive distribution at ``X`` (scikit-learn's signature and shapes).
 

@@ -15,10 +15,12 @@ from ..errors import InputError
 from ..fitting.calibration import warn_if_sor_too_narrow
 from ..fitting.config import sparse_config
 from ..fitting.pipeline import fit_sparse
+from ..likelihoods import regression_named
 from ..linalg import INDUCING_JITTER
 from ..options import ALIASES, DEPRECATED, flat_options, grouped_options, set_grouped
 from . import persistence
-from .base import COMMON_JSON_PARAMS, PREDICT_OPTIONS, GPRegressorBase
+from . import sparse_variational as variational
+from .base import COMMON_JSON_PARAMS, PREDICT_OPTIONS
 from .sparse_file import sparse_from_state, sparse_state
 from .sparse_fitted import apply_fit, checkpoint_writer, final_checkpoint
 from .sparse_objective import keep_noise_variance, log_objective, objective_rows
@@ -26,7 +28,7 @@ from .sparse_objective import keep_noise_variance, log_objective, objective_rows
 
 @fill()
 @persistence.register
-class SparseGPRegressor(GPRegressorBase):
+class SparseGPRegressor(variational.LikelihoodRegressorBase):
     """Sparse GP regression with m inducing inputs, O(n m^2) per objective evaluation.
 
     Parameters
@@ -34,6 +36,16 @@ class SparseGPRegressor(GPRegressorBase):
     kernel : Kernel or None
         ``None`` means SquaredExponential with ARD length-scales, each starting at its column's standard deviation.
         Fitting runs in units where the inputs have unit spread, so the result does not depend on the units of X.
+    likelihood : {"gaussian", "student-t", "poisson"} or TargetLikelihood
+        p(y | f). "gaussian" (the default): Gaussian noise of variance ``noise``, fitted by the collapsed
+        objective of ``approximation``. "student-t" (:class:`~sparsegp.likelihoods.StudentT`: degrees of freedom and
+        scale learnt; targets with outliers) and "poisson" (:class:`~sparsegp.likelihoods.Poisson`: counts, the log
+        link): the uncollapsed variational bound over every row (Hensman, Matthews & Ghahramani 2015, eq. 3), the
+        classifier's fit (:mod:`sparsegp.fitting.variational`), with ``q_mu_``, ``q_sqrt_``, ``mean_`` and
+        ``likelihood_`` fitted; ``predict(X, return_std=True)`` gives y's predictive mean and sd,
+        :meth:`predict_quantiles` its intervals. There ``approximation``, ``prediction``, ``noise`` and the
+        re-selecting schedules do not apply (an error says so), the growth's ``tol`` is 1e-3 nats per row unless
+        ``Joint(tol=...)`` gives one, and arrays are fitted in memory.
     approximation : {"vfe", "dtc", "fitc", "sor"}
         VFE: Titsias's variational bound (the default; never above the exact evidence). DTC: Seeger et al.'s
         projected process. FITC: Snelson & Ghahramani's SPGP. SoR: Quiñonero-Candela & Rasmussen's reduced-rank GP.
@@ -189,6 +201,7 @@ class SparseGPRegressor(GPRegressorBase):
     _json_params = (
         *COMMON_JSON_PARAMS,
         *("approximation", "prediction", "jitter", "chunk_size", "reselect", "n_rounds", "subset", "refine_iter"),
+        "likelihood",
         *("inducing", "max_inducing", "time_budget", "tol"),
     )
 
@@ -197,6 +210,7 @@ class SparseGPRegressor(GPRegressorBase):
         kernel=None,
         *,
         approximation="vfe",
+        likelihood="gaussian",
         inducing="auto",
         prediction="standard",
         noise=1.0,
@@ -224,7 +238,7 @@ class SparseGPRegressor(GPRegressorBase):
         noise_prior=DEPRECATED,
         min_noise=DEPRECATED,
     ):
-        self.kernel, self.approximation = kernel, approximation
+        self.kernel, self.approximation, self.likelihood = kernel, approximation, likelihood
         self.inducing, self.prediction = inducing, prediction
         self.noise, self.optimize, self.schedule = noise, optimize, schedule
         self.normalize_y, self.duplicates, self.jitter = normalize_y, duplicates, jitter
@@ -288,6 +302,8 @@ class SparseGPRegressor(GPRegressorBase):
         NumericalError
             If K_uu or the approximation's m x m system cannot be factorised even with the largest jitter.
         """
+        if self._fits_variationally(noise_variance):
+            return variational.fit(self, X, y, regression_named(self.likelihood))
         config = sparse_config(self)
         data, names = self._training_data(X, y, config, noise_variance)
         keep_noise_variance(self, X, y, noise_variance)
@@ -359,6 +375,8 @@ class SparseGPRegressor(GPRegressorBase):
             If X is malformed, or ``prediction="nystrom"`` gives negative variances where a std is asked for
             (use :meth:`predict_var`).
         """
+        if variational.is_variational(self):
+            return variational.predict(self, X, return_std, return_cov, include_noise, noise_variance)
         if is_dask_collection(X):
             from ..backends.dask_partitions import predict_blocks
 
@@ -402,6 +420,9 @@ class SparseGPRegressor(GPRegressorBase):
         NotFittedError
             Before ``fit``.
         """
+        if variational.is_variational(self):
+            mean, sd = variational.predict(self, X, return_std=True, include_noise=include_noise)
+            return mean, sd**2
         X = self._validate_test_inputs(X)
         mean, var = self._mean_var(X, full_cov=False)
         self._check_degenerate_variances(X, var)
@@ -425,8 +446,10 @@ class SparseGPRegressor(GPRegressorBase):
     _options_from_file = staticmethod(grouped_options)
 
     def _get_state(self):
-        return sparse_state(self)
+        return variational.state(self) if variational.is_variational(self) else sparse_state(self)
 
     @classmethod
     def _from_state(cls, meta, arrays):
+        if meta.get("variational") is True:
+            return variational.from_state(cls, meta, arrays)
         return sparse_from_state(cls, meta, arrays)

@@ -10,17 +10,18 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .._docstrings import fill
 from ..backends.dask_sums import is_dask_collection
-from ..classification.likelihoods import Likelihood, likelihood_from_dict
 from ..classification.svgp import FAMILY
 from ..errors import InputError
 from ..fitting.calibration import warn_if_overconfident
-from ..fitting.classifier_fit import InMemoryRows, collapse_rows, fit_classifier
-from ..fitting.config import ClassifierConfig, classifier_config
+from ..fitting.config import VariationalConfig, classifier_config
+from ..fitting.variational import InMemoryRows, collapse_rows, fit_variational
+from ..likelihoods import Likelihood, likelihood_from_dict
 from ..metrics import expected_calibration_error
 from ..validation import as_float_matrix, feature_names_of
 from . import persistence
 from .base import FeatureNamesMixin, copy_result, raise_if_interrupted
 from .classifier import _TEST_INPUTS, IVMClassifier, OneVsRestIVMClassifier, _labels, _require_fitted
+from .sparse_variational import read_q
 
 _JSON_PARAMS = (
     "likelihood",
@@ -46,7 +47,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
     L-BFGS-B over the kernel, Z, q and a constant mean together, after natural-gradient steps for q alone. By
     default the fit chooses m: it starts from 128 inducing inputs at k-means centres of the rows (in the
     kernel's geometry) and doubles m while a doubling raises the bound
-    by at least ``tol`` nats per row (:mod:`sparsegp.fitting.classifier_fit`).
+    by at least ``tol`` nats per row (:mod:`sparsegp.fitting.variational`).
 
     Parameters
     ----------
@@ -66,7 +67,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
     max_inducing : int or None
         The growth's largest m. None: the regressors' device cap at the same cost per evaluation, which shrinks
         with the number of latent functions: 1,024 for two classes on a CPU, 256 for ten
-        (:func:`sparsegp.fitting.classifier_fit.largest_m`).
+        (:func:`sparsegp.fitting.variational.largest_m`).
     tol : float
         Nats per training row: the growth stops once a doubling of m gains less.
     max_iter : int
@@ -171,14 +172,14 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         tags.non_deterministic = False
         return tags
 
-    def _config(self, n_classes: int, D: int, X=None, y=None) -> ClassifierConfig:
+    def _config(self, n_classes: int, D: int, X=None, y=None) -> VariationalConfig:
         inducing = self.inducing
         if isinstance(inducing, (IVMClassifier, OneVsRestIVMClassifier)):
             inducing = self._ivm_inducing(inducing, X, y)
         return classifier_config(self, n_classes, D, inducing, self._warm(D))
 
     def _warm(self, D: int):
-        """With ``warm_start`` and a fitted model, what the fit continues from (:class:`ClassifierConfig`)."""
+        """With ``warm_start`` and a fitted model, what the fit continues from (:class:`VariationalConfig`)."""
         if not isinstance(self.warm_start, (bool, np.bool_)):
             raise InputError(f"warm_start must be True or False, got {self.warm_start!r}")
         if not (self.warm_start and hasattr(self, "kernel_")):
@@ -193,7 +194,8 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
                 f"warm_start=True continues from the fitted {self.Z_.shape[0]} inducing inputs, but "
                 f"inducing={self.inducing} asks for another number: fit with warm_start=False"
             )
-        params = {"kernel": self.kernel_, "Z": self.Z_, "q_mu": self.q_mu_, "q_sqrt": self.q_sqrt_, "mean": self.mean_}
+        params = {"kernel": self.kernel_, "likelihood": self.likelihood_, "Z": self.Z_, "q_mu": self.q_mu_,
+                  "q_sqrt": self.q_sqrt_, "mean": self.mean_}  # fmt: skip
         return {"params": params, "path": list(self.inducing_path_), "classes": self.classes_}
 
     def fit(self, X, y):
@@ -232,12 +234,12 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
                 f"warm_start=True continues from a model of the classes {config.warm['classes'].tolist()}, but y "
                 f"holds {classes.tolist()}: fit with warm_start=False"
             )
-        context = (classes, X.shape[1], names, config.likelihood)
+        context = (classes, X.shape[1], names)
 
         def save(reached):  # a checkpoint: the state reached, in a copy of this estimator
             persistence.save_model(clone(self)._apply(reached, *context, warn=False), config.checkpoint.path)
 
-        fit = fit_classifier(config, data, save=save if config.checkpoint is not None else None)
+        fit = fit_variational(config, data, save=save if config.checkpoint is not None else None)
         self._apply(fit, *context)
         self.fit_time_ = time.perf_counter() - t0
         if config.checkpoint is not None:  # at the end, the checkpoint file holds the fitted model
@@ -245,15 +247,16 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         raise_if_interrupted(self, fit.stop_reason)
         return self
 
-    def _apply(self, fit, classes, n_features: int, names, likelihood, warn: bool = True):
-        """The fitted attributes from ``fit`` (a :class:`~sparsegp.fitting.classifier_fit.ClassifierFit`)."""
+    def _apply(self, fit, classes, n_features: int, names, warn: bool = True):
+        """The fitted attributes from ``fit`` (a :class:`~sparsegp.fitting.variational.VariationalFit`)."""
         self.classes_ = classes
         self.n_features_in_ = n_features
         self._set_feature_names(names)
-        self.likelihood_ = likelihood
+        self.likelihood_ = fit.params["likelihood"]
         self._set_params(fit.params)
-        copy_result(self, fit, skip=("params", "loo_log_proba", "loo_codes"))
-        self._set_loo(fit.loo_log_proba, fit.loo_codes, warn=warn)
+        copy_result(self, fit, skip=("params", "loo_mean", "loo_var", "loo_targets"))
+        log_proba = np.asarray(self.likelihood_.predict_log_proba(jnp.asarray(fit.loo_mean), jnp.asarray(fit.loo_var)))
+        self._set_loo(log_proba, fit.loo_targets, warn=warn)
         return self
 
     @staticmethod
@@ -340,15 +343,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
     def _latent(self, X, batch_size: int = 4096):
         """(mean, var) of shape (n, L), one column per latent function."""
         self._check_fitted()
-        X = self._test_matrix(X)
-        out = [
-            FAMILY.predict(self._posterior, jnp.asarray(X[i : i + batch_size]))
-            for i in range(0, X.shape[0], batch_size)
-        ]
-        if not out:
-            L = self.q_mu_.shape[1]
-            return np.zeros((0, L)), np.zeros((0, L))
-        return np.concatenate([np.asarray(o[0]) for o in out]), np.concatenate([np.asarray(o[1]) for o in out])
+        return FAMILY.predict(self._posterior, self._test_matrix(X), batch_size)
 
     @fill(test_inputs=_TEST_INPUTS)
     def predict_log_proba(self, X):
@@ -454,7 +449,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
 
     @classmethod
     def _from_state(cls, meta, arrays):
-        req, arr = persistence.require, persistence.require_array
+        req = persistence.require
         model = persistence.construct(cls, meta, _JSON_PARAMS)
         try:
             model.likelihood_ = likelihood_from_dict(req(meta, "likelihood", dict))
@@ -474,19 +469,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
             )
         model.classes_ = np.array(classes)
         L = model.likelihood_.latent_count(len(classes))
-        try:
-            model.kernel_.check_input_dim(model.n_features_in_)
-        except InputError as exc:
-            raise persistence.ModelFileError(str(exc)) from None
-        Z = arr(arrays, "Z", ndim=2, shape=(None, model.n_features_in_))
-        M = Z.shape[0]
-        q_mu = arr(arrays, "q_mu", ndim=2, shape=(M, L))
-        q_sqrt = arr(arrays, "q_sqrt", ndim=3, shape=(L, M, M))
-        mean = arr(arrays, "mean", ndim=1, shape=(L,))
-        if M < 1 or not all(np.all(np.isfinite(a)) for a in (Z, q_mu, q_sqrt, mean)):
-            raise persistence.ModelFileError("arrays 'Z', 'q_mu', 'q_sqrt' and 'mean' must be non-empty and finite")
-        if np.any(np.triu(q_sqrt, 1) != 0):
-            raise persistence.ModelFileError("array 'q_sqrt' must be lower-triangular (the factor of q's covariance)")
+        Z, q_mu, q_sqrt, mean = read_q(model, arrays, L)
         model.bound_ = req(meta, "bound", float)
         model.stop_reason_ = req(meta, "stop_reason", str)
         model.inducing_path_ = req(meta, "inducing_path", list)

@@ -88,6 +88,15 @@ def summarise(y, mean, var, *, y_mean: float, y_var: float, y_std: float = 1.0, 
     var = np.maximum(var, np.finfo(float).tiny)
     z = (y - mean) / np.sqrt(var)
     logp = -0.5 * (LOG_2PI + np.log(var) + z * z)
+    return summarise_scores(y, z, logp, y_mean=y_mean, y_var=y_var, y_std=y_std, error=error)
+
+
+def summarise_scores(y, z, logp, *, y_mean: float, y_var: float, y_std: float = 1.0, error=None) -> LOOCheck:
+    """The figures of :class:`LOOCheck` from each row's standardised error ``z`` and log predictive density
+    ``logp`` (the fitted scale): for a Gaussian predictive z = (y - mean) / sd; for any other, z =
+    Phi^-1(F(y)) with F the row's predictive CDF (its probability integral transform, mid-point for counts),
+    standard normal where the predictive is honest, so one set of thresholds judges every likelihood."""
+    y, z, logp = (np.asarray(a, dtype=np.float64) for a in (y, z, logp))
     trivial = -0.5 * (LOG_2PI + np.log(y_var) + (y - y_mean) ** 2 / y_var)
     return LOOCheck(
         log_predictive=float(np.mean(logp) - np.log(y_std)),

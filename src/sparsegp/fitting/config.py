@@ -16,10 +16,10 @@ import numpy as np
 
 from ..approximations.base import PREDICTIONS, prediction_mode
 from ..approximations.registry import APPROXIMATIONS, Approximation
-from ..classification.likelihoods import Likelihood
-from ..classification.likelihoods import named as named_likelihood
 from ..classification.svgp import FAMILY
 from ..errors import InputError
+from ..likelihoods import Likelihood
+from ..likelihoods import named as named_likelihood
 from ..linalg import INDUCING_JITTER
 from ..options import flat_options, schedule_name
 from ..selection import Selector
@@ -223,8 +223,10 @@ def sparse_config(estimator) -> SparseConfig:
 
 
 @dataclass(frozen=True)
-class ClassifierConfig:
-    """What the classifier's fit reads (the parameters of :class:`~sparsegp.SparseGPClassifier`, checked)."""
+class VariationalConfig:
+    """What the variational fit reads (:mod:`~sparsegp.fitting.variational`): the parameters of
+    :class:`~sparsegp.SparseGPClassifier`, or of a :class:`~sparsegp.SparseGPRegressor` with a non-Gaussian
+    likelihood, checked."""
 
     owner: str
     kernel: Any
@@ -246,7 +248,7 @@ class ClassifierConfig:
     monitors: tuple = ()  # called ``(iteration, value, params)`` after each optimiser iteration (the checkpointer)
 
 
-def classifier_config(estimator, n_classes: int, D: int, inducing, warm) -> ClassifierConfig:
+def classifier_config(estimator, n_classes: int, D: int, inducing, warm) -> VariationalConfig:
     """A :class:`~sparsegp.SparseGPClassifier`'s options, checked, for ``n_classes`` classes and ``D`` inputs;
     ``inducing`` resolved by the estimator (an IVM's active set is already rows), ``warm`` its warm-start state."""
     if isinstance(inducing, str):
@@ -257,7 +259,7 @@ def classifier_config(estimator, n_classes: int, D: int, inducing, warm) -> Clas
     else:
         inducing = as_float_matrix(inducing, "inducing", n_features=D, owner=type(estimator).__name__)
     e = estimator
-    return ClassifierConfig(
+    return VariationalConfig(
         owner=type(e).__name__,
         kernel=e.kernel,
         likelihood=named_likelihood(e.likelihood, n_classes),
@@ -284,7 +286,7 @@ __all__ = [
     "FitConfig",
     "SparseConfig",
     "WarmStart",
-    "ClassifierConfig",
+    "VariationalConfig",
     "check_sparse_options",
     "classifier_config",
     "exact_config",

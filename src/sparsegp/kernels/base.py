@@ -22,8 +22,8 @@ import numpy as np
 
 from .._compile import compiled_when_eager
 from ..errors import InputError
+from ..parameters import Parameterised
 from ..priors import prior_from_dict
-from ..transforms import POSITIVE, Transform
 from . import features
 
 KERNEL_REGISTRY: dict[str, type[Kernel]] = {}
@@ -45,7 +45,7 @@ class HostForm(NamedTuple):
     constant: float
 
 
-class Kernel:
+class Kernel(Parameterised):
     """Base of every covariance function: an immutable JAX pytree of named, constrained hyper-parameters.
 
     A kernel defines one point-pair evaluation ``evaluate(x, z)``; :meth:`K` and :meth:`diag` build matrices
@@ -70,188 +70,18 @@ class Kernel:
     array(2.)
     """
 
-    _names: tuple[str, ...] = ()
     _composite: ClassVar[bool] = False
     # How a hyper-parameter follows a change of input units x -> x / s: it becomes value * s**power
     # (a length-scale -1, a linear kernel's variance 2; absent means 0, unchanged).
     _input_power: ClassVar[dict[str, int]] = {}
-    # Parameters that are not positive-by-softplus (sparsegp.transforms.POSITIVE), by name.
-    _transforms: ClassVar[dict[str, Transform]] = {}
 
     def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        jax.tree_util.register_pytree_node_class(cls)
+        super().__init_subclass__(**kwargs)  # a pytree (Parameterised)
         for name in ("K", "diag"):
             if name in cls.__dict__:
                 setattr(cls, name, compiled_when_eager(cls.__dict__[name]))
         if not cls.__dict__.get("_abstract", False):
             KERNEL_REGISTRY[cls.__name__] = cls
-
-    # ---- construction -------------------------------------------------
-    def _set_params(self, values: dict, priors=None, fixed=()):
-        priors = dict(priors or {})
-        fixed = frozenset(fixed or ())
-        names = tuple(values)
-        unknown = (set(priors) | set(fixed)) - set(names)
-        if unknown:
-            raise InputError(
-                f"{type(self).__name__}: priors/fixed name unknown hyper-parameter(s) {sorted(unknown)}; "
-                f"it has {list(names)}"
-            )
-        raw = {}
-        for name, v in values.items():
-            t = self._transform(name)
-            raw[name] = jnp.asarray(t.inverse(t.check(v, f"{type(self).__name__}.{name}")))
-        for name, prior in priors.items():
-            size = np.size(getattr(prior, "mu", 0.0))
-            if size > 1 and size != raw[name].size:
-                raise InputError(
-                    f"{type(self).__name__}: the prior on {name} has {size} locations for {raw[name].size} value(s)"
-                )
-        object.__setattr__(self, "_names", names)
-        object.__setattr__(self, "_raw", raw)
-        object.__setattr__(self, "_priors", tuple(sorted(priors.items())))
-        object.__setattr__(self, "_fixed", fixed)
-
-    def __setattr__(self, key, value):
-        raise AttributeError(f"{type(self).__name__} is immutable; use .replace(...) to change hyper-parameters")
-
-    # ---- pytree protocol ------------------------------------------------
-    def tree_flatten(self):
-        """JAX's pytree protocol: the raw (unconstrained) hyper-parameters as leaves, and the static part.
-
-        Returns
-        -------
-        leaves : tuple of arrays
-            One raw array per hyper-parameter, in the order of :meth:`parameters`.
-        aux : tuple
-            Names, priors, fixed names and configuration; hashable.
-        """
-        return tuple(self._raw[n] for n in self._names), (self._names, self._priors, self._fixed, self._static())
-
-    @classmethod
-    def tree_unflatten(cls, aux, leaves):
-        """JAX's pytree protocol: a kernel from :meth:`tree_flatten`'s output.
-
-        Parameters
-        ----------
-        aux : tuple
-            The static part.
-        leaves : sequence of arrays
-            The raw hyper-parameters.
-
-        Returns
-        -------
-        Kernel
-        """
-        names, priors, fixed, static = aux
-        obj = object.__new__(cls)
-        object.__setattr__(obj, "_names", names)
-        object.__setattr__(obj, "_raw", dict(zip(names, leaves)))
-        object.__setattr__(obj, "_priors", priors)
-        object.__setattr__(obj, "_fixed", fixed)
-        for k, v in static:
-            object.__setattr__(obj, k, v)
-        return obj
-
-    def _static(self) -> tuple:
-        """Hashable non-parameter configuration as ((attr, value), ...)."""
-        return ()
-
-    # ---- parameter access -------------------------------------------------
-    @classmethod
-    def _transform(cls, name: str) -> Transform:
-        return cls._transforms.get(name, POSITIVE)
-
-    def _value(self, name):
-        return self._transform(name).forward(self._raw[name])
-
-    def __getattr__(self, name):
-        # Constrained access to hyper-parameters: kernel.lengthscale etc.
-        raw = self.__dict__.get("_raw")
-        if raw is not None and name in raw:
-            return self._value(name)
-        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
-
-    def parameters(self) -> dict[str, np.ndarray]:
-        """Hyper-parameter values by name (constrained, as NumPy arrays).
-
-        Returns
-        -------
-        dict of str to ndarray
-            A composite kernel names its parts' parameters ``k0.lengthscale``, ``k1.variance``, ...
-        """
-        return {n: np.asarray(self._value(n)) for n in self._names}
-
-    def transforms(self) -> dict[str, Transform]:
-        """Each hyper-parameter's transform between its value and the unconstrained space the optimiser sees.
-
-        Returns
-        -------
-        dict of str to Transform
-            By the names of :meth:`parameters`.
-        """
-        return {n: self._transform(n) for n in self._names}
-
-    def replace(self, **values) -> Kernel:
-        """A copy with some hyper-parameters set to new values (checked as the constructor checks them).
-
-        Parameters
-        ----------
-        **values
-            New values by the names of :meth:`parameters`.
-
-        Returns
-        -------
-        Kernel
-            Of the same type, with the same priors and fixed names.
-
-        Raises
-        ------
-        InputError
-            If a name is unknown or a value has the wrong shape or sign.
-        """
-        unknown = set(values) - set(self._names)
-        if unknown:
-            raise InputError(f"{type(self).__name__} has no hyper-parameter(s) {sorted(unknown)}")
-        leaves = []
-        for n in self._names:
-            if n in values:
-                t = self._transform(n)
-                v = t.check(values[n], f"{type(self).__name__}.{n}")
-                if v.shape != np.shape(self._raw[n]):
-                    raise InputError(
-                        f"{type(self).__name__}.{n} must have shape {np.shape(self._raw[n])}, got {v.shape}"
-                    )
-                leaves.append(jnp.asarray(t.inverse(v)))
-            else:
-                leaves.append(self._raw[n])
-        return type(self).tree_unflatten(self.tree_flatten()[1], leaves)
-
-    def trainable_mask(self):
-        """The kernel's pytree structure with ``True`` where a hyper-parameter is optimised.
-
-        Returns
-        -------
-        Kernel
-            Whose leaves are boolean arrays.
-        """
-        leaves = [np.full(np.shape(self._raw[n]), n not in self._fixed) for n in self._names]
-        return type(self).tree_unflatten(self.tree_flatten()[1], leaves)
-
-    def raw_bounds(self):
-        """The optimisation's box on the raw leaves, from each parameter's transform.
-
-        Returns
-        -------
-        lower, upper : Kernel
-            Of the same structure, holding the bounds.
-        """
-        aux = self.tree_flatten()[1]
-        shapes = [(np.shape(self._raw[n]), self._transform(n)) for n in self._names]
-        lower = [np.full(shape, t.raw_lower) for shape, t in shapes]
-        upper = [np.full(shape, t.raw_upper) for shape, t in shapes]
-        return type(self).tree_unflatten(aux, lower), type(self).tree_unflatten(aux, upper)
 
     def for_scaled_inputs(self, s: float) -> Kernel:
         """The same covariance function written for inputs divided by ``s``: k'(x / s, z / s) = k(x, z).
@@ -276,19 +106,6 @@ class Kernel:
         ]
         priors = tuple((n, p.scaled(s ** powers[n]) if n in powers else p) for n, p in priors)
         return type(self).tree_unflatten((names, priors, fixed, static), leaves)
-
-    def log_prior(self):
-        """Sum of the hyper-priors' log densities plus the transforms' log-Jacobians (0 without priors).
-
-        Returns
-        -------
-        jax.Array
-            A scalar.
-        """
-        total = jnp.zeros(())
-        for name, prior in self._priors:
-            total = total + prior.log_prob(self._value(name)) + self._transform(name).log_jacobian(self._raw[name])
-        return total
 
     # ---- evaluation ------------------------------------------------------
     def evaluate(self, x, z):
@@ -420,13 +237,7 @@ class Kernel:
         dict
             Read back by :func:`kernel_from_dict`.
         """
-        return {
-            "type": type(self).__name__,
-            "params": {n: np.asarray(v).tolist() for n, v in self.parameters().items()},
-            "priors": {n: p.to_dict() for n, p in self._priors},
-            "fixed": sorted(self._fixed),
-            "config": {k: v for k, v in self._static()},
-        }
+        return {"type": type(self).__name__, **self._spec()}
 
     @classmethod
     def _from_spec(cls, params, priors, fixed, config):
@@ -437,14 +248,6 @@ class Kernel:
         for n, v in self.parameters().items():
             parts.append(f"{n}={np.array2string(v, precision=4) if v.ndim else f'{float(v):.4g}'}")
         return f"{type(self).__name__}({', '.join(parts)})"
-
-    def __eq__(self, other):
-        if type(self) is not type(other):
-            return False
-        a, b = self.tree_flatten(), other.tree_flatten()
-        return a[1] == b[1] and all(np.array_equal(x, y) for x, y in zip(a[0], b[0]))
-
-    __hash__ = None  # type: ignore[assignment]  # equal kernels compare by value: unhashable, like arrays
 
 
 Kernel.K = compiled_when_eager(Kernel.K)  # type: ignore[method-assign]
@@ -534,7 +337,7 @@ class _Composite(Kernel):
             and all(a == b for a, b in zip(self.kernels, other.kernels))
         )
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]
 
 
 class Sum(_Composite):

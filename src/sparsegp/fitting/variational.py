@@ -1,8 +1,13 @@
-"""The sparse variational GP classifier's fit as one pipeline: ``fit_classifier(config, rows) -> ClassifierFit``.
+"""The sparse variational GP fit over every row, for any likelihood, as one pipeline:
+``fit_variational(config, rows) -> VariationalFit``. The classifier (:class:`~sparsegp.SparseGPClassifier`,
+class labels) and the non-Gaussian regressors (:class:`~sparsegp.SparseGPRegressor` with a Student-t or Poisson
+likelihood, real or count targets) are both this fit; what differs is the likelihood object
+(:mod:`sparsegp.likelihoods`), which the fit never asks the name of.
 
 1. **Start.** Inputs divided by their RMS spread s (the fit follows the units of X exactly). The default
    kernel is the regressors' SE-ARD start (length-scales at sqrt(D) times each column's spread, variance 1);
-   the constant mean b is the likelihood's value at the class frequencies; q(v) is the prior N(0, I). With
+   the constant mean b is the likelihood's start for the targets (``initial_mean``: its value at the class
+   frequencies, the median of a real target, the log of the mean count); q(v) is the prior N(0, I). With
    fewer than LABELS_PER_PARAMETER rows per kernel hyper-parameter the default kernel carries weak log-normal
    priors about its start (:func:`initial_kernel`).
 2. **Inducing inputs.** The first FIRST_INDUCING are cluster centres of a random candidate set of rows, by k-means in the
@@ -30,9 +35,10 @@
    once a doubling gains less than ``tol`` nats per row, or once the gains' decline (the last gain times its ratio to the one
    before) says the next doubling would (``stop_reason``), or when m would exceed ``max_inducing`` or the
    number of distinct training inputs.
-5. **The check.** An approximate leave-one-out predictive probability for the training rows (each row's
-   Gaussian site removed from q: :func:`~sparsegp.classification.svgp.loo_log_proba`), summarised as log loss
-   and expected calibration error.
+5. **The check.** Each sampled training row's approximate leave-one-out latent marginal (its Gaussian site
+   removed from q: :func:`~sparsegp.classification.svgp.loo_cavity`), which the estimator scores with the
+   likelihood's predictive (log loss and calibration error for labels, log density and interval coverage for
+   targets).
 """
 
 from __future__ import annotations
@@ -54,7 +60,7 @@ from ..progress import progress_bar
 from ..selection.centres import extend_centres
 from .calibration import loo_sample
 from .checkpoint import Checkpointer
-from .config import ClassifierConfig
+from .config import VariationalConfig
 from .growth import device_max_inducing
 from .hyper import TINY_DATA_LOG_SD, optimiser_callback, scale_from_variances, warn_stopped_short
 from .training import LBFGS_MEMORY, Interrupted, minimize
@@ -69,41 +75,44 @@ LABELS_PER_PARAMETER = 50  # fewer training rows per kernel hyper-parameter: wea
 STAGE_WARMUP = LBFGS_MEMORY  # a stage's progress rule is judged only after this many L-BFGS iterations
 
 
-class ClassRows(NamedTuple):
-    """Training rows with integer class codes: one weighted row per distinct (input, label) pair."""
+class WeightedRows(NamedTuple):
+    """Training rows, one weighted row per distinct (input, target) pair: ``y`` integer class codes (int32) or
+    real targets (float64), ``n_outputs`` the classes (1 for a real or count target)."""
 
     X: np.ndarray
     y: np.ndarray
     w: np.ndarray
     n: int  # rows before collapsing
-    n_classes: int
+    n_outputs: int
 
 
-def collapse_rows(X: np.ndarray, codes: np.ndarray, n_classes: int) -> ClassRows:
-    """Rows that repeat an input and its label become one row of weight c: their bound terms are equal, so the
-    sum over rows is unchanged (exactly)."""
-    # the regressors' grouping (:func:`~sparsegp.backends.replicates.collapse`) of the rows by input and label
-    groups = collapse(np.column_stack([X, codes.astype(np.float64)]), np.zeros(X.shape[0]))
+def collapse_rows(X: np.ndarray, y: np.ndarray, n_outputs: int) -> WeightedRows:
+    """Rows that repeat an input and its target become one row of weight c: their bound terms are equal, so the
+    sum over rows is unchanged (exactly). Class codes are kept as int32, real targets as float64."""
+    y = y.astype(np.int32) if np.issubdtype(y.dtype, np.integer) else y.astype(np.float64)
+    # the regressors' grouping (:func:`~sparsegp.backends.replicates.collapse`) of the rows by input and target
+    groups = collapse(np.column_stack([X, y.astype(np.float64)]), np.zeros(X.shape[0]))
     if not groups.repeated:
-        return ClassRows(X, codes, np.ones(X.shape[0]), X.shape[0], n_classes)
-    return ClassRows(X[groups.first], codes[groups.first], groups.counts, X.shape[0], n_classes)
+        return WeightedRows(X, y, np.ones(X.shape[0]), X.shape[0], n_outputs)
+    return WeightedRows(X[groups.first], y[groups.first], groups.counts, X.shape[0], n_outputs)
 
 
-class ClassifierFit(NamedTuple):
-    """Everything the fit learnt, inputs in the user's units: ``params`` (kernel, Z, q_mu, q_sqrt, mean), the
-    bound, the growth's record, the stop reason, iterations, and the leave-one-out log probabilities (rows, C)
-    of the rows the check scored with those rows' class codes."""
+class VariationalFit(NamedTuple):
+    """Everything the fit learnt, inputs in the user's units: ``params`` (kernel, likelihood, Z, q_mu, q_sqrt,
+    mean), the bound, the growth's record, the stop reason, iterations, and the leave-one-out latent marginals
+    (rows, L) of the rows the check sampled, with those rows' targets."""
 
     params: dict
     bound: float
     inducing_path: list
     stop_reason: str
     n_iter: int
-    loo_log_proba: np.ndarray
-    loo_codes: np.ndarray
+    loo_mean: np.ndarray
+    loo_var: np.ndarray
+    loo_targets: np.ndarray
 
 
-def initial_kernel(config: ClassifierConfig, column_std: np.ndarray, n_rows: int) -> Kernel:
+def initial_kernel(config: VariationalConfig, column_std: np.ndarray, n_rows: int) -> Kernel:
     """The default SE-ARD start for inputs divided by the fit's input scale (length-scales sqrt(D) times each column's spread, at
     least NARROW_FLOOR of the inputs' RMS spread), or the user's kernel rewritten for them.
 
@@ -131,7 +140,7 @@ def initial_kernel(config: ClassifierConfig, column_std: np.ndarray, n_rows: int
     return config.kernel.for_scaled_inputs(s)
 
 
-def largest_m(config: ClassifierConfig, n: int, latents: int) -> int:
+def largest_m(config: VariationalConfig, n: int, latents: int) -> int:
     """The growth's largest m: ``max_inducing``, or for None the regressors' device cap
     (:func:`~sparsegp.fitting.growth.device_max_inducing`) at the same cost per evaluation. The latent variances
     cost about 2 n m^2 per latent function, so the cap is halved while ``latents`` m^2 exceeds its square (down
@@ -179,17 +188,20 @@ def _negative_bound(problem, params) -> float:
 def _mask_and_bounds(config, params):
     kernel = params["kernel"]
     M, L = params["q_mu"].shape
+    likelihood = params["likelihood"]
     mask = {
         "kernel": kernel.trainable_mask() if config.optimize else _all(kernel, False),
+        "likelihood": likelihood.trainable_mask() if config.optimize else _all(likelihood, False),
         "Z": np.full(params["Z"].shape, bool(config.learn_inducing)),
         "q_mu": np.ones((M, L), bool),
         "q_sqrt": config.family.mask(M, L),
         "mean": np.ones(L, bool),
     }
     k_lo, k_hi = kernel.raw_bounds()
-    inf = {k: np.full(np.shape(v), np.inf) for k, v in params.items() if k != "kernel"}
-    lower = dict({k: -v for k, v in inf.items()}, kernel=k_lo)
-    return mask, (lower, dict(inf, kernel=k_hi))
+    l_lo, l_hi = likelihood.raw_bounds()
+    inf = {k: np.full(np.shape(v), np.inf) for k, v in params.items() if k not in ("kernel", "likelihood")}
+    lower = dict({k: -v for k, v in inf.items()}, kernel=k_lo, likelihood=l_lo)
+    return mask, (lower, dict(inf, kernel=k_hi, likelihood=l_hi))
 
 
 def _all(kernel, value: bool):
@@ -198,30 +210,32 @@ def _all(kernel, value: bool):
     return jax.tree_util.tree_map(lambda a: np.full(np.shape(a), value), kernel)
 
 
-def _start(config: ClassifierConfig, data, Xs: np.ndarray, rng) -> dict[str, Any]:
-    """Steps 1-2: the kernel, the first inducing inputs, q(v) = N(0, I) and b (inputs divided by ``s``; ``Xs``
-    the rows in memory the selection looks at)."""
+def _start(config: VariationalConfig, data, Xs: np.ndarray, rng) -> dict[str, Any]:
+    """Steps 1-2: the kernel, the likelihood, the first inducing inputs, q(v) = N(0, I) and b (inputs divided by
+    ``s``; ``Xs`` the rows in memory the selection looks at)."""
     s = config.input_scale
     kernel = initial_kernel(config, data.column_std, data.n)
     none = np.zeros((0, Xs.shape[1]))
     if isinstance(config.inducing, str):
-        cap = largest_m(config, data.n, config.likelihood.latent_count(data.n_classes))
+        cap = largest_m(config, data.n, config.likelihood.latent_count(data.n_outputs))
         Z = _select(kernel, none, Xs, min(FIRST_INDUCING, data.n_distinct, cap), rng)
     elif np.ndim(config.inducing) == 0:
         Z = _select(kernel, none, Xs, min(int(config.inducing), data.n_distinct), rng)
     else:
         Z = np.asarray(config.inducing, float) / s
-    q_mu, q_sqrt = config.family.start(Z.shape[0], config.likelihood.latent_count(data.n_classes))
+    q_mu, q_sqrt = config.family.start(Z.shape[0], config.likelihood.latent_count(data.n_outputs))
+    targets, weights = data.target_summary
     return {
         "kernel": kernel,
         "Z": jnp.asarray(Z),
         "q_mu": jnp.asarray(q_mu),
         "q_sqrt": jnp.asarray(q_sqrt),
-        "mean": jnp.asarray(config.likelihood.initial_mean(data.class_weights)),
+        "mean": jnp.asarray(config.likelihood.initial_mean(targets, weights, q_mu.shape[1])),
+        "likelihood": config.likelihood,
     }
 
 
-def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list, data, rng):
+def _doubled(config: VariationalConfig, params: dict, Xs: np.ndarray, path: list, data, rng):
     """Step 4: the parameters with m doubled and q carried over, or (None, why the growth stops)."""
     M = params["Z"].shape[0]
     gain = (path[-1]["bound"] - path[-2]["bound"]) / data.n if len(path) > 1 else np.inf
@@ -237,7 +251,7 @@ def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list,
             f"{previous:.4g}; at that rate of decline the next doubling would add {gain * gain / previous:.2g}, "
             f"less than tol = {config.tol:g}"
         )
-    latents = config.likelihood.latent_count(data.n_classes)
+    latents = config.likelihood.latent_count(data.n_outputs)
     largest = largest_m(config, data.n, latents)
     new_M = min(2 * M, largest, data.n_distinct)
     if new_M <= M:
@@ -258,7 +272,7 @@ def _doubled(config: ClassifierConfig, params: dict, Xs: np.ndarray, path: list,
     return dict(params, Z=Z_new, q_mu=q_mu, q_sqrt=q_sqrt), ""
 
 
-def natural_q(config: ClassifierConfig, data, params: dict, chunk: int, desc: str):
+def natural_q(config: VariationalConfig, data, params: dict, chunk: int, desc: str):
     """q(v) by natural-gradient steps (step 3), the kernel, Z and b held: (params, steps taken).
 
     Each pass over the rows gives the bound at the current q and the rows' sites for the next step; a step
@@ -266,7 +280,7 @@ def natural_q(config: ClassifierConfig, data, params: dict, chunk: int, desc: st
     doubles the size again (up to 1)."""
 
     def at(p):
-        P, h, e = data.site_sums(config.family, p, config.likelihood, chunk, config.input_scale)
+        P, h, e = data.site_sums(config.family, p, chunk, config.input_scale)
         return P, h, float(e) - float(config.family.kl(p))
 
     P, h, value = at(params)
@@ -303,13 +317,15 @@ def _keeping(params):
         raise Interrupted(None, None, kept["params"]) from None
 
 
-def fit_classifier(config: ClassifierConfig, data, save=None) -> ClassifierFit:
+def fit_variational(config: VariationalConfig, data, save=None) -> VariationalFit:
     """Steps 1-5 of the module docstring on ``data`` (:class:`InMemoryRows`, or the Dask partitions of
-    :class:`sparsegp.classification.dask_svgp.DaskClassRows`): its counts and columns' spread, the rows it holds in
-    memory (``pool``: all of them in memory, a random sample on Dask) for the selection and the check,
-    ``problem(likelihood, chunk, s)``, what :func:`sparsegp.fitting.training.minimize` evaluates, and
-    ``site_sums(params, likelihood, chunk, s)``, the rows' sites for the natural steps. ``save(fit)``, with
-    ``config.checkpoint``, writes a checkpoint: the state reached, as a :class:`ClassifierFit`."""
+    :class:`sparsegp.classification.dask_svgp.DaskClassRows`): its counts and columns' spread, the targets'
+    summary for the likelihood's start (``target_summary``: targets and weights), the rows it holds in memory
+    (``pool``: all of them in memory, a random sample on Dask) for the selection and the check,
+    ``problem(family, chunk, s)``, what :func:`sparsegp.fitting.training.minimize` evaluates, and
+    ``site_sums(family, params, chunk, s)``, the rows' sites for the natural steps (the likelihood is
+    ``params["likelihood"]``). ``save(fit)``, with ``config.checkpoint``, writes a checkpoint: the state
+    reached, as a :class:`VariationalFit`."""
     t0 = time.perf_counter()
     rng = np.random.default_rng(config.random_state)
     config = dataclasses.replace(config, input_scale=scale_from_variances(data.column_std**2))
@@ -321,8 +337,8 @@ def fit_classifier(config: ClassifierConfig, data, save=None) -> ClassifierFit:
     else:  # the fitted parameters for inputs divided by s, and the growth's path so far
         fitted = config.warm["params"]
         Z = jnp.asarray(np.asarray(fitted["Z"]) / s)
-        params = {k: jnp.asarray(v) for k, v in fitted.items() if k != "kernel"}
-        params = dict(params, kernel=fitted["kernel"].for_scaled_inputs(s), Z=Z)
+        params = {k: jnp.asarray(v) for k, v in fitted.items() if k not in ("kernel", "likelihood")}
+        params = dict(params, kernel=fitted["kernel"].for_scaled_inputs(s), likelihood=fitted["likelihood"], Z=Z)
         path = list(config.warm["path"])
     n_iter, reason = 0, ""
     checkpointer = None
@@ -338,9 +354,9 @@ def fit_classifier(config: ClassifierConfig, data, save=None) -> ClassifierFit:
         config = dataclasses.replace(config, monitors=(*config.monitors, checkpointer))
     while True:
         M = int(params["Z"].shape[0])
-        chunk = data.chunk(M * config.likelihood.latent_count(data.n_classes), config.chunk_size)
+        chunk = data.chunk(M * config.likelihood.latent_count(data.n_outputs), config.chunk_size)
         mask, bounds = _mask_and_bounds(config, params)
-        problem = data.problem(config.family, config.likelihood, chunk, s)
+        problem = data.problem(config.family, chunk, s)
         steps, stopped = 0, None
         if checkpointer is not None:  # what a checkpoint of this size records beside its parameters
             checkpointer.where = {"path": list(path), "problem": problem}
@@ -378,33 +394,33 @@ def fit_classifier(config: ClassifierConfig, data, save=None) -> ClassifierFit:
     return _finish(config, params, path, reason, n_iter, Xs, y_pool)
 
 
-def _finish(config, params, path, reason: str, n_iter: int, Xs, y_pool) -> ClassifierFit:
+def _finish(config, params, path, reason: str, n_iter: int, Xs, y_pool) -> VariationalFit:
     """Step 5 at ``params`` (for the inputs divided by the fit's scale), and the fit in the inputs' own units."""
     s = config.input_scale
     loo_rows = loo_sample(Xs.shape[0])  # the regressors' sample of the training rows
     post = config.family.posterior(params)
     batches = np.array_split(loo_rows, max(1, -(-loo_rows.size // 1024)))
-    loo = np.concatenate(
-        [
-            np.asarray(config.family.loo_log_proba(post, config.likelihood, jnp.asarray(Xs[b]), jnp.asarray(y_pool[b])))
-            for b in batches
-        ]
-    )
+    cavities = [
+        config.family.loo_cavity(post, params["likelihood"], jnp.asarray(Xs[b]), jnp.asarray(y_pool[b]))
+        for b in batches
+    ]
+    loo_mean, loo_var = (np.concatenate([np.asarray(c[k]) for c in cavities]) for k in (0, 1))
     params = dict(params, kernel=params["kernel"].for_scaled_inputs(1.0 / s), Z=np.asarray(params["Z"]) * s)
-    params = {k: (v if k == "kernel" else np.asarray(v)) for k, v in params.items()}
-    return ClassifierFit(params, float(path[-1]["bound"]), path, reason, int(n_iter), loo, y_pool[loo_rows])
+    params = {k: (v if k in ("kernel", "likelihood") else np.asarray(v)) for k, v in params.items()}
+    fit_bound = float(path[-1]["bound"])
+    return VariationalFit(params, fit_bound, path, reason, int(n_iter), loo_mean, loo_var, y_pool[loo_rows])
 
 
 class InMemoryRows:
-    """The training rows in memory (one weighted row per distinct input and label): the bound is one compiled
+    """The training rows in memory (one weighted row per distinct input and target): the bound is one compiled
     program over row chunks, its arrays passed to minimize as ``args``."""
 
-    def __init__(self, rows: ClassRows):
+    def __init__(self, rows: WeightedRows):
         self.rows = rows
-        self.n, self.n_classes, self.n_distinct = rows.n, rows.n_classes, rows.X.shape[0]
+        self.n, self.n_outputs, self.n_distinct = rows.n, rows.n_outputs, rows.X.shape[0]
         with np.errstate(over="ignore", invalid="ignore"):
             self.column_std = np.std(rows.X, axis=0)
-        self.class_weights = np.bincount(rows.y, weights=rows.w, minlength=rows.n_classes)
+        self.target_summary = (rows.y, rows.w)
         self.pool = (rows.X, rows.y)
         self._scaled: tuple = (None, ())
 
@@ -415,22 +431,22 @@ class InMemoryRows:
         """The rows as device arrays, inputs divided by ``s`` (made once per s: every stage reuses them)."""
         if self._scaled[0] != s:
             r = self.rows
-            self._scaled = (s, (jnp.asarray(r.X / s), jnp.asarray(r.y.astype(np.int32)), jnp.asarray(r.w)))
+            self._scaled = (s, (jnp.asarray(r.X / s), jnp.asarray(r.y), jnp.asarray(r.w)))
         return self._scaled[1]
 
-    def problem(self, family, likelihood, chunk: int, s: float):
-        return family.negative_bound(likelihood, chunk), self._args(s), None
+    def problem(self, family, chunk: int, s: float):
+        return family.negative_bound(chunk), self._args(s), None
 
-    def site_sums(self, family, params, likelihood, chunk: int, s: float):
-        return family.site_sums(params, likelihood, *self._args(s), chunk)
+    def site_sums(self, family, params, chunk: int, s: float):
+        return family.site_sums(params, *self._args(s), chunk)
 
 
 __all__ = [
-    "ClassifierConfig",
-    "ClassRows",
-    "ClassifierFit",
+    "VariationalConfig",
+    "WeightedRows",
+    "VariationalFit",
     "collapse_rows",
-    "fit_classifier",
+    "fit_variational",
     "InMemoryRows",
     "FIRST_INDUCING",
 ]
