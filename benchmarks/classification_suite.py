@@ -105,7 +105,7 @@ def run_ours(X, y, Xt, yt, likelihood="auto", every=0):
     fit_s = time.perf_counter() - t
     extra = {
         "stop_reason": clf.stop_reason_,
-        "path": [(p["m"], round(p["bound"], 3), p["n_iter"], round(p["seconds"], 2)) for p in clf.inducing_path_],
+        "path": [(p["m"], round(p["objective"], 3), p["n_iter"], round(p["seconds"], 2)) for p in clf.inducing_path_],
         "loo_log_loss": clf.loo_log_loss_,
         "loo_ece": clf.loo_calibration_error_,
     }

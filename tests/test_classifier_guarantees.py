@@ -36,7 +36,7 @@ def test_an_interrupted_fit_keeps_its_best_state_and_the_interrupt_reaches_the_c
         clf.fit(X, y)
     assert clf.stop_reason_.startswith("interrupted (KeyboardInterrupt) at m = 10")
     # the best point evaluated: at least as good as the last iterate the callback saw
-    assert -clf.inducing_path_[-1]["bound"] <= seen[-1][0] + 1e-9 * abs(seen[-1][0])
+    assert -clf.inducing_path_[-1]["objective"] <= seen[-1][0] + 1e-9 * abs(seen[-1][0])
     p = clf.predict_proba(X[:5])
     np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
     # the callback's parameters are in X's units: its inducing inputs are rows of X's scale
@@ -73,7 +73,7 @@ def test_an_auto_fit_interrupted_in_its_second_size_keeps_that_sizes_best_state(
     first, second = sizes[0], max(sizes)
     assert clf.Z_.shape[0] == second and clf.stop_reason_.startswith(f"interrupted (KeyboardInterrupt) at m = {second}")
     assert [step["m"] for step in clf.inducing_path_] == [first, second]
-    assert clf.inducing_path_[1]["bound"] >= -seen[-1][0] - 1e-9 * abs(seen[-1][0])
+    assert clf.inducing_path_[1]["objective"] >= -seen[-1][0] - 1e-9 * abs(seen[-1][0])
     assert np.all(np.isfinite(clf.predict_proba(X[:5])))
 
 

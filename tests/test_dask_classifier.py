@@ -78,3 +78,27 @@ def test_bad_dask_labels_get_clear_errors(client):
         SparseGPClassifier().fit(da.from_array(X, chunks=30), da.from_array(np.linspace(0, 1, 60), chunks=30))
     with pytest.raises(InputError, match="at least two classes"):
         SparseGPClassifier().fit(da.from_array(X, chunks=30), da.from_array(np.zeros(60, int), chunks=30))
+
+
+@pytest.mark.parametrize("likelihood", ["student-t", "poisson"])
+def test_a_non_gaussian_regression_on_dask_equals_the_fit_in_memory(client, likelihood):
+    """The regressor's variational fit on partitions (targets checked and put in the fit's units where they live)
+    against the same fit in memory, 25 iterations each."""
+    from sparsegp import SparseGPRegressor
+
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-2, 2, size=(300, 2))
+    f = np.sin(2 * X[:, 0]) + 0.5 * X[:, 1]
+    y = rng.poisson(np.exp(f)).astype(float) if likelihood == "poisson" else f + 0.2 * rng.standard_t(2, 300)
+    options = {"likelihood": likelihood, "inducing": 12, "random_state": 0, "schedule": "joint"}
+    memory = SparseGPRegressor(**options).set_params(schedule__max_iter=25).fit(X, y)
+    on_dask = SparseGPRegressor(**options).set_params(schedule__max_iter=25)
+    on_dask.fit(da.from_array(X, chunks=100), da.from_array(y, chunks=100))
+    assert on_dask.bound_ == pytest.approx(memory.bound_, rel=1e-6)
+    np.testing.assert_allclose(on_dask.predict(X), memory.predict(X), rtol=1e-5, atol=1e-6)
+    assert (on_dask.y_mean_, on_dask.y_std_) == (memory.y_mean_, memory.y_std_)
+    if likelihood == "poisson":  # a bad count in one partition is an error that names it
+        bad = y.copy()
+        bad[250] = -1.0
+        with pytest.raises(InputError, match="negative"):
+            SparseGPRegressor(**options).fit(da.from_array(X, chunks=100), da.from_array(bad, chunks=100))

@@ -73,9 +73,25 @@ def test_growth_records_its_path_and_why_it_stopped():
     # the first stage has FIRST_INDUCING centres, fewer where the others determine one; each doubling adds at
     # most as many again (fewer where no row adds variance)
     assert 0 < ms[0] <= FIRST_INDUCING and all(a < b <= 2 * a for a, b in zip(ms, ms[1:]))
-    bounds = [p["bound"] for p in clf.inducing_path_]
+    bounds = [p["objective"] for p in clf.inducing_path_]
     assert all(b >= a - 1e-6 for a, b in zip(bounds, bounds[1:]))  # q carried over: a doubling never loses
-    assert clf.stop_reason_.startswith("growth:")
+    # the regressors' record schema and rule set
+    assert set(clf.inducing_path_[0]) == {
+        "m",
+        "objective",
+        "lower",
+        "upper",
+        "n_iter",
+        "seconds",
+        "start",
+        "next_start",
+    }
+    assert clf.stop_reason_.split(":")[0] in (
+        "gain",
+        "max_inducing",
+        "every distinct input",
+        "every candidate explained",
+    )
     assert clf.Z_.shape[0] == ms[-1] <= 256
 
 
@@ -224,6 +240,7 @@ def test_the_growth_rules():
     doubling would add less than tol."""
     from types import SimpleNamespace
 
+    from sparsegp.fitting import variational as pipeline
     from sparsegp.fitting.variational import VariationalConfig, _doubled
     from sparsegp.likelihoods import Bernoulli
 
@@ -240,7 +257,7 @@ def test_the_growth_rules():
     }
 
     def path(*bounds):
-        return [{"bound": b} for b in bounds]
+        return [pipeline.record(4 * 2**i, b, 0, 0.0, float("nan")) for i, b in enumerate(bounds)]
 
     grown, reason = _doubled(config, params, X, path(-100.0, -99.0), data, rng)  # 0.005 per row
     assert grown is not None and grown["Z"].shape == (8, 2) and reason == ""
@@ -276,15 +293,16 @@ def test_the_default_largest_m_shrinks_with_the_latent_functions(monkeypatch):
     }
     config = dataclasses.replace(config, likelihood=RobustMax())
     data = SimpleNamespace(n=50, n_distinct=50, n_outputs=3)
-    grown, reason = pipeline._doubled(config, params, X, [{"bound": -100.0}, {"bound": -90.0}], data, None)
-    assert grown is None and "largest m for 3 latent function(s)" in reason
+    path = [pipeline.record(4, -100.0, 0, 0.0, float("nan")), pipeline.record(8, -90.0, 0, 0.0, float("nan"))]
+    grown, reason = pipeline._doubled(config, params, X, path, data, None)
+    assert grown is None and reason.startswith("max_inducing: m = 8")
 
 
 def test_a_first_size_at_its_cap_says_it_was_not_grown():
     """The stop reason of a growth that could not double even once names no gain (it printed 'inf')."""
     from types import SimpleNamespace
 
-    from sparsegp.fitting.variational import VariationalConfig, _doubled
+    from sparsegp.fitting.variational import VariationalConfig, _doubled, record
     from sparsegp.likelihoods import Bernoulli
 
     rng = np.random.default_rng(0)
@@ -292,9 +310,14 @@ def test_a_first_size_at_its_cap_says_it_was_not_grown():
     config = VariationalConfig("test", None, Bernoulli(), "auto", 1024, 1e-3, 10, True, True, None, 0, False)
     params = {"kernel": SquaredExponential([1.0, 1.0]), "Z": X, "q_mu": np.zeros((4, 1)), "q_sqrt": np.eye(4)[None]}
     grown, reason = _doubled(
-        config, params, X, [{"bound": -10.0}], SimpleNamespace(n=4, n_distinct=4, n_outputs=2), rng
+        config,
+        params,
+        X,
+        [record(4, -10.0, 0, 0.0, float("nan"))],
+        SimpleNamespace(n=4, n_distinct=4, n_outputs=2),
+        rng,
     )
-    assert grown is None and reason == "growth: m = 4 is the number of distinct training inputs; m was not grown"
+    assert grown is None and reason == "every distinct input: m = 4"
 
 
 def test_the_likelihood_option_names_one_likelihood_each():

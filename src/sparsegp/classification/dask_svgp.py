@@ -55,11 +55,16 @@ def _kl_value_and_grad(params, family):
     return jax.value_and_grad(kl)(params)
 
 
-def _check_block(X, y):
+def _check_block(X, y, targets):
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
     if not np.all(np.isfinite(X)):
         raise InputError("X contains NaN or infinity (found in a partition of the dask arrays)")
-    return X, y.astype(np.int32)
+    return X, targets(y)
+
+
+def class_codes(y: np.ndarray) -> np.ndarray:
+    """A partition's class codes as the bound reads them (int32)."""
+    return y.astype(np.int32)
 
 
 def dask_labels(y):
@@ -74,32 +79,49 @@ def dask_labels(y):
     return classes, y.map_blocks(partial(np.searchsorted, classes), dtype=np.int64)
 
 
-class DaskClassRows:
-    """Dask arrays X (n, D) and integer class codes (n,) on the current ``dask.distributed`` client."""
+def pool_rows(n: int, rng=None) -> np.ndarray:
+    """The rows brought to the driver: all of them, or POOL_ROWS drawn at random (seed 0 unless ``rng``)."""
+    rng = np.random.default_rng(0) if rng is None else rng
+    return np.arange(n) if n <= POOL_ROWS else np.sort(rng.choice(n, size=POOL_ROWS, replace=False))
 
-    def __init__(self, X, codes, n_classes: int, *, rng=None):
+
+class DaskClassRows:
+    """Dask arrays X (n, D) and targets y (n,) on the current ``dask.distributed`` client: integer class codes
+    (``n_outputs`` classes), or with ``targets`` (a function of a partition's y, run where it lives: checks and
+    units) real or count targets (``n_outputs`` 1)."""
+
+    def __init__(self, X, codes, n_classes: int, *, rng=None, targets=None):
         import dask
         import dask.array as da
 
         self.client = cluster_client()
+        labels = targets is None
+        targets = class_codes if labels else targets
         X, codes = da.asarray(X).astype(np.float64), da.asarray(codes)
         if X.chunks[0] != codes.chunks[0]:
             codes = codes.rechunk({0: X.chunks[0]})
         self.n, self.n_outputs = int(X.shape[0]), int(n_classes)
         self.n_distinct = self.n
-        var, counts = dask.compute(X.var(axis=0), da.bincount(codes, minlength=n_classes))
+        var = X.var(axis=0)
+        if labels:
+            var, counts = dask.compute(var, da.bincount(codes, minlength=n_classes))
+            self.class_weights = np.asarray(counts, dtype=np.float64)
+        else:
+            var = var.compute()
         if not np.all(np.isfinite(var)):
             raise InputError("X contains NaN or infinity")
         self.column_std = np.sqrt(np.asarray(var))
-        self.class_weights = np.asarray(counts, dtype=np.float64)
-        self.target_summary = (np.arange(n_classes), self.class_weights)  # each class once, weighted by its count
         blocks = list(zip(X.to_delayed().ravel(), codes.to_delayed().ravel()))
-        self.parts = self.client.compute([dask.delayed(_check_block)(x, y) for x, y in blocks])
+        self.parts = self.client.compute([dask.delayed(_check_block)(x, y, targets) for x, y in blocks])
         self.rows_per_part = list(X.chunks[0])
-        rng = np.random.default_rng(0) if rng is None else rng
-        idx = np.arange(self.n) if self.n <= POOL_ROWS else np.sort(rng.choice(self.n, size=POOL_ROWS, replace=False))
+        idx = pool_rows(self.n, rng)
         X_pool, y_pool = dask.compute(X[idx], codes[idx])
-        self.pool = (np.asarray(X_pool), np.asarray(y_pool).astype(np.int64))
+        self.pool = (np.asarray(X_pool), targets(np.asarray(y_pool)))
+        # the targets the likelihood starts from: each class once, weighted by its count; or the pool's targets
+        if labels:
+            self.target_summary = (np.arange(n_classes), self.class_weights)
+        else:
+            self.target_summary = (self.pool[1], np.ones(self.pool[1].size))
 
     def chunk(self, width: int, chunk_size) -> int:
         return chunk_size_for(max(self.rows_per_part), width, chunk_size)
@@ -134,4 +156,4 @@ class DaskClassRows:
         return None, (), value_and_grad
 
 
-__all__ = ["DaskClassRows", "dask_labels", "POOL_ROWS"]
+__all__ = ["DaskClassRows", "dask_labels", "pool_rows", "POOL_ROWS"]

@@ -14,13 +14,14 @@ from ..classification.svgp import FAMILY
 from ..errors import InputError
 from ..fitting.calibration import warn_if_overconfident
 from ..fitting.config import VariationalConfig, classifier_config
-from ..fitting.variational import InMemoryRows, collapse_rows, fit_variational
+from ..fitting.variational import InMemoryRows, as_record, collapse_rows, fit_variational
 from ..likelihoods import Likelihood, likelihood_from_dict
 from ..metrics import expected_calibration_error
 from ..validation import as_float_matrix, feature_names_of
 from . import persistence
 from .base import FeatureNamesMixin, copy_result, raise_if_interrupted
 from .classifier import _TEST_INPUTS, IVMClassifier, OneVsRestIVMClassifier, _labels, _require_fitted
+from .sparse_file import growth_from_meta, path_for_json
 from .sparse_variational import read_q
 
 _JSON_PARAMS = (
@@ -113,7 +114,9 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
     bound_ : float
         The bound on log p(y) at the fit.
     inducing_path_ : list of dict
-        Each stage's m, bound, iterations and elapsed seconds.
+        One record per size, the regressors' (:class:`~sparsegp.fitting.growth.Step`): m, the bound as
+        ``objective`` and ``lower`` (``upper`` NaN: no certificate), iterations (natural steps and L-BFGS-B), seconds,
+        the bound where the size started (``start``).
     stop_reason_ : str
         Why the growth (or the fit) stopped; "interrupted ..." after a KeyboardInterrupt.
     loo_log_loss_ : float
@@ -440,7 +443,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
             "feature_names": self._feature_names_state(),
             "bound": float(self.bound_),
             "stop_reason": self.stop_reason_,
-            "inducing_path": self.inducing_path_,
+            "inducing_path": path_for_json(self.inducing_path_),
             "loo_log_loss": float(self.loo_log_loss_),
             "loo_calibration_error": float(self.loo_calibration_error_),
         }
@@ -471,8 +474,12 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         L = model.likelihood_.latent_count(len(classes))
         Z, q_mu, q_sqrt, mean = read_q(model, arrays, L)
         model.bound_ = req(meta, "bound", float)
+        try:  # records of files written before they were the regressors', in the current schema
+            path = [as_record(r) for r in req(meta, "inducing_path", list)]
+        except (KeyError, TypeError, ValueError):
+            raise persistence.ModelFileError("metadata field 'inducing_path' must hold the growth's records") from None
+        model.inducing_path_, _ = growth_from_meta(dict(meta, inducing_path=path))
         model.stop_reason_ = req(meta, "stop_reason", str)
-        model.inducing_path_ = req(meta, "inducing_path", list)
         model.loo_log_loss_ = req(meta, "loo_log_loss", float)
         model.loo_calibration_error_ = req(meta, "loo_calibration_error", float)
         model._set_params({"kernel": model.kernel_, "Z": Z, "q_mu": q_mu, "q_sqrt": q_sqrt, "mean": mean})

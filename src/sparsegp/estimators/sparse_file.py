@@ -25,7 +25,7 @@ def sparse_state(model):
     meta["upper_bound"], meta["gap"] = float(model.upper_bound_), float(model.gap_)
     meta["certificate"] = dict(model.certificate_)
     meta["has_inducing_indices"] = model.inducing_indices_ is not None
-    meta["stop_reason"], meta["inducing_path"] = model.stop_reason_, _path_for_json(model.inducing_path_)
+    meta["stop_reason"], meta["inducing_path"] = model.stop_reason_, path_for_json(model.inducing_path_)
     meta["noise_variance"] = None  # fitted without known noise variances
     if getattr(model, "noise_variance_given_", False):
         meta["noise_variance"] = {"fingerprint": model.train_fingerprint_}
@@ -92,7 +92,7 @@ def sparse_from_state(cls, meta, arrays):
             raise ModelFileError("array 'train_ms' must hold row weights: whole numbers >= 0 (0 on padding)")
         model.train_cache_ = TrainingCache(jnp.asarray(Xs), jnp.asarray(rs), jnp.asarray(ms))
     model.optimizer_report_, model.n_iter_ = None, 0
-    model.inducing_path_, model.stop_reason_ = _growth(meta)
+    model.inducing_path_, model.stop_reason_ = growth_from_meta(meta)
     _noise_variance(model, meta, arrays)
     return model
 
@@ -126,15 +126,20 @@ def _noise_variance(model, meta, arrays) -> None:
         model.train_noise_variance_, model.train_fingerprint_ = v, fp
 
 
-def _path_for_json(path):
+NULLABLE = ("upper", "start", "next_start")  # fields of a growth record that may be NaN (null in the file)
+
+
+def path_for_json(path):
     """The growth's records with NaN (a size not tried) as null: the metadata is strict JSON."""
     if path is None:
         return None
     return [{k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in st.items()} for st in path]
 
 
-def _growth(meta):
-    """(inducing_path_, stop_reason_): None for a fit that did not choose m, and for files before format 4."""
+def growth_from_meta(meta):
+    """(inducing_path_, stop_reason_): None for a fit that did not choose m, and for files before format 4. Every
+    growth's records (the regressors' and the variational fits'); ``upper``, ``start`` and ``next_start`` may be
+    null (no certificate, a size not tried)."""
     path, reason = meta.get("inducing_path"), meta.get("stop_reason")
     if reason is not None and not isinstance(reason, str):
         raise ModelFileError(f"metadata field 'stop_reason' must be a string or null, got {reason!r}")
@@ -144,8 +149,10 @@ def _growth(meta):
     if not isinstance(path, list) or not all(
         isinstance(st, dict)
         and set(st) == set(fields)
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for k, v in st.items() if k != "next_start")
-        and (st["next_start"] is None or isinstance(st["next_start"], (int, float)))
+        and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) or (v is None and k in NULLABLE)
+            for k, v in st.items()
+        )
         for st in path
     ):
         raise ModelFileError(f"metadata field 'inducing_path' must be a list of records with the numbers {fields}")

@@ -12,6 +12,7 @@ for a Student-t, the counts themselves for a Poisson) and every prediction is ma
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any
 
 import jax.numpy as jnp
@@ -34,6 +35,7 @@ from ..validation import as_float_matrix, as_float_targets, check_int, check_pos
 from . import persistence
 from .base import GPRegressorBase as _Base
 from .base import copy_result, raise_if_interrupted
+from .sparse_file import growth_from_meta, path_for_json
 
 # optimize= of the regressor: (learn the kernel and the likelihood's parameters, move the inducing inputs)
 OPTIMIZE = {True: (True, True), "hyperparameters": (True, False), "inducing": (False, True), False: (False, False)}
@@ -130,42 +132,74 @@ def _warm(estimator, D: int):
 def fit(estimator, X, y, likelihood: TargetLikelihood):
     """Fit ``estimator`` (a SparseGPRegressor) by the variational fit with ``likelihood``; returns it."""
     t0 = time.perf_counter()
-    if is_dask_collection(X) or is_dask_collection(y):
-        raise InputError(
-            f"likelihood={likelihood.name!r} fits arrays in memory; dask arrays are fitted with the Gaussian likelihood"
-        )
-    owner = type(estimator).__name__
-    names = feature_names_of(X)
-    X = as_float_matrix(X, "X", min_rows=2, owner=owner)
-    y = as_float_targets(y, X.shape[0])
-    if y.ndim != 1:
-        raise InputError(f"likelihood={likelihood.name!r} fits one target; y has {y.shape[1]} columns")
-    y = likelihood.check_targets(y)
-    warm = _warm(estimator, X.shape[1])
-    config = config_for(estimator, likelihood, X.shape[1], warm)
-    if warm is not None:
-        shift, scale = warm["units"]
-    elif estimator.normalize_y:
-        shift, scale = likelihood.target_units(y, np.ones(y.size))
-    else:
-        shift, scale = 0.0, 1.0
-    ys = (y - shift) / scale
-    if estimator.duplicates == "expand":
-        rows = WeightedRows(X, ys, np.ones(y.size), y.size, 1)
-    else:
-        rows = collapse_rows(X, ys, 1)
-    context = (X.shape[1], names, shift, scale)
+    rows = _dask_rows if is_dask_collection(X) or is_dask_collection(y) else _memory_rows
+    data, names, D, config, (shift, scale) = rows(estimator, X, y, likelihood)
+    context = (D, names, shift, scale)
 
     def save(reached):  # a checkpoint: the state reached, in a copy of the estimator
         persistence.save_model(_apply(clone(estimator), reached, *context, warn=False), config.checkpoint.path)
 
-    result = fit_variational(config, InMemoryRows(rows), save=save if config.checkpoint is not None else None)
+    result = fit_variational(config, data, save=save if config.checkpoint is not None else None)
     _apply(estimator, result, *context)
     estimator.fit_time_ = time.perf_counter() - t0
     if config.checkpoint is not None:
         persistence.save_model(estimator, config.checkpoint.path)
     raise_if_interrupted(estimator, result.stop_reason)
     return estimator
+
+
+def _memory_rows(estimator, X, y, likelihood):
+    """(rows in memory, feature names, D, the fit's configuration, (shift, scale)) for arrays X and y."""
+    names = feature_names_of(X)
+    X = as_float_matrix(X, "X", min_rows=2, owner=type(estimator).__name__)
+    y = as_float_targets(y, X.shape[0])
+    if y.ndim != 1:
+        raise InputError(f"likelihood={likelihood.name!r} fits one target; y has {y.shape[1]} columns")
+    y = likelihood.check_targets(y)
+    config = config_for(estimator, likelihood, X.shape[1], _warm(estimator, X.shape[1]))
+    shift, scale = _units(estimator, config, likelihood, y)
+    ys = (y - shift) / scale
+    if estimator.duplicates == "expand":
+        rows = WeightedRows(X, ys, np.ones(y.size), y.size, 1)
+    else:
+        rows = collapse_rows(X, ys, 1)
+    return InMemoryRows(rows), names, X.shape[1], config, (shift, scale)
+
+
+def _units(estimator, config, likelihood, y) -> tuple[float, float]:
+    """(shift, scale) of the targets: a warm start's, the likelihood's for ``y`` with ``normalize_y``, or (0, 1)."""
+    if config.warm is not None:
+        return config.warm["units"]
+    if estimator.normalize_y:
+        return likelihood.target_units(y, np.ones(y.size))
+    return 0.0, 1.0
+
+
+def _scaled_targets(y, likelihood, shift: float, scale: float) -> np.ndarray:
+    """One partition's targets checked by the likelihood and put in the fit's units (run where it lives)."""
+    return (likelihood.check_targets(np.asarray(y, dtype=np.float64)) - shift) / scale
+
+
+def _dask_rows(estimator, X, y, likelihood):
+    """(rows on the cluster, None, D, the fit's configuration, (shift, scale)) for dask arrays X and y: the units from the rows
+    the fit brings to the driver (all of them up to POOL_ROWS, as in memory), the targets checked on the workers."""
+    import dask.array as da
+
+    from ..classification.dask_svgp import DaskClassRows, pool_rows
+
+    if not (is_dask_collection(X) and is_dask_collection(y)):
+        raise InputError("X and y must both be dask arrays, or neither")
+    X, y = da.asarray(X), da.asarray(y)
+    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
+        raise InputError(f"X must be 2-D and y 1-D with one target per row, got shapes {X.shape} and {y.shape}")
+    sample = likelihood.check_targets(np.asarray(y[pool_rows(int(y.shape[0]))].compute(), dtype=np.float64))
+    D = int(X.shape[1])
+    config = config_for(estimator, likelihood, D, _warm(estimator, D))
+    units = _units(estimator, config, likelihood, sample)
+    rows = DaskClassRows(
+        X, y, 1, targets=partial(_scaled_targets, likelihood=likelihood, shift=units[0], scale=units[1])
+    )
+    return rows, None, D, config, units
 
 
 def _apply(estimator, result, n_features: int, names, shift: float, scale: float, warn: bool = True):
@@ -381,7 +415,7 @@ def state(estimator):
         "feature_names": estimator._feature_names_state(),
         "bound": float(estimator.bound_),
         "stop_reason": estimator.stop_reason_,
-        "inducing_path": estimator.inducing_path_,
+        "inducing_path": path_for_json(estimator.inducing_path_),
         "loo": estimator._loo_state(),
     }
     return meta, {k: getattr(estimator, f"{k}_") for k in VARIATIONAL_STATE}
@@ -431,8 +465,9 @@ def from_state(cls, meta, arrays):
     model.bound_ = req(meta, "bound", float)
     model.objective_ = model.bound_
     model.objective_name_ = objective_name(likelihood)
-    model.stop_reason_ = req(meta, "stop_reason", str)
-    model.inducing_path_ = req(meta, "inducing_path", list)
+    model.inducing_path_, model.stop_reason_ = growth_from_meta(meta)
+    if model.inducing_path_ is None or model.stop_reason_ is None:
+        raise persistence.ModelFileError("metadata fields 'inducing_path' and 'stop_reason' must be given")
     model._restore_loo(meta)
     set_state(model, {"kernel": model.kernel_, "Z": Z, "q_mu": q_mu, "q_sqrt": q_sqrt, "mean": mean})
     model.n_iter_, model.fit_time_ = 0, 0.0

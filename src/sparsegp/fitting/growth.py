@@ -202,17 +202,41 @@ def last_gain(path: list[Step], n: int) -> float | None:
 
 
 def stop_reason(
-    path: list[Step], n: int, m_cap: int, cap_name: str, over_time: bool, climbed: float | None = None
+    path: list[Step],
+    n: int,
+    m_cap: int,
+    cap_name: str,
+    over_time: bool,
+    climbed: float | None = None,
+    *,
+    gain_per_row: float = GAIN_PER_ROW,
+    decline: bool = False,
 ) -> str | None:
-    """Why the growth stops after the last step of ``path`` (step 3 of the module docstring), or None.
-    ``climbed``: what the last doubling of the first climb promised, nats per row (step 1), if it climbed."""
+    """Why the growth stops after the last step of ``path`` (step 3 of the module docstring), or None: the rule
+    set of every growth of m (the regressors' and the variational fit's). ``climbed``: what the last doubling of
+    the first climb promised, nats per row (step 1), if it climbed. ``gain_per_row``: the gain rule's threshold
+    (the regressors' GAIN_PER_ROW; the variational fit's ``tol``). ``decline``: also stop where the gains'
+    decline (the last gain times its ratio to the one before) says the next doubling would gain less than that.
+    The gap rule needs a certificate (``upper`` finite); without one it never fires."""
     last = path[-1]
     gap = last.upper - last.lower
     if Certificate(last.lower, last.upper).sound and gap <= GAP_PER_ROW * n:
         return f"gap: U - F_V = {gap:.4g} nats, at most {GAP_PER_ROW:g} per row, at m = {last.m}"
     gain = last_gain(path, n)
-    if gain is not None and gain <= GAIN_PER_ROW:
-        return f"gain: m {path[-2].m} -> {last.m} raised the objective by {gain:.3g} nats per row (< {GAIN_PER_ROW:g})"
+    if gain is not None and gain <= gain_per_row:
+        return f"gain: m {path[-2].m} -> {last.m} raised the objective by {gain:.3g} nats per row (< {gain_per_row:g})"
+    before = (path[-2].objective - path[-3].objective) / n if len(path) > 2 else None
+    if (
+        decline
+        and gain is not None
+        and before is not None
+        and 0 < gain < before
+        and gain * gain / before < gain_per_row
+    ):
+        return (
+            f"gain: m {path[-2].m} -> {last.m} raised the objective by {gain:.3g} nats per row, the doubling before by "
+            f"{before:.3g}; at that rate of decline the next would add {gain * gain / before:.2g} (< {gain_per_row:g})"
+        )
     if last.m >= m_cap:
         if gain is not None:  # a cap, not the gain rule: say what the last doubling still gained
             return f"{cap_name}: m = {last.m}; the last doubling still raised the objective by {gain:.3g} nats per row"

@@ -31,10 +31,11 @@ likelihood, real or count targets) are both this fit; what differs is the likeli
    fitted ones held (under the fitted kernel), q is carried over exactly (:func:`~sparsegp.classification.svgp.extend_q`:
    the bound starts where the smaller model ended), and the stage reruns, q first: L-BFGS on everything at once
    started slowly after a doubling and its progress rule ended the stage before the new inducing inputs had
-   paid (MNIST: 11 iterations, 0.00085 nats per row; BENCHMARKS.md). The growth stops
-   once a doubling gains less than ``tol`` nats per row, or once the gains' decline (the last gain times its ratio to the one
-   before) says the next doubling would (``stop_reason``), or when m would exceed ``max_inducing`` or the
-   number of distinct training inputs.
+   paid (MNIST: 11 iterations, 0.00085 nats per row; BENCHMARKS.md). The growth stops by the regressors' rule
+   set (:func:`~sparsegp.fitting.growth.stop_reason`, its records :class:`~sparsegp.fitting.growth.Step`, with
+   the bound as ``objective`` and ``lower`` and no certificate): once a doubling gains less than ``tol`` nats per
+   row, or once the gains' decline (the last gain times its ratio to the one before) says the next doubling
+   would, or at ``max_inducing`` or the number of distinct training inputs.
 5. **The check.** Each sampled training row's approximate leave-one-out latent marginal (its Gaussian site
    removed from q: :func:`~sparsegp.classification.svgp.loo_cavity`), which the estimator scores with the
    likelihood's predictive (log loss and calibration error for labels, log density and interval coverage for
@@ -55,13 +56,13 @@ from ..backends.jax_sums import chunk_size_for
 from ..backends.replicates import collapse
 from ..errors import InputError
 from ..kernels import Kernel, SquaredExponential
-from ..priors import LogNormal
+from ..priors import LogNormal, log_hyper_prior
 from ..progress import progress_bar
 from ..selection.centres import extend_centres
 from .calibration import loo_sample
 from .checkpoint import Checkpointer
 from .config import VariationalConfig
-from .growth import device_max_inducing
+from .growth import Step, device_max_inducing, path_records, stop_reason
 from .hyper import TINY_DATA_LOG_SD, optimiser_callback, scale_from_variances, warn_stopped_short
 from .training import LBFGS_MEMORY, Interrupted, minimize
 
@@ -235,45 +236,53 @@ def _start(config: VariationalConfig, data, Xs: np.ndarray, rng) -> dict[str, An
     }
 
 
-def _doubled(config: VariationalConfig, params: dict, Xs: np.ndarray, path: list, data, rng):
-    """Step 4: the parameters with m doubled and q carried over, or (None, why the growth stops)."""
-    M = params["Z"].shape[0]
-    gain = (path[-1]["bound"] - path[-2]["bound"]) / data.n if len(path) > 1 else np.inf
-    if gain < config.tol:
-        return (
-            None,
-            f"growth: growing m to {M} raised the bound by {gain:.4g} nats per row, less than tol = {config.tol:g}",
-        )
-    previous = (path[-2]["bound"] - path[-3]["bound"]) / data.n if len(path) > 2 else None
-    if previous is not None and 0 < gain < previous and gain * gain / previous < config.tol:
-        return None, (
-            f"growth: growing m to {M} raised the bound by {gain:.4g} nats per row, the growth before by "
-            f"{previous:.4g}; at that rate of decline the next doubling would add {gain * gain / previous:.2g}, "
-            f"less than tol = {config.tol:g}"
-        )
+def cap_of(config: VariationalConfig, data) -> tuple[int, str]:
+    """(the largest m the growth may reach, what sets it): ``max_inducing`` or the device's cap for the
+    likelihood's latent functions (:func:`largest_m`), or every distinct training input where there are fewer."""
     latents = config.likelihood.latent_count(data.n_outputs)
     largest = largest_m(config, data.n, latents)
-    new_M = min(2 * M, largest, data.n_distinct)
-    if new_M <= M:
-        cap = (
-            "the number of distinct training inputs"
-            if M < largest
-            else "max_inducing"
-            if config.max_inducing is not None
-            else f"the largest m for {latents} latent function(s) on this device"
-        )
-        done = "m was not grown" if len(path) < 2 else f"the last doubling raised the bound by {gain:.4g} nats per row"
-        return None, f"growth: m = {M} is {cap}; {done}"
-    extra = _select(params["kernel"], np.asarray(params["Z"]), Xs, new_M - M, rng)
+    if data.n_distinct < largest:
+        return data.n_distinct, "every distinct input"
+    return largest, "max_inducing"
+
+
+def _doubled(config: VariationalConfig, params: dict, Xs: np.ndarray, path: list, data, rng):
+    """Step 4: the parameters with m doubled and q carried over, or (None, why the growth stops): the rules of
+    every growth of m (:func:`~sparsegp.fitting.growth.stop_reason`), the gain's threshold ``tol`` with the
+    gains' decline read as well; the path's records are the growth's (:class:`~sparsegp.fitting.growth.Step`)."""
+    M = params["Z"].shape[0]
+    m_cap, cap_name = cap_of(config, data)
+    steps = [Step(**record) for record in path]
+    reason = stop_reason(steps, data.n, m_cap, cap_name, False, gain_per_row=config.tol, decline=True)
+    if reason is not None:
+        return None, reason
+    extra = _select(params["kernel"], np.asarray(params["Z"]), Xs, min(2 * M, m_cap) - M, rng)
     if extra.shape[0] == 0:
-        return None, f"growth: every candidate row sits on one of the {M} inducing inputs"
+        return None, f"every candidate explained: every candidate row sits on one of the {M} inducing inputs"
     Z_new = jnp.concatenate([params["Z"], jnp.asarray(extra)])
     q_mu, q_sqrt = config.family.extend(params, Z_new)
     return dict(params, Z=Z_new, q_mu=q_mu, q_sqrt=q_sqrt), ""
 
 
+def record(m: int, objective: float, n_iter: int, seconds: float, start: float) -> dict:
+    """One size of the growth as the regressors record it (:class:`~sparsegp.fitting.growth.Step`): without a
+    certificate, ``lower`` is the bound itself and ``upper`` NaN; ``n_iter`` counts natural steps and L-BFGS-B
+    iterations."""
+    nan = float("nan")
+    return path_records([Step(int(m), objective, objective, nan, int(n_iter), seconds, start, nan)])[0]
+
+
+def as_record(r: dict) -> dict:
+    """A growth record of a model file written before the records were the regressors' ({"m", "bound",
+    "n_iter", "natural_steps", "seconds"}), in the current schema; a current record unchanged."""
+    if "objective" in r:
+        return r
+    return record(r["m"], r["bound"], r["n_iter"] + r.get("natural_steps", 0), r["seconds"], float("nan"))
+
+
 def natural_q(config: VariationalConfig, data, params: dict, chunk: int, desc: str):
-    """q(v) by natural-gradient steps (step 3), the kernel, Z and b held: (params, steps taken).
+    """q(v) by natural-gradient steps (step 3), the kernel, Z and b held: (params, steps taken, the bound
+    before the first step).
 
     Each pass over the rows gives the bound at the current q and the rows' sites for the next step; a step
     that lowers the bound is retried at half the size from the last accepted q, and a step that succeeds
@@ -284,7 +293,7 @@ def natural_q(config: VariationalConfig, data, params: dict, chunk: int, desc: s
         return P, h, float(e) - float(config.family.kl(p))
 
     P, h, value = at(params)
-    rho, steps = 1.0, 0
+    first, rho, steps = value, 1.0, 0
     with progress_bar(total=NATURAL_STEPS, desc=desc, verbose=config.verbose) as bar, _keeping(params) as kept:
         while steps < NATURAL_STEPS:
             q_mu, q_sqrt = config.family.natural_step(params, P, h, rho)
@@ -303,7 +312,7 @@ def natural_q(config: VariationalConfig, data, params: dict, chunk: int, desc: s
             bar.set_postfix(bound=f"{value:.6g}")
             if gain < LOOSE * config.tol * data.n:
                 break
-    return params, steps
+    return params, steps, first
 
 
 @contextmanager
@@ -339,29 +348,30 @@ def fit_variational(config: VariationalConfig, data, save=None) -> VariationalFi
         Z = jnp.asarray(np.asarray(fitted["Z"]) / s)
         params = {k: jnp.asarray(v) for k, v in fitted.items() if k not in ("kernel", "likelihood")}
         params = dict(params, kernel=fitted["kernel"].for_scaled_inputs(s), likelihood=fitted["likelihood"], Z=Z)
-        path = list(config.warm["path"])
+        path = [as_record(r) for r in config.warm["path"]]
     n_iter, reason = 0, ""
     checkpointer = None
     if config.checkpoint is not None and save is not None:
 
         def write(p, path, problem, **where):
-            reason = f"checkpoint at m = {int(p['Z'].shape[0])}: the state the fit had reached (it was still running)"
-            record = {"m": int(p["Z"].shape[0]), "bound": -_negative_bound(problem, p), "n_iter": 0,
-                      "natural_steps": 0, "seconds": time.perf_counter() - t0}  # fmt: skip
-            save(_finish(config, p, [*path, record], reason, n_iter, Xs, y_pool))
+            m = int(p["Z"].shape[0])
+            reason = f"checkpoint at m = {m}: the state the fit had reached (it was still running)"
+            reached = record(m, -_negative_bound(problem, p), 0, time.perf_counter() - t0, float("nan"))
+            save(_finish(config, p, [*path, reached], reason, n_iter, Xs, y_pool))
 
         checkpointer = Checkpointer(config.checkpoint, write)
         config = dataclasses.replace(config, monitors=(*config.monitors, checkpointer))
     while True:
-        M = int(params["Z"].shape[0])
+        M, t_size = int(params["Z"].shape[0]), time.perf_counter()
         chunk = data.chunk(M * config.likelihood.latent_count(data.n_outputs), config.chunk_size)
         mask, bounds = _mask_and_bounds(config, params)
         problem = data.problem(config.family, chunk, s)
-        steps, stopped = 0, None
+        steps, stopped, start = 0, None, float("nan")
         if checkpointer is not None:  # what a checkpoint of this size records beside its parameters
             checkpointer.where = {"path": list(path), "problem": problem}
         try:
-            params, steps = natural_q(config, data, params, chunk, f"{config.owner}: m = {M}, q")
+            params, steps, start = natural_q(config, data, params, chunk, f"{config.owner}: m = {M}, q")
+            start += float(log_hyper_prior(params))  # the bound as the optimiser's objective counts it
             desc = f"{config.owner}: m = {M}"
             params, report = _stage(config, problem, params, mask, bounds, data.n, desc)
             objective, iterations = float(report.objective), int(report.n_iter)
@@ -370,17 +380,12 @@ def fit_variational(config: VariationalConfig, data, save=None) -> VariationalFi
             iterations = 0 if stop.report is None else int(stop.report.n_iter)
             objective = _negative_bound(problem, params)
         n_iter += steps + iterations
+        size = record(M, -objective, steps + iterations, time.perf_counter() - t_size, start)
         if path and path[-1]["m"] == M:  # a warm start at a size the path holds: the same size, fitted further
-            path.pop()
-        path.append(
-            {
-                "m": M,
-                "bound": -objective,
-                "n_iter": iterations,
-                "natural_steps": int(steps),
-                "seconds": time.perf_counter() - t0,
-            }
-        )
+            last = path.pop()
+            size.update(n_iter=last["n_iter"] + size["n_iter"], seconds=last["seconds"] + size["seconds"],
+                        start=last["start"])  # fmt: skip
+        path.append(size)
         if stopped is not None:
             reason = stopped
             break
@@ -407,7 +412,7 @@ def _finish(config, params, path, reason: str, n_iter: int, Xs, y_pool) -> Varia
     loo_mean, loo_var = (np.concatenate([np.asarray(c[k]) for c in cavities]) for k in (0, 1))
     params = dict(params, kernel=params["kernel"].for_scaled_inputs(1.0 / s), Z=np.asarray(params["Z"]) * s)
     params = {k: (v if k in ("kernel", "likelihood") else np.asarray(v)) for k, v in params.items()}
-    fit_bound = float(path[-1]["bound"])
+    fit_bound = float(path[-1]["objective"])
     return VariationalFit(params, fit_bound, path, reason, int(n_iter), loo_mean, loo_var, y_pool[loo_rows])
 
 
