@@ -7,7 +7,7 @@ from scipy.special import log_ndtr
 from scipy.stats import multivariate_normal, norm
 
 from sparsegp import IVMClassifier, OneVsRestIVMClassifier
-from sparsegp.classification import IVMState, ivm_select, predict_latent, site_update
+from sparsegp.classification import IVMSchedule, IVMState, ivm_select, predict_latent, site_update
 from sparsegp.classification.probit import entropy_score, info_gain_score, probit_bias
 from sparsegp.errors import InputError, NotFittedError
 from sparsegp.kernels import Constant, Matern52, SquaredExponential
@@ -234,6 +234,26 @@ def test_stopping_on_the_monitored_error_keeps_the_best_prefix():
     assert sel.d < 300 and sel.reason.startswith("the monitored error")
     errs = {h["d"]: h["error"] for h in sel.history}
     assert errs[sel.d] == min(errs.values())
+
+
+def test_the_criteria_are_named_as_the_selection_rules_and_the_older_name_is_read():
+    from sparsegp.selection.criteria import DifferentialEntropyRule, InfoGainRule
+
+    X, y, kernel, _ = _problem(n=120, seed=3)
+    assert IVMSchedule(size=10).criterion == DifferentialEntropyRule.name
+    assert IVMSchedule(size=10, criterion="info-gain").criterion == InfoGainRule.name
+    older = ivm_select(kernel, X, y, B, size=20, criterion="entropy", random_state=0)
+    named = ivm_select(kernel, X, y, B, size=20, criterion="differential-entropy", random_state=0)
+    np.testing.assert_array_equal(older.state.active_set, named.state.active_set)
+
+
+def test_one_patience_rule_for_every_monitor():
+    from sparsegp.selection.stopping import Patience
+
+    curve = Patience(2, margin=0.1)
+    readings = [(5.0, 1), (4.0, 2), (3.95, 3), (4.5, 4)]  # 3.95 is within the margin: no improvement
+    assert [curve.exhausted(v, d) for v, d in readings] == [False, False, False, True]
+    assert (curve.best, curve.best_at) == (4.0, 2)
 
 
 def test_classifier_fits_any_two_labels_and_is_consistent():

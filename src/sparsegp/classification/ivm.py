@@ -23,10 +23,11 @@ from .._docstrings import fill
 from ..errors import InputError
 from ..kernels.gram import gram
 from ..progress import progress_bar
+from ..selection.criteria import DifferentialEntropyRule, InfoGainRule
+from ..selection.stopping import Patience
 from .adf import IVMState
 from .probit import entropy_score, info_gain_score
 
-CRITERIA = ("entropy", "info-gain")
 STOP_RULES = (None, "error", "loglik")
 
 
@@ -62,12 +63,25 @@ class IVMSelection:
     history: list = field(default_factory=list)  # dicts: d, and the monitor's error / loglik when checked
 
 
-def _scores(state: IVMState, cols, criterion: str) -> np.ndarray:
+def _entropy(state: IVMState, cols) -> np.ndarray:
+    return entropy_score(state.a[cols], state.sites(cols).nu)
+
+
+def _info_gain(state: IVMState, cols) -> np.ndarray:
     s = state.sites(cols)
-    a = state.a[cols]
-    if criterion == "entropy":
-        return entropy_score(a, s.nu)
-    return info_gain_score(a, s.alpha, s.nu)
+    return info_gain_score(state.a[cols], s.alpha, s.nu)
+
+
+# The IVM's scores of a candidate under the probit sites, by the names of the selection's scoring rules for the
+# same ideas (sparsegp.selection.criteria: eq. 4's differential entropy, Seeger et al.'s information gain);
+# "entropy", the IVM's older name for the first, is read as it.
+SCORES = {DifferentialEntropyRule.name: _entropy, InfoGainRule.name: _info_gain}
+CRITERIA = tuple(SCORES)
+ALIASES = {"entropy": DifferentialEntropyRule.name}
+
+
+def _scores(state: IVMState, cols, criterion: str) -> np.ndarray:
+    return SCORES[criterion](state, cols)
 
 
 def _draw_outside(rng, free, taken, k: int) -> np.ndarray:
@@ -89,12 +103,17 @@ def _draw_outside(rng, free, taken, k: int) -> np.ndarray:
 
 
 class _Monitor:
-    """Error rate and mean log P(y | x) on a fixed random sample of the training points not in I."""
+    """Error rate and mean log P(y | x) on a fixed random sample of the training points not in I, read by the
+    selection's patience rule (:class:`~sparsegp.selection.stopping.Patience`, a reading per check)."""
 
     def __init__(self, state, rule, size, rng, check_every, patience):
-        self.rule, self.check_every, self.patience = rule, check_every, patience
+        self.rule, self.check_every = rule, check_every
         self.R = np.sort(rng.choice(state.n, size=min(size, state.n), replace=False))
-        self.best, self.best_d, self.bad = np.inf, 0, 0
+        self.curve = Patience(patience, margin=1e-12)
+
+    @property
+    def best_d(self) -> int:
+        return self.curve.best_at or 0
 
     def check(self, state, history) -> bool:
         """Record the monitor at the current d; True when it has not improved for ``patience`` checks."""
@@ -106,12 +125,7 @@ class _Monitor:
         err = float(np.mean(s.z <= 0.0))
         nll = float(-np.mean(s.log_Z))  # log Phi(y (h + b) / sqrt(1 + a)) = log Q(y_j)
         history.append({"d": state.d, "error": err, "nll": nll, "monitored": int(R.size)})
-        value = err if self.rule == "error" else nll
-        if value < self.best - 1e-12:
-            self.best, self.best_d, self.bad = value, state.d, 0
-        else:
-            self.bad += 1
-        return self.bad >= self.patience
+        return self.curve.exhausted(err if self.rule == "error" else nll, state.d)
 
 
 @dataclass(frozen=True)
@@ -122,7 +136,7 @@ class IVMSchedule:
     ----------
     size : int
         The most inclusions.
-    criterion : {"entropy", "info-gain"}
+    criterion : {"differential-entropy", "info-gain"}
         The score: eq. 4, or the information gain.
     n_random : int
         The first inclusions, drawn at random.
@@ -156,7 +170,7 @@ class IVMSchedule:
     """
 
     size: int
-    criterion: str = "entropy"
+    criterion: str = DifferentialEntropyRule.name
     n_random: int = 2
     n_full: int = 198
     index_size: int | None = 500
@@ -167,6 +181,7 @@ class IVMSchedule:
     patience: int = 3
 
     def __post_init__(self):
+        object.__setattr__(self, "criterion", ALIASES.get(self.criterion, self.criterion))
         if self.criterion not in CRITERIA:
             raise InputError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
         if self.stop not in STOP_RULES:

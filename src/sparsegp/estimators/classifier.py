@@ -128,8 +128,10 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         The bias b; "auto" is Phi^-1(fraction of positive labels), as in the paper's MNIST experiment.
     bias_variance : float
         The variance v_b >= 0 of the bias, a constant added to the kernel for the variance of the bias (paper: 1/10).
-    criterion : {"entropy", "info-gain"}
-        The differential-entropy score (eq. 4) or the information gain KL(Q_new || Q).
+    criterion : {"differential-entropy", "info-gain"}
+        The differential-entropy score (eq. 4) or the information gain KL(Q_new || Q), the names of the selection's
+        scoring rules for the same ideas (:mod:`sparsegp.selection.criteria`); "entropy", the older name of the
+        first, is read as it.
     n_random : int
         The first ``n_random`` inclusions are drawn at random (paper: 2).
     n_full : int
@@ -207,7 +209,7 @@ class IVMClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixi
         learn_kernel="auto",
         bias="auto",
         bias_variance: float = 0.1,
-        criterion: str = "entropy",
+        criterion: str = "differential-entropy",
         n_random: int = 2,
         n_full: int = 198,
         index_size: int | None = 500,

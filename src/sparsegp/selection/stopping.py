@@ -147,6 +147,26 @@ patience : int
 """
 
 
+class Patience:
+    """A monitored curve (lower is better) read one value at a time: its best value, the size ``best_at`` where it
+    was reached, and whether ``patience`` readings have passed without an improvement of more than ``margin``.
+    Every patience rule of a greedy selection keeps one: the monitors below (a reading per inclusion) and the
+    IVM's (:mod:`sparsegp.classification.ivm`, a reading every ``check_every`` inclusions)."""
+
+    def __init__(self, patience: int, margin: float = 0.0):
+        self.patience, self.margin = int(patience), float(margin)
+        self.best, self.since = np.inf, 0
+        self.best_at: int | None = None
+
+    def exhausted(self, value: float, at: int) -> bool:
+        """Read ``value`` at size ``at``: True once ``patience`` readings in a row have not improved on the best."""
+        if value < self.best - self.margin:
+            self.best, self.best_at, self.since = value, at, 0
+        else:
+            self.since += 1
+        return self.since >= self.patience
+
+
 class _Monitor(StoppingRule):
     """Stop once the monitored value has not improved for ``patience`` inclusions; keep the best prefix."""
 
@@ -155,18 +175,15 @@ class _Monitor(StoppingRule):
 
     def start(self, state, oracle):
         super().start(state, oracle)
-        self._best, self._since = np.inf, 0
+        self._curve = Patience(self.patience)
 
     def _value(self, state, record) -> float:
         raise NotImplementedError
 
     def update(self, state, record):
-        v = self._value(state, record)
-        if v < self._best:
-            self._best, self._since, self.best_size = v, 0, state.d
-            return None
-        self._since += 1
-        if self._since >= self.patience:
+        exhausted = self._curve.exhausted(self._value(state, record), state.d)
+        self.best_size = self._curve.best_at
+        if exhausted:
             return f"{self.what} has not improved for {self.patience} inclusions (best at d={self.best_size})"
         return None
 
