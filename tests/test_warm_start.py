@@ -194,13 +194,23 @@ def test_warm_start_refuses_what_it_cannot_continue():
 
 def test_a_warm_classifier_goes_on_from_its_fitted_state():
     X, y = two_moons(300)
+    # a tenth of the labels flipped: on separable moons the bound has no finite optimum (the kernel's variance
+    # grows along a ridge, and where a run stops on it depends on its path)
+    y = np.where(np.random.default_rng(5).random(300) < 0.1, 1 - y, y)
     short = SparseGPClassifier(inducing=12, max_iter=5, random_state=0, warm_start=True).fit(X, y)
     first, first_q = short.bound_, short.q_mu_.copy()
     short.fit(X, y)
     longer = SparseGPClassifier(inducing=12, max_iter=400, random_state=0).fit(X, y)
     assert short.bound_ > first and not np.array_equal(short.q_mu_, first_q)
-    short.set_params(max_iter=400).fit(X, y)  # on to convergence from there: the fit from scratch's bound
-    assert short.bound_ >= longer.bound_ - 1e-3 * abs(longer.bound_)
+    # on to convergence from there: the fit from scratch's bound. Each fit restarts L-BFGS without its curvature
+    # pairs and ends by the progress rule where the bound is flat, so going on takes a few such runs
+    bounds = []
+    for _ in range(4):
+        bounds.append(short.set_params(max_iter=400).fit(X, y).bound_)
+        if bounds[-1] >= longer.bound_ - 1e-3 * abs(longer.bound_):
+            break
+    assert bounds[-1] >= longer.bound_ - 1e-3 * abs(longer.bound_), bounds
+    assert all(b >= a - 1e-9 * abs(a) for a, b in zip(bounds, bounds[1:]))  # each run goes on, never back
     with pytest.raises(InputError, match="classes"):
         short.fit(X, np.where(y == 1, "b", "a"))
     with pytest.raises(InputError, match="inducing=20"):

@@ -580,7 +580,7 @@ def likelihood_from_dict(d: dict) -> Likelihood:
         raise InputError(
             f"likelihood {d['name']!r} must give each of {sorted(likelihood.parameters())}, got {sorted(params)}"
         )
-    return likelihood
+    return likelihood.with_values_exactly(params)  # the values written, to the last digit
 
 
 __all__ = [

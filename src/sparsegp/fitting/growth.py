@@ -209,16 +209,17 @@ def stop_reason(
     over_time: bool,
     climbed: float | None = None,
     *,
-    gain_per_row: float = GAIN_PER_ROW,
+    gain_per_row: float | None = None,
     decline: bool = False,
 ) -> str | None:
     """Why the growth stops after the last step of ``path`` (step 3 of the module docstring), or None: the rule
     set of every growth of m (the regressors' and the variational fit's). ``climbed``: what the last doubling of
     the first climb promised, nats per row (step 1), if it climbed. ``gain_per_row``: the gain rule's threshold
-    (the regressors' GAIN_PER_ROW; the variational fit's ``tol``). ``decline``: also stop where the gains'
+    (None: the regressors' GAIN_PER_ROW; the variational fit's ``tol``). ``decline``: also stop where the gains'
     decline (the last gain times its ratio to the one before) says the next doubling would gain less than that.
     The gap rule needs a certificate (``upper`` finite); without one it never fires."""
     last = path[-1]
+    gain_per_row = GAIN_PER_ROW if gain_per_row is None else gain_per_row
     gap = last.upper - last.lower
     if Certificate(last.lower, last.upper).sound and gap <= GAP_PER_ROW * n:
         return f"gap: U - F_V = {gap:.4g} nats, at most {GAP_PER_ROW:g} per row, at m = {last.m}"

@@ -476,4 +476,4 @@ def kernel_from_dict(d) -> Kernel:
         raise InputError(
             f"{d['type']} specification must give each of {sorted(kernel.parameters())}, got {sorted(params)}"
         )
-    return kernel
+    return kernel.with_values_exactly(params)  # the values written, to the last digit
