@@ -209,6 +209,7 @@ def test_student_t_regression_is_not_moved_by_gross_outliers(tmp_path):
     assert np.sqrt(np.mean((robust.predict(Xt) - np.sin(2 * Xt[:, 0])) ** 2)) < 0.05
     assert isinstance(robust.likelihood_, StudentT) and float(robust.likelihood_.scale) < 0.3
     assert "uncollapsed" in robust.objective_name_ and robust.log_marginal_likelihood() == robust.objective_
+    assert robust.hyperparameter_names()[-2:] == ["likelihood.df", "likelihood.scale"]
     low, high = robust.predict_quantiles(Xt, [0.025, 0.975]).T
     assert np.mean((clean >= low) & (clean <= high)) > 0.85
     robust.save(tmp_path / "t.npz")

@@ -292,7 +292,9 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
 
     # ---- the objective at given hyper-parameters (scikit-learn's public name) ---------------
     def hyperparameter_names(self) -> list[str]:
-        """Names of the entries of ``theta``: the kernel's parameters (ARD entries as ``name[d]``), then 'noise'."""
+        """Names of the entries of ``theta``: the kernel's parameters (ARD entries as ``name[d]``), then 'noise' (for
+        a :class:`~sparsegp.SparseGPRegressor` with a non-Gaussian likelihood, that likelihood's parameters as
+        ``likelihood.name``)."""
         self._check_fitted()
         names = []
         for name, value in self.kernel_.parameters().items():

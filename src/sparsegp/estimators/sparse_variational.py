@@ -316,6 +316,18 @@ class LikelihoodRegressorBase(_Base):
 
     sample_functions.__doc__ = _Base.sample_functions.__doc__
 
+    def hyperparameter_names(self) -> list[str]:
+        if is_variational(self):
+            names = []
+            for prefix, obj in (("", self.kernel_), ("likelihood.", self.likelihood_)):
+                for name, value in obj.parameters().items():
+                    size = np.size(value)
+                    names += [prefix + name] if np.ndim(value) == 0 else [f"{prefix}{name}[{d}]" for d in range(size)]
+            return names
+        return super().hyperparameter_names()
+
+    hyperparameter_names.__doc__ = _Base.hyperparameter_names.__doc__
+
     def log_marginal_likelihood(self, theta=None, eval_gradient=False, *, X=None, y=None, noise_variance=None):
         if is_variational(self):
             if theta is not None or eval_gradient or X is not None:
