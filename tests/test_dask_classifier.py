@@ -8,7 +8,7 @@ da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
 from sparsegp import InputError, SparseGPClassifier  # noqa: E402
-from sparsegp.classification.dask_svgp import DaskClassRows  # noqa: E402
+from sparsegp.backends.dask_rows import DaskRows  # noqa: E402
 from sparsegp.classification.svgp import FAMILY  # noqa: E402
 from sparsegp.fitting.training import flat_value_and_grad  # noqa: E402
 from sparsegp.fitting.variational import InMemoryRows, collapse_rows  # noqa: E402
@@ -44,7 +44,7 @@ def test_bound_and_gradient_equal_in_memory(client, lik, classes):
     f_mem, g_mem = flat_value_and_grad(objective, params)(
         np.concatenate([np.ravel(np.asarray(v)) for v in __import__("jax").tree_util.tree_leaves(params)]), *args
     )
-    dask_rows = DaskClassRows(da.from_array(X, chunks=70), da.from_array(y, chunks=70), classes)
+    dask_rows = DaskRows(da.from_array(X, chunks=70), da.from_array(y, chunks=70), classes)
     _, _, value_and_grad = dask_rows.problem(FAMILY, 32, 1.7)
     f_dask, g_dask = value_and_grad(params)
     flat_dask = np.concatenate([np.ravel(np.asarray(v)) for v in __import__("jax").tree_util.tree_leaves(g_dask)])

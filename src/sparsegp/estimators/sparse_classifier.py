@@ -289,15 +289,15 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
             )
 
     def _dask_rows(self, X, y):
-        """Dask arrays: the classes and the partitions' rows (:mod:`sparsegp.classification.dask_svgp`)."""
-        from ..classification.dask_svgp import DaskClassRows, dask_labels
+        """Dask arrays: the classes and the partitions' rows (:mod:`sparsegp.backends.dask_rows`)."""
+        from ..backends.dask_rows import DaskRows, dask_labels
 
         if not (is_dask_collection(X) and is_dask_collection(y)):
             raise InputError("X and y must both be dask arrays, or neither")
         if X.ndim != 2 or X.shape[0] != y.shape[0]:
             raise InputError(f"X must be 2-D with one row per label, got shapes {X.shape} and {y.shape}")
         classes, codes = dask_labels(y)
-        data = DaskClassRows(X, codes, classes.size)
+        data = DaskRows(X, codes, classes.size)
         self._check_classes(classes, data.class_weights)
         return classes, data
 

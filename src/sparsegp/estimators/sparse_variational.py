@@ -185,7 +185,7 @@ def _dask_rows(estimator, X, y, likelihood):
     the fit brings to the driver (all of them up to POOL_ROWS, as in memory), the targets checked on the workers."""
     import dask.array as da
 
-    from ..classification.dask_svgp import DaskClassRows, pool_rows
+    from ..backends.dask_rows import DaskRows, pool_rows
 
     if not (is_dask_collection(X) and is_dask_collection(y)):
         raise InputError("X and y must both be dask arrays, or neither")
@@ -196,9 +196,7 @@ def _dask_rows(estimator, X, y, likelihood):
     D = int(X.shape[1])
     config = config_for(estimator, likelihood, D, _warm(estimator, D))
     units = _units(estimator, config, likelihood, sample)
-    rows = DaskClassRows(
-        X, y, 1, targets=partial(_scaled_targets, likelihood=likelihood, shift=units[0], scale=units[1])
-    )
+    rows = DaskRows(X, y, 1, targets=partial(_scaled_targets, likelihood=likelihood, shift=units[0], scale=units[1]))
     return rows, None, D, config, units
 
 

@@ -351,7 +351,7 @@ def _keeping(params):
 
 def fit_variational(config: VariationalConfig, data, save=None) -> VariationalFit:
     """Steps 1-5 of the module docstring on ``data`` (:class:`InMemoryRows`, or the Dask partitions of
-    :class:`sparsegp.classification.dask_svgp.DaskClassRows`): its counts and columns' spread, the targets'
+    :class:`sparsegp.backends.dask_rows.DaskRows`): its counts and columns' spread, the targets'
     summary for the likelihood's start (``target_summary``: targets and weights), the rows it holds in memory
     (``pool``: all of them in memory, a random sample on Dask) for the selection and the check,
     ``problem(family, chunk, s)``, what :func:`sparsegp.fitting.training.minimize` evaluates, and

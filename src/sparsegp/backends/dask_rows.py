@@ -1,4 +1,6 @@
-"""The classifier's training rows on the partitions of Dask arrays: the bound's row sum computed where they live.
+"""The variational fit's training rows (class labels, or real or count targets) on the partitions of Dask arrays:
+the uncollapsed bound's row sum computed where they live (the in-memory rows are
+:class:`sparsegp.fitting.variational.InMemoryRows`).
 
 The bound sum_i E_q[log p(y_i | f_i)] - KL is a sum over rows plus a term of the parameters alone, so its value
 and gradient are sums over partitions: per evaluation the driver sends the parameters (O(m^2 L + m D) numbers),
@@ -17,11 +19,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..backends.dask_sums import cluster_client, map_gathered
-from ..backends.jax_sums import chunk_size_for
 from ..errors import DistributedError, InputError
 from ..priors import negative_log_posterior
 from ..validation import check_label_values
+from .dask_sums import cluster_client, map_gathered
+from .jax_sums import chunk_size_for
 
 POOL_ROWS = 8192  # rows brought to the driver for the selection and the check
 
@@ -85,7 +87,7 @@ def pool_rows(n: int, rng=None) -> np.ndarray:
     return np.arange(n) if n <= POOL_ROWS else np.sort(rng.choice(n, size=POOL_ROWS, replace=False))
 
 
-class DaskClassRows:
+class DaskRows:
     """Dask arrays X (n, D) and targets y (n,) on the current ``dask.distributed`` client: integer class codes
     (``n_outputs`` classes), or with ``targets`` (a function of a partition's y, run where it lives: checks and
     units) real or count targets (``n_outputs`` 1)."""
@@ -156,4 +158,4 @@ class DaskClassRows:
         return None, (), value_and_grad
 
 
-__all__ = ["DaskClassRows", "dask_labels", "pool_rows", "POOL_ROWS"]
+__all__ = ["DaskRows", "dask_labels", "pool_rows", "POOL_ROWS"]
