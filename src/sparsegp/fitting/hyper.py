@@ -83,17 +83,28 @@ def initial_kernel(config: FitConfig, column_std, n_samples: int) -> Kernel:
         # a column whose spread is rounding error (a constant column standardised elsewhere) starts at 1:
         # a length-scale at its spread would make K's entries hang on that rounding
         lengthscale = np.where(spread > CONSTANT_SPREAD, spread, 1.0)
-        priors = None
-        if config.optimize is True and too_few(n_samples, D + 2):
-            priors = {
-                "lengthscale": LogNormal(np.log(lengthscale), TINY_DATA_LOG_SD),
-                "variance": LogNormal(0.0, TINY_DATA_LOG_SD),
-            }
-        return SquaredExponential(lengthscale=lengthscale, variance=1.0, priors=priors)
-    if not isinstance(config.kernel, Kernel):
-        raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(config.kernel).__name__}")
-    config.kernel.check_input_dim(D)
-    return config.kernel.for_scaled_inputs(s)
+        return se_ard_start(lengthscale, config.optimize is True and too_few(n_samples, D + 2))
+    return users_kernel(config.kernel, D, s)
+
+
+def se_ard_start(lengthscale, weak_priors: bool) -> Kernel:
+    """The default start of every fit: SE-ARD at ``lengthscale`` with variance 1, and where ``weak_priors``
+    (too few rows per hyper-parameter) weak log-normal priors about that start (sd TINY_DATA_LOG_SD in log)."""
+    priors = None
+    if weak_priors:
+        priors = {
+            "lengthscale": LogNormal(np.log(lengthscale), TINY_DATA_LOG_SD),
+            "variance": LogNormal(0.0, TINY_DATA_LOG_SD),
+        }
+    return SquaredExponential(lengthscale=lengthscale, variance=1.0, priors=priors)
+
+
+def users_kernel(kernel, D: int, s: float) -> Kernel:
+    """The kernel a user gave, checked against the D inputs and rewritten for inputs divided by ``s``."""
+    if not isinstance(kernel, Kernel):
+        raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(kernel).__name__}")
+    kernel.check_input_dim(D)
+    return kernel.for_scaled_inputs(s)
 
 
 def initial_noise(config: FitConfig, targets: int = 0):

@@ -57,16 +57,15 @@ import numpy as np
 
 from ..backends.jax_sums import chunk_size_for
 from ..backends.replicates import collapse
-from ..errors import InputError
-from ..kernels import Kernel, SquaredExponential
-from ..priors import LogNormal, log_hyper_prior
+from ..kernels import Kernel
+from ..priors import log_hyper_prior
 from ..progress import progress_bar
 from ..selection.centres import RANK_FLOOR, extend_centres
 from .calibration import loo_sample
 from .checkpoint import Checkpointer
 from .config import VariationalConfig
 from .growth import Step, device_max_inducing, path_records, stop_reason
-from .hyper import TINY_DATA_LOG_SD, optimiser_callback, scale_from_variances, warn_stopped_short
+from .hyper import optimiser_callback, scale_from_variances, se_ard_start, users_kernel, warn_stopped_short
 from .training import LBFGS_MEMORY, Interrupted, minimize
 
 FIRST_INDUCING = 128  # m at the growth's first stage (the module docstring, step 2)
@@ -132,17 +131,8 @@ def initial_kernel(config: VariationalConfig, column_std: np.ndarray, n_rows: in
         # a column far narrower than the rest (a pixel that is rarely on) starts at NARROW_FLOOR of the inputs'
         # spread: at its own spread a single row where it is on would lie many length-scales from every other
         ell = np.maximum(column_std / s, NARROW_FLOOR) * np.sqrt(D)
-        priors = None
-        if config.optimize and n_rows < LABELS_PER_PARAMETER * (D + 1):
-            priors = {
-                "lengthscale": LogNormal(np.log(ell), TINY_DATA_LOG_SD),
-                "variance": LogNormal(0.0, TINY_DATA_LOG_SD),
-            }
-        return SquaredExponential(lengthscale=ell, variance=1.0, priors=priors)
-    if not isinstance(config.kernel, Kernel):
-        raise InputError(f"kernel must be a sparsegp.kernels.Kernel, got {type(config.kernel).__name__}")
-    config.kernel.check_input_dim(D)
-    return config.kernel.for_scaled_inputs(s)
+        return se_ard_start(ell, bool(config.optimize) and n_rows < LABELS_PER_PARAMETER * (D + 1))
+    return users_kernel(config.kernel, D, s)
 
 
 def largest_m(config: VariationalConfig, n: int, latents: int) -> int:
