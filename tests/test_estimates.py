@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import sparsegp.fitting.estimate as estimate
-from sparsegp import SparseGPRegressor
+from sparsegp import SparseGPClassifier, SparseGPRegressor
 from sparsegp.fitting.estimate import FINAL_FACTOR, ITERATIONS_PRIOR, Clock
 from sparsegp.fitting.growth import Step
 from sparsegp.options import Auto
@@ -104,3 +104,16 @@ def test_an_auto_fit_keeps_and_prints_its_estimates(capsys):
         assert e["total"] >= e["elapsed"] > 0 and e["message"].startswith(f"m = {e['m']:,}")
     assert model.estimates_[0]["iteration"] == 0  # made when the first size's run ended, at the next run's start
     assert model.estimates_[0]["message"] in capsys.readouterr().err
+
+
+def test_a_variational_fit_keeps_and_prints_its_estimates(capsys):
+    """The classifier's fit (the variational fit of every non-Gaussian likelihood) runs the same clock, without
+    the exact certificate's end: a fixed set is estimated at its third L-BFGS iteration."""
+    r = np.random.default_rng(0)
+    X = r.uniform(-3, 3, size=(300, 2))
+    y = (np.sin(X[:, 0]) + 0.3 * r.normal(size=300) > 0).astype(int)
+    clf = SparseGPClassifier(inducing=12, random_state=0, verbose=True).fit(X, y)
+    assert clf.estimates_ and clf.estimates_[0]["iteration"] == 3 and clf.estimates_[0]["final_m"] == 12
+    for e in clf.estimates_:
+        assert e["total"] >= e["elapsed"] > 0 and e["message"].startswith("m = 12")
+    assert clf.estimates_[0]["message"] in capsys.readouterr().err

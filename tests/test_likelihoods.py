@@ -264,3 +264,20 @@ def test_gaussian_options_are_refused_with_another_likelihood():
         SparseGPRegressor(likelihood="student-t", inducing=4).fit(X, y, noise_variance=np.ones(10))
     with pytest.raises(InputError, match="likelihood must be one of"):
         SparseGPRegressor(likelihood="cauchy").fit(X, y)
+
+
+def test_a_likelihood_parameter_at_its_box_warns_by_name_and_a_fixed_one_does_not(recwarn):
+    """The variational fit's stages warn for a likelihood parameter the data pushed to its box, as the regressors
+    do for a kernel hyper-parameter (one rule: :func:`sparsegp.fitting.hyper.warn_at_bounds`)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from sparsegp.fitting.hyper import warn_at_bounds
+
+    at_floor = StudentT(df=1.0 + 1.1e-6, scale=0.3)
+    with pytest.warns(ConvergenceWarning, match="likelihood parameter df ended at its bound"):
+        warn_at_bounds("SparseGPRegressor", "likelihood parameter", at_floor, at_floor.trainable_mask(), "y's scale")
+    fixed = StudentT(df=1.0 + 1.1e-6, scale=0.3, fixed=("df",))
+    warn_at_bounds("SparseGPRegressor", "likelihood parameter", fixed, fixed.trainable_mask(), "y's scale")
+    free = StudentT(df=3.0, scale=0.3)
+    warn_at_bounds("SparseGPRegressor", "likelihood parameter", free, free.trainable_mask(), "y's scale")
+    assert not [w for w in recwarn if issubclass(w.category, ConvergenceWarning)]

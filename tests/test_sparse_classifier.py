@@ -90,6 +90,7 @@ def test_growth_records_its_path_and_why_it_stopped():
         "gain",
         "max_inducing",
         "every distinct input",
+        "every candidate nearly explained",
         "every candidate explained",
     )
     assert clf.Z_.shape[0] == ms[-1] <= 256

@@ -124,6 +124,9 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
     loo_calibration_error_ : float
         The expected calibration error (15 equal-width bins of the top class's probability) of the same
         leave-one-out probabilities.
+    estimates_ : list of dict
+        The fit's estimates of its own wall time, made as it ran (:mod:`sparsegp.fitting.estimate`), as the
+        regressors' ``estimates_``.
 
     Examples
     --------

@@ -11,16 +11,16 @@ BENCHMARKS.md, "The fit's estimate of its wall time":
   bound's 2 n m^2 flops dominate only at large m; on those fits a doubling of m cost 2.3 to 3.4 times more per
   iteration), measured from each run's second iteration on (the first compiles the size's program);
 * the sizes to come: the growth (:mod:`.growth`) doubles m up to ``max_inducing`` unless the doubling to the
-  current size promised less than GAIN_PER_ROW nats per row (then it stops here, converging this size); a size
-  converged further after its doubling gained less than that is the last, and one converged further because
-  its own doubling promised little is doubled once more;
+  current size promised less than GAIN_PER_ROW nats per row (the variational fit's growth: ``tol``; then it
+  stops here, converging this size); a size converged further after its doubling gained less than that is the
+  last, and one converged further because its own doubling promised little is doubled once more;
 * a run at a size that may not be the last takes as many iterations as such runs took so far (the first, as the
   first size's run); the last size's remaining runs FINAL_FACTOR times that (to ``tol`` rather than
   LOOSE * ``tol``); a run with nothing measured before it, ITERATIONS_PRIOR; the run under way at least what it
   has done plus one;
 * between runs, what the last gap between runs cost (the certificate, the larger set's selection and its
   promise), scaled with the size like an iteration, plus what starting the last run cost (compiling);
-* the end: the exact certificate's Cholesky up to 20,000 rows (n^3 / 3 flops at CHOLESKY_SHARE of this
+* the end: the exact certificate's Cholesky up to 20,000 rows (the regressors' Gaussian fits) (n^3 / 3 flops at CHOLESKY_SHARE of this
   machine's float64 matrix product rate, timed once per process) and the posterior and leave-one-out passes
   (two iterations' time).
 
@@ -94,10 +94,14 @@ def human(seconds: float) -> str:
 
 class Clock:
     """Watches a sparse fit of ``n`` rows whose sizes may grow to ``m_cap`` (None: a fixed set) and estimates its
-    wall time (module docstring); ``t0``: the fit's start (``time.perf_counter()``)."""
+    wall time (module docstring); ``t0``: the fit's start (``time.perf_counter()``). ``certificate``: the fit ends
+    with the exact certificate (the regressors'; the variational fit has none); ``gain_per_row``: the growth's
+    threshold on a doubling's gain (None: GAIN_PER_ROW, the regressors')."""
 
-    def __init__(self, config, n: int, m_cap: int | None, t0: float):
+    def __init__(self, config, n: int, m_cap: int | None, t0: float, *, certificate: bool = True, gain_per_row=None):
         self.config, self.n, self.m_cap, self.t0 = config, n, m_cap, t0
+        self.certificate = certificate
+        self.gain = GAIN_PER_ROW if gain_per_row is None else float(gain_per_row)
         self.estimates: list[Estimate] = []
         self.runs: list[Run] = []
         self.path: list = []
@@ -140,10 +144,10 @@ class Clock:
             return self.m
         if self.again:  # this size converged further: the last (its doubling gained little), or one doubling more
             gained = last_gain(self.path, self.n)  # (its own doubling promised little)
-            return self.m if gained is not None and gained <= GAIN_PER_ROW else min(2 * self.m, self.m_cap)
+            return self.m if gained is not None and gained <= self.gain else min(2 * self.m, self.m_cap)
         last = self.path[-1] if self.path else None
         if last is not None and last.m < self.m and np.isfinite(last.next_start):
-            if (last.next_start - last.lower) / self.n < GAIN_PER_ROW:
+            if (last.next_start - last.lower) / self.n < self.gain:
                 return self.m
         return self.m_cap
 
@@ -178,7 +182,8 @@ class Clock:
             grow = (size / m) ** SIZE_EXPONENT
             runs = loose if size < final else (FINAL_FACTOR if final >= cap else 1.0 + FINAL_FACTOR) * loose
             later += (gap + runs * per) * grow + start
-        cholesky = self.n**3 / 3.0 / (CHOLESKY_SHARE * product_rate()) if self.n <= EXACT_ROWS else 0.0
+        exact = self.certificate and self.n <= EXACT_ROWS
+        cholesky = self.n**3 / 3.0 / (CHOLESKY_SHARE * product_rate()) if exact else 0.0
         ending = cholesky + 2.0 * per * (final / m) ** SIZE_EXPONENT
         return left_here + later + ending, later
 

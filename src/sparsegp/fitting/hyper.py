@@ -20,7 +20,7 @@ from ..errors import DataWarning, InputError
 from ..kernels import Kernel, SquaredExponential
 from ..options import spelled
 from ..priors import LogNormal
-from ..transforms import MAX_VALUE, MIN_VALUE, RAW_MAX, to_positive, to_raw
+from ..transforms import RAW_MAX, to_positive, to_raw
 from ..validation import check_int, check_positive
 from .config import FitConfig
 from .training import minimize
@@ -290,25 +290,34 @@ def warn_stopped_short(owner: str, report, advice: str, planned_cap=False, stack
         )
 
 
+def warn_at_bounds(owner: str, kind: str, obj, free, units: str, stacklevel: int = 5) -> None:
+    """ConvergenceWarning for each free parameter of ``obj`` (a kernel or a likelihood: a
+    :class:`~sparsegp.parameters.Parameterised`; ``free`` its trainable mask) that ended at its optimisation box,
+    where the data do not determine it (``units``: the scale the bounds are on). A non-negative parameter (lower
+    bound 0) at 0 is a value the data chose."""
+    free_values = dict(zip(obj.parameters(), (np.asarray(m) for m in jax.tree_util.tree_leaves(free))))
+    transforms = obj.transforms()
+    for pname, value in obj.parameters().items():
+        t = transforms[pname]
+        value = np.asarray(value)
+        hit = free_values[pname] & (((t.lower > 0) & (value <= t.lower * 1.001)) | (value >= t.upper * 0.999))
+        if np.any(hit):
+            warnings.warn(
+                f"{owner}: {kind} {pname} ended at its bound ({t.lower:g} or {t.upper:g} on {units}); the data "
+                "do not determine it: fix it or give it a prior",
+                ConvergenceWarning,
+                stacklevel=stacklevel,
+            )
+
+
 def warn_unconverged(config: FitConfig, report, params, mask, planned_cap=False, stacklevel: int = 5):
     """ConvergenceWarning (scikit-learn's class) for a stopped optimiser or a parameter at a bound."""
     name = config.owner
     advice = f"raise {spelled(name, 'max_iter')}, or use {spelled(name, 'n_restarts')} for another start"
     warn_stopped_short(name, report, advice, planned_cap, stacklevel=stacklevel + 1)
     kernel, free = params["kernel"], mask["kernel"]
-    free_values = dict(zip(kernel.parameters(), (np.asarray(m) for m in jax.tree_util.tree_leaves(free))))
-    transforms = kernel.transforms()
-    for pname, value in kernel.parameters().items():
-        # a non-negative parameter (lower bound 0) at 0 is a value the data chose, not a bound hit
-        low = transforms[pname].lower > 0 and value <= MIN_VALUE * 1.001
-        hit = free_values[pname] & (low | (value >= MAX_VALUE * 0.999))
-        if np.any(hit):
-            warnings.warn(
-                f"{name}: kernel hyper-parameter {pname} ended at its bound ({MIN_VALUE:g} or {MAX_VALUE:g} on "
-                "the inputs' standardised scale); the data do not determine it: fix it or give it a prior",
-                ConvergenceWarning,
-                stacklevel=stacklevel,
-            )
+    units = "the inputs' standardised scale"
+    warn_at_bounds(name, "kernel hyper-parameter", kernel, free, units, stacklevel=stacklevel + 1)
     at_floor = np.asarray(to_positive(params["raw_noise"])) <= float(config.min_noise) * 1.001
     if np.any(np.asarray(mask["raw_noise"]) & at_floor):
         warnings.warn(

@@ -43,6 +43,9 @@ likelihood, real or count targets) are both this fit; what differs is the likeli
    removed from q: :func:`~sparsegp.classification.svgp.loo_cavity`), which the estimator scores with the
    likelihood's predictive (log loss and calibration error for labels, log density and interval coverage for
    targets).
+
+The fit estimates its own wall time as it goes, as the regressors' (:class:`~sparsegp.fitting.estimate.Clock`,
+without their exact certificate's end), kept as ``estimates``.
 """
 
 from __future__ import annotations
@@ -64,8 +67,16 @@ from ..selection.centres import RANK_FLOOR, extend_centres
 from .calibration import loo_sample
 from .checkpoint import Checkpointer
 from .config import VariationalConfig
+from .estimate import Clock
 from .growth import Step, device_max_inducing, path_records, stop_reason
-from .hyper import optimiser_callback, scale_from_variances, se_ard_start, users_kernel, warn_stopped_short
+from .hyper import (
+    optimiser_callback,
+    scale_from_variances,
+    se_ard_start,
+    users_kernel,
+    warn_at_bounds,
+    warn_stopped_short,
+)
 from .training import LBFGS_MEMORY, Interrupted, minimize
 
 FIRST_INDUCING = 128  # m at the growth's first stage (the module docstring, step 2)
@@ -114,6 +125,7 @@ class VariationalFit(NamedTuple):
     loo_mean: np.ndarray
     loo_var: np.ndarray
     loo_targets: np.ndarray
+    estimates: list | None = None  # the fit's estimates of its wall time (:mod:`.estimate`)
 
 
 def initial_kernel(config: VariationalConfig, column_std: np.ndarray, n_rows: int) -> Kernel:
@@ -172,6 +184,10 @@ def _stage(config, problem, params, mask, bounds, n: int, desc: str, loose: floa
         progress=loose * config.tol * n, progress_after=STAGE_WARMUP,
     )  # fmt: skip
     warn_stopped_short(config.owner, report, "raise max_iter, or tol for a looser progress rule", stacklevel=5)
+    if config.optimize:
+        for key, kind, units in (("kernel", "kernel hyper-parameter", "the inputs' standardised scale"),
+                                 ("likelihood", "likelihood parameter", "the targets' fitted scale")):  # fmt: skip
+            warn_at_bounds(config.owner, kind, params[key], mask[key], units, stacklevel=5)
     return params, report
 
 
@@ -254,9 +270,12 @@ def cap_of(config: VariationalConfig, data) -> tuple[int, str]:
 
 
 def _doubled(config: VariationalConfig, params: dict, Xs: np.ndarray, path: list, data, rng):
-    """Step 4: the parameters with m doubled and q carried over, or (None, why the growth stops): the rules of
-    every growth of m (:func:`~sparsegp.fitting.growth.stop_reason`), the gain's threshold ``tol`` with the
-    gains' decline read as well; the path's records are the growth's (:class:`~sparsegp.fitting.growth.Step`)."""
+    """Step 4: (the parameters with m doubled and q carried over, "" or why that size is the last), or (None, why
+    the growth stops at this size): the rules of every growth of m (:func:`~sparsegp.fitting.growth.stop_reason`),
+    the gain's threshold ``tol`` with the gains' decline read as well; the path's records are the growth's
+    (:class:`~sparsegp.fitting.growth.Step`). Where fewer than half the centres asked are not determined by the
+    inducing inputs (the candidates nearly spanned), those few join and the grown size is the last: the sizes
+    after it would add a few inputs each (concrete's Student-t fit: 15 to 30 per size after 470, BENCHMARKS.md)."""
     M = params["Z"].shape[0]
     m_cap, cap_name = cap_of(config, data)
     steps = [Step(**record) for record in path]
@@ -267,14 +286,16 @@ def _doubled(config: VariationalConfig, params: dict, Xs: np.ndarray, path: list
     extra = _select(params["kernel"], np.asarray(params["Z"]), Xs, asked, rng)
     if extra.shape[0] == 0:
         return None, f"every candidate explained: every candidate row sits on one of the {M} inducing inputs"
-    if 2 * extra.shape[0] < min(asked, M):  # the candidates are nearly spanned: further sizes creep up by little
-        return None, (
-            f"every candidate explained: of {asked} more centres, {extra.shape[0]} are not determined by the {M} "
-            f"inducing inputs at the fitted kernel (conditional variance above {RANK_FLOOR:g} of the prior)"
-        )
     Z_new = jnp.concatenate([params["Z"], jnp.asarray(extra)])
     q_mu, q_sqrt = config.family.extend(params, Z_new)
-    return dict(params, Z=Z_new, q_mu=q_mu, q_sqrt=q_sqrt), ""
+    grown, last = dict(params, Z=Z_new, q_mu=q_mu, q_sqrt=q_sqrt), ""
+    if 2 * extra.shape[0] < min(asked, M):  # the candidates are nearly spanned: sizes after this creep up by little
+        last = (
+            f"every candidate nearly explained: of {asked} more centres asked at m = {M}, {extra.shape[0]} were not "
+            f"determined by the others at the fitted kernel (conditional variance above {RANK_FLOOR:g} of the "
+            f"prior); the model is m = {Z_new.shape[0]} with them"
+        )
+    return grown, last
 
 
 def record(m: int, objective: float, n_iter: int, seconds: float, start: float) -> dict:
@@ -374,6 +395,9 @@ def fit_variational(config: VariationalConfig, data, save=None) -> VariationalFi
 
         checkpointer = Checkpointer(config.checkpoint, write)
         config = dataclasses.replace(config, monitors=(*config.monitors, checkpointer))
+    m_cap = cap_of(config, data)[0] if isinstance(config.inducing, str) else None
+    clock = Clock(config, data.n, m_cap, t0, certificate=False, gain_per_row=config.tol)
+    config = dataclasses.replace(config, monitors=(*config.monitors, clock))
     final, stopping = not isinstance(config.inducing, str), None  # a given set is the model's size at once
     while True:
         M, t_size = int(params["Z"].shape[0]), time.perf_counter()
@@ -387,6 +411,7 @@ def fit_variational(config: VariationalConfig, data, save=None) -> VariationalFi
         try:
             params, steps, start = natural_q(config, data, params, chunk, f"{config.owner}: m = {M}, q", loose)
             start += float(log_hyper_prior(params))  # the bound as the optimiser's objective counts it
+            clock.watch(params["Z"], None, [Step(**r) for r in path])  # the natural steps count as the gap before
             desc = f"{config.owner}: m = {M}"
             params, report = _stage(config, problem, params, mask, bounds, data.n, desc, loose)
             objective, iterations = float(report.objective), int(report.n_iter)
@@ -412,7 +437,10 @@ def fit_variational(config: VariationalConfig, data, save=None) -> VariationalFi
             final, stopping = True, reason
             continue
         params = grown
-    return _finish(config, params, path, reason, n_iter, Xs, y_pool)
+        if reason:  # the model is the grown size: fit it to FINAL, then stop
+            final, stopping = True, reason
+    fit = _finish(config, params, path, reason, n_iter, Xs, y_pool)
+    return fit._replace(estimates=[e._asdict() for e in clock.estimates])
 
 
 def _finish(config, params, path, reason: str, n_iter: int, Xs, y_pool) -> VariationalFit:
