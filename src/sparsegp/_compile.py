@@ -13,6 +13,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import _config  # noqa: F401  (JAX in float64 before this module uses it)
+
 
 def tracing(args) -> bool:
     """Whether any leaf of ``args`` is a tracer (the call is part of a program being traced)."""

@@ -5,7 +5,7 @@ input-related ones also from :class:`ValueError`, so ``except ValueError``
 keeps working for code written against scikit-learn.
 """
 
-from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
+import functools
 
 from ._docstrings import fill
 
@@ -77,20 +77,35 @@ class ModelFileError(SparseGPError, ValueError):
     """
 
 
-class NotFittedError(SparseGPError, _SklearnNotFittedError):
-    """An estimator was used before ``fit``. A subclass of scikit-learn's NotFittedError (itself a
-    :class:`ValueError` and :class:`AttributeError`).
+@functools.cache
+def _not_fitted_error() -> type:
+    """:class:`NotFittedError`, made on first use: it subclasses scikit-learn's, and importing scikit-learn costs
+    more than the rest of ``import sparsegp`` (BENCHMARKS.md, "Latency")."""
+    from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sparsegp import NotFittedError, SparseGPRegressor
-    >>> try:
-    ...     SparseGPRegressor().predict(np.zeros((1, 1)))
-    ... except NotFittedError:
-    ...     print("fit first")
-    fit first
-    """
+    class NotFittedError(SparseGPError, SklearnNotFittedError):
+        """An estimator was used before ``fit``. A subclass of scikit-learn's NotFittedError (itself a
+        :class:`ValueError` and :class:`AttributeError`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sparsegp import NotFittedError, SparseGPRegressor
+        >>> try:
+        ...     SparseGPRegressor().predict(np.zeros((1, 1)))
+        ... except NotFittedError:
+        ...     print("fit first")
+        fit first
+        """
+
+    NotFittedError.__module__, NotFittedError.__qualname__ = __name__, "NotFittedError"
+    return NotFittedError
+
+
+def __getattr__(name: str):
+    if name == "NotFittedError":
+        return _not_fitted_error()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class DistributedError(SparseGPError, RuntimeError):

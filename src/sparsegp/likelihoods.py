@@ -40,6 +40,7 @@ import numpy as np
 from jax.scipy.special import gammaln, log_ndtr
 from scipy.stats import qmc
 
+from . import _config  # noqa: F401  (JAX in float64 before this module uses it)
 from .errors import InputError
 from .parameters import Parameterised
 from .priors import prior_from_dict

@@ -19,6 +19,7 @@ import jax.scipy.linalg as jsl
 import numpy as np
 import scipy.linalg as sl
 
+from . import _config  # noqa: F401  (JAX in float64 before this module uses it)
 from ._compile import all_finite
 from ._config import LOG_2PI, on_cpu
 from .errors import NumericalError

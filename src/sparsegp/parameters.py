@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import _config  # noqa: F401  (JAX in float64 before this module uses it)
 from .errors import InputError
 from .transforms import POSITIVE, Transform
 

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import jax.scipy.special as jsp
 import numpy as np
 
+from . import _config  # noqa: F401  (JAX in float64 before this module uses it)
 from .errors import InputError
 from .transforms import log_jacobian, to_positive
 

@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import _config  # noqa: F401  (JAX in float64 before this module uses it)
 from .errors import InputError
 from .validation import check_non_negative, check_positive
 

@@ -9,6 +9,7 @@ Shapes, the same for every function of the layer (symbols: NOTATION.md): ``kerne
 covariance (t, t).
 """
 
+from .. import _config  # noqa: F401  (JAX in float64 before any of this package's modules use it)
 from .exact_gp import ExactPosterior, exact_log_marginal, exact_posterior, exact_predict
 
 __all__ = ["ExactPosterior", "exact_log_marginal", "exact_posterior", "exact_predict"]

@@ -13,6 +13,7 @@ one :class:`~sparsegp.errors.InputError`.
 
 from __future__ import annotations
 
+from .. import _config  # noqa: F401  (JAX in float64 before any of this package's modules use it)
 from .base import Backend, Moments
 from .dask_sums import is_dask_collection
 from .in_memory import InMemory

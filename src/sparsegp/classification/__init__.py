@@ -7,6 +7,7 @@ prediction (eq. 5); ``ivm``: greedy / randomised selection and stopping;
 The estimators are :class:`sparsegp.IVMClassifier` and :class:`sparsegp.OneVsRestIVMClassifier`.
 """
 
+from .. import _config  # noqa: F401  (JAX in float64 before any of this package's modules use it)
 from .adf import IVMState, predict_latent
 from .ivm import IVMSchedule, IVMSelection, ivm_select
 from .probit import entropy_score, info_gain_score, probit_bias, site_update

@@ -1,5 +1,6 @@
 """scikit-learn compatible estimators (layer 8)."""
 
+from .. import _config  # noqa: F401  (JAX in float64 before any of this package's modules use it)
 from .classifier import IVMClassifier, OneVsRestIVMClassifier
 from .exact_regressor import ExactGPRegressor
 from .persistence import load_model, save_model

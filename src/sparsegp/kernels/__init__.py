@@ -1,5 +1,6 @@
 """Covariance functions as immutable JAX pytrees (layer 1)."""
 
+from .. import _config  # noqa: F401  (JAX in float64 before any of this package's modules use it)
 from .base import Kernel, Product, Sum, kernel_from_dict
 from .linear import Constant, Linear
 from .periodic import Periodic

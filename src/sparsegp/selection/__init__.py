@@ -5,6 +5,7 @@ See :mod:`.active_set` (Seeger et al. App. A.1), :mod:`.criteria`, :mod:`.greedy
 :mod:`.selectors` (the user-facing strategy objects).
 """
 
+from .. import _config  # noqa: F401  (JAX in float64 before any of this package's modules use it)
 from .active_set import ActiveSetState
 from .greedy import Selection, greedy_select
 from .selectors import (
