@@ -84,3 +84,14 @@ def test_every_module_that_imports_jax_switches_it_to_float64_first():
         if not ok:
             missing.append(str(rel))
     assert missing == []
+
+
+def test_the_command_lines_help_and_dataset_list_import_no_jax():
+    code = (
+        "import contextlib, io, sys\n"
+        "from sparsegp.cli import build_parser, main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    build_parser().format_help(); main(['datasets'])\n"
+        "print('jax' in sys.modules)"
+    )
+    assert run(code) == "False"

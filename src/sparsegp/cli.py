@@ -11,16 +11,46 @@ import sys
 import time
 import warnings
 import zipfile
+from collections.abc import Sequence
 
 import numpy as np
 
 from ._atomic import replaced_atomically
-from .approximations.registry import APPROXIMATIONS
 from .errors import SparseGPError
-from .fitting.config import DUPLICATES, PREDICTIONS, RESELECT
 from .tables import markdown_table
 
-MODELS = ("exact", *APPROXIMATIONS)
+
+class _Choices(Sequence):
+    """An option's choices, read from the module that owns them when argparse first needs them (a subcommand's
+    help, or checking a value), so that ``sparsegp --help`` and ``sparsegp datasets`` import no JAX."""
+
+    def __init__(self, read):
+        self._read, self._values = read, None
+
+    def _all(self) -> tuple:
+        if self._values is None:
+            self._values = tuple(self._read())
+        return self._values
+
+    def __getitem__(self, i):
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+def _models():
+    from .approximations.registry import APPROXIMATIONS
+
+    return ("exact", *APPROXIMATIONS)
+
+
+def _config_names(name: str):
+    from .fitting import config
+
+    return getattr(config, name)
+
+
 KERNELS = ("se-ard", "se", "matern12", "matern32", "matern52", "rq", "periodic")
 
 
@@ -489,9 +519,10 @@ def _fit_parser(sub):
     f.add_argument(
         "--duplicates",
         default="collapse",
-        choices=DUPLICATES,
-        help="rows that share an input: every row is fitted, computed as one weighted row per input "
-        "(collapse, the default: exact) or row by row (expand); drop fits exact copies of a record once",
+        choices=_Choices(lambda: _config_names("DUPLICATES")),
+        metavar="HOW",
+        help="rows that share an input, one of %(choices)s: every row is fitted, computed as one weighted row "
+        "per input (collapse, the default: exact) or row by row (expand); drop fits exact copies of a record once",
     )
     f.add_argument("--out", help="where to save the model (.npz)")
     f.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -517,8 +548,9 @@ def _model_options(f):
         "--approximation",
         dest="model",
         default="exact",
-        choices=MODELS,
-        help="exact GP, or a sparse approximation: vfe, dtc, fitc, sor",
+        choices=_Choices(_models),
+        metavar="MODEL",
+        help="exact GP, or a sparse approximation: one of %(choices)s",
     )
     f.add_argument(
         "--inducing",
@@ -561,11 +593,19 @@ def _model_options(f):
     f.add_argument(
         "--reselect",
         default=None,
-        choices=RESELECT[1:],
-        help="combine selection with hyper-parameter learning (needs --select and --fixed-inducing)",
+        choices=_Choices(lambda: _config_names("RESELECT")[1:]),
+        metavar="SCHEDULE",
+        help="combine selection with hyper-parameter learning, one of %(choices)s (needs --select and "
+        "--fixed-inducing)",
     )
     f.add_argument("--rounds", type=int, default=10, help="rounds of --reselect alternate / em")
-    f.add_argument("--prediction", default="standard", choices=PREDICTIONS)
+    f.add_argument(
+        "--prediction",
+        default="standard",
+        choices=_Choices(lambda: _config_names("PREDICTIONS")),
+        metavar="MODE",
+        help="the predictive distribution: one of %(choices)s",
+    )
     f.add_argument("--kernel", default="se-ard", choices=KERNELS)
     f.add_argument("--max-iter", type=int, default=500)
     f.add_argument("--restarts", type=int, default=0)
@@ -598,9 +638,10 @@ def _reproduce_parser(sub):
     )
     r.add_argument(
         "paper",
-        choices=papers() + ["all", "verdicts"],
-        help="a paper, all of them, or 'verdicts': re-evaluate the claims on the results.json under --out and "
-        "rewrite DIR/README.md and each report's verdict table, running nothing",
+        choices=_Choices(lambda: [*papers(), "all", "verdicts"]),
+        metavar="PAPER",
+        help="a paper, all of them, or 'verdicts' (one of %(choices)s): 'verdicts' re-evaluates the claims on the "
+        "results.json under --out and rewrites DIR/README.md and each report's verdict table, running nothing",
     )
     speed = r.add_mutually_exclusive_group()
     speed.add_argument("--quick", action="store_true", help="subsampled, fewer repeats (the default)")
