@@ -39,7 +39,7 @@ def cache_directory() -> str | None:
 
 
 def _use_compilation_cache() -> None:
-    if jax.config.jax_compilation_cache_dir is not None:  # the process's own cache (JAX_COMPILATION_CACHE_DIR)
+    if jax.config.jax_compilation_cache_dir is not None:  # type: ignore[attr-defined]  # the process's own cache
         return
     path = cache_directory()
     if path is None:
