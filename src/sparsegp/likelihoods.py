@@ -41,6 +41,7 @@ from jax.scipy.special import gammaln, log_ndtr
 from scipy.stats import qmc
 
 from . import _config  # noqa: F401  (JAX in float64 before this module uses it)
+from ._compile import compiled_when_eager
 from .errors import InputError
 from .parameters import Parameterised
 from .priors import prior_from_dict
@@ -252,6 +253,7 @@ class Bernoulli(LabelLikelihood):
         sign = 2.0 * y.astype(mu.dtype) - 1.0
         return _expect_1d(lambda f: self.log_link(sign[:, None] * f), mu[:, 0], var[:, 0])
 
+    @compiled_when_eager
     def predict_log_proba(self, mu, var):
         mu, var = mu[:, 0], var[:, 0]
         if self.link == "probit":
@@ -303,6 +305,7 @@ class Softmax(LabelLikelihood):
         mu_y = jnp.take_along_axis(mu, y.astype(jnp.int32)[:, None], axis=1)[:, 0]
         return mu_y - jnp.mean(lse, axis=1)
 
+    @compiled_when_eager
     def predict_log_proba(self, mu, var):
         logp = jax.nn.log_softmax(self._samples(mu, var), axis=-1)  # (n, S, C)
         return jax.nn.logsumexp(logp, axis=1) - jnp.log(logp.shape[1])
@@ -350,6 +353,7 @@ class RobustMax(LabelLikelihood):
         p = self._prob_largest(mu, var, y.astype(jnp.int32))
         return p * np.log(1.0 - self.eps) + (1.0 - p) * np.log(self.eps / (C - 1))
 
+    @compiled_when_eager
     def predict_log_proba(self, mu, var):
         n, C = mu.shape
         p = jnp.stack([self._prob_largest(mu, var, jnp.full(n, c, jnp.int32)) for c in range(C)], axis=1)

@@ -31,6 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._compile import compiled_when_eager
 from ..backends.jax_sums import chunk_rows
 from ..linalg import INDUCING_JITTER, cholesky_fixed, solve_lower
 from ..priors import negative_log_posterior
@@ -92,6 +93,7 @@ def _quadratic_forms_bwd(res, g):
 quadratic_forms.defvjp(_quadratic_forms_fwd, _quadratic_forms_bwd)
 
 
+@compiled_when_eager
 def kl_whitened(q_mu, q_sqrt):
     """KL(N(m, L_S L_S^T) || N(0, I)) summed over the latent functions (HMG 2015, sec. 3)."""
     L = jnp.tril(q_sqrt)
@@ -100,6 +102,7 @@ def kl_whitened(q_mu, q_sqrt):
     return 0.5 * (jnp.sum(L * L) + jnp.sum(q_mu * q_mu) - M * q_mu.shape[1] - jnp.sum(jnp.log(diag * diag)))
 
 
+@compiled_when_eager
 def posterior_of(params, jitter: float = JITTER) -> Posterior:
     """The :class:`Posterior` of a parameter dict (kernel, Z, q_mu, q_sqrt, mean; a ``likelihood`` is not read)."""
     kernel, Z = params["kernel"], params["Z"]
@@ -169,6 +172,7 @@ def predict_covariance(post: Posterior, X):
     return prior[None] + jnp.einsum("in,lij,jm->lnm", A, post.q_cov, A)
 
 
+@compiled_when_eager
 def extend_q(post: Posterior, Z_new, jitter: float = JITTER):
     """q(v') over inducing inputs Z_new (which contain the old Z) that gives the same q(f) as ``post``.
 
