@@ -275,7 +275,7 @@ def _doubled(config: VariationalConfig, params: dict, Xs: np.ndarray, path: list
     the gain's threshold ``tol`` with the gains' decline read as well; the path's records are the growth's
     (:class:`~sparsegp.fitting.growth.Step`). Where fewer than half the centres asked are not determined by the
     inducing inputs (the candidates nearly spanned), those few join and the grown size is the last: the sizes
-    after it would add a few inputs each (concrete's Student-t fit: 15 to 30 per size after 470, BENCHMARKS.md)."""
+    after it would each add a few inputs at the cost of a whole stage (BENCHMARKS.md, "ROBUST again")."""
     M = params["Z"].shape[0]
     m_cap, cap_name = cap_of(config, data)
     steps = [Step(**record) for record in path]
