@@ -290,7 +290,10 @@ def warn_stopped_short(owner: str, report, advice: str, planned_cap=False, stack
         )
 
 
-def warn_at_bounds(owner: str, kind: str, obj, free, units: str, stacklevel: int = 5) -> None:
+KERNEL_UNITS = "the inputs' standardised scale"  # what a kernel hyper-parameter's box is on
+
+
+def warn_at_bounds(owner: str, kind: str, obj, free, units: str = KERNEL_UNITS, stacklevel: int = 5) -> None:
     """ConvergenceWarning for each free parameter of ``obj`` (a kernel or a likelihood: a
     :class:`~sparsegp.parameters.Parameterised`; ``free`` its trainable mask) that ended at its optimisation box,
     where the data do not determine it (``units``: the scale the bounds are on). A non-negative parameter (lower
@@ -315,9 +318,7 @@ def warn_unconverged(config: FitConfig, report, params, mask, planned_cap=False,
     name = config.owner
     advice = f"raise {spelled(name, 'max_iter')}, or use {spelled(name, 'n_restarts')} for another start"
     warn_stopped_short(name, report, advice, planned_cap, stacklevel=stacklevel + 1)
-    kernel, free = params["kernel"], mask["kernel"]
-    units = "the inputs' standardised scale"
-    warn_at_bounds(name, "kernel hyper-parameter", kernel, free, units, stacklevel=stacklevel + 1)
+    warn_at_bounds(name, "kernel hyper-parameter", params["kernel"], mask["kernel"], stacklevel=stacklevel + 1)
     at_floor = np.asarray(to_positive(params["raw_noise"])) <= float(config.min_noise) * 1.001
     if np.any(np.asarray(mask["raw_noise"]) & at_floor):
         warnings.warn(

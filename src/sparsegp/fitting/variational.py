@@ -185,9 +185,9 @@ def _stage(config, problem, params, mask, bounds, n: int, desc: str, loose: floa
     )  # fmt: skip
     warn_stopped_short(config.owner, report, "raise max_iter, or tol for a looser progress rule", stacklevel=5)
     if config.optimize:
-        for key, kind, units in (("kernel", "kernel hyper-parameter", "the inputs' standardised scale"),
-                                 ("likelihood", "likelihood parameter", "the targets' fitted scale")):  # fmt: skip
-            warn_at_bounds(config.owner, kind, params[key], mask[key], units, stacklevel=5)
+        warn_at_bounds(config.owner, "kernel hyper-parameter", params["kernel"], mask["kernel"], stacklevel=5)
+        likelihood, free = params["likelihood"], mask["likelihood"]
+        warn_at_bounds(config.owner, "likelihood parameter", likelihood, free, "the targets' fitted scale", 5)
     return params, report
 
 
