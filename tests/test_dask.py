@@ -490,12 +490,15 @@ def test_auto_growth_equals_in_memory(client, monkeypatch):
         assert remote_start["scores"][name] == pytest.approx(score, rel=1e-8)
     assert len(local.inducing_path_) >= 3  # the set grew (8, 16, 32, 64 in-memory today)
     assert [p["m"] for p in remote.inducing_path_] == [p["m"] for p in local.inducing_path_]
+    # each size's eight L-BFGS steps, stopped short of convergence, amplify the backends' different summation
+    # orders: relative differences of 5e-13, 5e-12, 2e-9 and 1.3e-7 at m = 8, 16, 32, 64 (this machine's OpenBLAS)
     for a, b in zip(remote.inducing_path_, local.inducing_path_):
+        tolerance = 1e-10 if a["m"] <= 16 else 1e-6
         for key in ("objective", "lower", "upper", "start"):
-            assert a[key] == pytest.approx(b[key], rel=1e-7)
+            assert a[key] == pytest.approx(b[key], rel=tolerance)
     assert remote.stop_reason_.split(":")[0] == local.stop_reason_.split(":")[0]
-    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-7)
-    # four sizes of L-BFGS steps carry the backends' different summation orders into Z (1.5e-7 at most here)
+    assert remote.objective_ == pytest.approx(local.objective_, rel=1e-6)
+    # the same amplification carries them into Z (1.1e-6 at most here, absolute)
     np.testing.assert_allclose(remote.Z_, local.Z_, rtol=1e-6, atol=1e-6)
     # a cap that every doubling to it pays: both backends make their first fit there, from the same inputs
     common["max_inducing"] = 64
