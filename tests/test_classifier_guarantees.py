@@ -67,7 +67,8 @@ def test_an_auto_fit_interrupted_in_its_second_size_keeps_that_sizes_best_state(
         sizes.append(params["Z"].shape[0])
         return sizes[-1] > sizes[0]
 
-    clf = SparseGPClassifier(random_state=0, callback=interrupt_at(2, seen, second_size))
+    # a cap below the 400 distinct inputs: the fit grows (at most the cap, every input would be inducing at once)
+    clf = SparseGPClassifier(random_state=0, max_inducing=256, callback=interrupt_at(2, seen, second_size))
     with pytest.raises(KeyboardInterrupt), pytest.warns(ConvergenceWarning, match="interrupted"):
         clf.fit(X, y)
     first, second = sizes[0], max(sizes)
@@ -75,6 +76,44 @@ def test_an_auto_fit_interrupted_in_its_second_size_keeps_that_sizes_best_state(
     assert [step["m"] for step in clf.inducing_path_] == [first, second]
     assert clf.inducing_path_[1]["objective"] >= -seen[-1][0] - 1e-9 * abs(seen[-1][0])
     assert np.all(np.isfinite(clf.predict_proba(X[:5])))
+
+
+@pytest.mark.slow  # two fits of every input
+def test_small_data_is_fitted_with_every_input_inducing_and_keeps_its_guarantees(tmp_path):
+    """The default fit on 150 rows: every distinct input inducing at once (one record, Z the rows), its bound
+    above the growth's on the same rows; interrupted, it keeps its best state; killed, its checkpoint loads."""
+    from sparsegp import load_model
+    from sparsegp.fitting import variational
+    from sparsegp.fitting.checkpoint import Checkpoint
+
+    X, y = labels(150)
+    clf = SparseGPClassifier(random_state=0).fit(X, y)
+    assert clf.stop_reason_.startswith("every distinct input") and [s["m"] for s in clf.inducing_path_] == [150]
+    np.testing.assert_allclose(np.sort(clf.Z_, axis=0), np.sort(X, axis=0), rtol=1e-12)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(variational, "EVERY_INPUT_ROWS", 0)
+        grown = SparseGPClassifier(random_state=0).fit(X, y)
+    assert not grown.stop_reason_.startswith("every distinct") and clf.bound_ > grown.bound_
+    seen = []
+    interrupted = SparseGPClassifier(random_state=0, callback=interrupt_at(3, seen))
+    with pytest.raises(KeyboardInterrupt), pytest.warns(ConvergenceWarning, match="interrupted"):
+        interrupted.fit(X, y)
+    assert interrupted.stop_reason_.startswith("interrupted (KeyboardInterrupt) at m = 150")
+    # q of the best point is its sites' optimum again, to the natural steps' floor (1e-9 nats per row)
+    assert -interrupted.inducing_path_[-1]["objective"] <= seen[-1][0] + 1e-8 * X.shape[0]
+    assert seen[-1][1]["Z"].shape == (150, 2) and seen[-1][1]["q_sqrt"].shape == (1, 150, 150)
+    assert np.all(np.isfinite(interrupted.predict_proba(X[:5])))
+
+    def killed_at(i, value, params):
+        if i == 4:
+            raise Killed
+
+    path = tmp_path / "fit.npz"
+    with pytest.raises(Killed):
+        SparseGPClassifier(random_state=0, checkpoint=Checkpoint(str(path), every=0), callback=killed_at).fit(X, y)
+    reached = load_model(path)
+    assert reached.stop_reason_.startswith("checkpoint at m = 150") and reached.bound_ < clf.bound_
+    assert np.all(np.isfinite(reached.predict_proba(X[:5])))
 
 
 class Killed(Exception):

@@ -91,6 +91,9 @@ class Likelihood(Parameterised):
     learns nothing) and put their configuration in :meth:`_static`."""
 
     name: ClassVar[str] = ""
+    # True where log p(y | f) is concave in f: then so is E_q[log p(y | f)] in q's mean, each row's site precision
+    # -2 dE/dv is >= 0 and the bound's optimal q at every input has the site form of :mod:`.classification.site_form`
+    log_concave: ClassVar[bool] = False
 
     def latent_count(self, n_outputs: int) -> int:
         """Latent functions for ``n_outputs`` classes (or 1 for a real or count target)."""
@@ -220,6 +223,7 @@ class Bernoulli(LabelLikelihood):
     """p(y | f) = link(y f) for y in {-1, +1} (coded 0 / 1 in ``y``); ``link`` "probit" or "logit"."""
 
     name = "bernoulli"
+    log_concave = True
 
     def __init__(self, link: str = "probit", *, priors=None, fixed=()):
         if link not in ("probit", "logit"):
@@ -367,6 +371,7 @@ class Gaussian(TargetLikelihood):
 
     name = "gaussian"
     conjugate = True
+    log_concave = True
 
     def __init__(self, variance: float = 1.0, *, priors=None, fixed=()):
         self._set_params({"variance": variance}, priors, fixed)
@@ -452,6 +457,7 @@ class Poisson(TargetLikelihood):
 
     name = "poisson"
     discrete = True
+    log_concave = True
 
     def __init__(self, *, priors=None, fixed=()):
         self._set_params({}, priors, fixed)

@@ -196,7 +196,7 @@ def extend_q(post: Posterior, Z_new, jitter: float = JITTER):
     return q_mu, q_sqrt
 
 
-def _rows_and_sites(likelihood, mu, var, y, w):
+def rows_and_sites(likelihood, mu, var, y, w):
     """sum_i w_i E_q[log p(y_i | f_i)] and its gradient in (mu, var) as the weighted sites (w g, w lambda)."""
 
     def total(mu_, var_):
@@ -213,7 +213,7 @@ def site_moments(likelihood, mu, var, y):
     At a stationary point of L over q(v) = N(m, S), S^-1 = I + sum_i a_i Lambda_i a_i^T and
     S^-1 m = sum_i a_i (g_i + Lambda_i (mu_i - b)): q is the prior times these Gaussian sites.
     """
-    _, g, lam = _rows_and_sites(likelihood, mu, var, y, jnp.ones(mu.shape[0], mu.dtype))
+    _, g, lam = rows_and_sites(likelihood, mu, var, y, jnp.ones(mu.shape[0], mu.dtype))
     return g, lam
 
 
@@ -234,7 +234,7 @@ def site_sums(post: Posterior, likelihood, X, y, w, chunk: int):
         P, h, e = acc
         Xc, yc, wc = rows
         mu, var, A = marginals(post, Xc)
-        ec, g, lam = _rows_and_sites(likelihood, mu, var, yc, wc)
+        ec, g, lam = rows_and_sites(likelihood, mu, var, yc, wc)
         lam = jnp.abs(lam)
         P = P + jnp.einsum("in,nl,jn->lij", A, lam, A)
         h = h + A @ (g + lam * (mu - post.mean))
@@ -397,6 +397,7 @@ __all__ = [
     "predict_marginals",
     "predict_covariance",
     "extend_q",
+    "rows_and_sites",
     "site_moments",
     "site_sums",
     "natural_update",

@@ -39,6 +39,12 @@ likelihood, real or count targets) are both this fit; what differs is the likeli
    the bound as ``objective`` and ``lower`` and no certificate): once a doubling gains less than ``tol`` nats per
    row, or once the gains' decline (the last gain times its ratio to the one before) says the next doubling
    would, or at ``max_inducing`` or the number of distinct training inputs.
+0. **Small data** (``inducing="auto"``, the rows in memory, a log-concave likelihood, at most EVERY_INPUT_ROWS
+   distinct inputs and no more than the growth's largest m): no growth. Every distinct input is inducing at once
+   and held, q at its optimum in its site form by natural steps inside every evaluation, L-BFGS-B over the
+   kernel, b and the likelihood's parameters only (:mod:`.every_input`), converged to FINAL * tol; steps 2-4 are
+   skipped. On 300 rows the growth's 128 and 209 inputs took 182 L-BFGS iterations over q's entries and ended
+   lower (BENCHMARKS.md, "Every input inducing on small data").
 5. **The check.** Each sampled training row's approximate leave-one-out latent marginal (its Gaussian site
    removed from q: :func:`~sparsegp.classification.svgp.loo_cavity`), which the estimator scores with the
    likelihood's predictive (log loss and calibration error for labels, log density and interval coverage for
@@ -68,6 +74,7 @@ from .calibration import loo_sample
 from .checkpoint import Checkpointer
 from .config import VariationalConfig
 from .estimate import Clock
+from .every_input import fit_every_input
 from .growth import Step, device_max_inducing, path_records, stop_reason
 from .hyper import (
     optimiser_callback,
@@ -87,6 +94,7 @@ NATURAL_STEPS = 100  # at most this many natural-gradient steps for q per stage
 SMALLEST_STEP = 1.0 / 64  # the natural steps end when a step this short no longer raises the bound
 NARROW_FLOOR = 0.1  # the default length-scales' floor, a fraction of the inputs' RMS spread
 LABELS_PER_PARAMETER = 50  # fewer training rows per kernel hyper-parameter: weak priors about the default start
+EVERY_INPUT_ROWS = 1024  # at most this many distinct inputs: every one inducing at once (step 0)
 STAGE_WARMUP = LBFGS_MEMORY  # a stage's progress rule is judged only after this many L-BFGS iterations
 
 
@@ -183,12 +191,17 @@ def _stage(config, problem, params, mask, bounds, n: int, desc: str, loose: floa
         verbose=config.verbose, desc=desc, value_and_grad=value_and_grad, callback=optimiser_callback(config),
         progress=loose * config.tol * n, progress_after=STAGE_WARMUP,
     )  # fmt: skip
-    warn_stopped_short(config.owner, report, "raise max_iter, or tol for a looser progress rule", stacklevel=5)
-    if config.optimize:
-        warn_at_bounds(config.owner, "kernel hyper-parameter", params["kernel"], mask["kernel"], stacklevel=5)
-        likelihood, free = params["likelihood"], mask["likelihood"]
-        warn_at_bounds(config.owner, "likelihood parameter", likelihood, free, "the targets' fitted scale", 5)
+    _stage_warnings(config, report, params, mask)
     return params, report
+
+
+def _stage_warnings(config, report, params, mask):
+    """The regressors' warnings where a stage stops short or leaves a parameter at its box."""
+    warn_stopped_short(config.owner, report, "raise max_iter, or tol for a looser progress rule", stacklevel=6)
+    if config.optimize:
+        warn_at_bounds(config.owner, "kernel hyper-parameter", params["kernel"], mask["kernel"], stacklevel=6)
+        likelihood, free = params["likelihood"], mask["likelihood"]
+        warn_at_bounds(config.owner, "likelihood parameter", likelihood, free, "the targets' fitted scale", 6)
 
 
 def _negative_bound(problem, params) -> float:
@@ -399,6 +412,10 @@ def fit_variational(config: VariationalConfig, data, save=None) -> VariationalFi
     clock = Clock(config, data.n, m_cap, t0, certificate=False, gain_per_row=config.tol)
     config = dataclasses.replace(config, monitors=(*config.monitors, clock))
     final, stopping = not isinstance(config.inducing, str), None  # a given set is the model's size at once
+    if every_input(config, data):
+        params, path, reason, n_iter = _every_input_stage(config, data, params, path, checkpointer, t0)
+        fit = _finish(config, params, path, reason, n_iter, Xs, y_pool)
+        return fit._replace(estimates=[e._asdict() for e in clock.estimates])
     while True:
         M, t_size = int(params["Z"].shape[0]), time.perf_counter()
         chunk = data.chunk(M * config.likelihood.latent_count(data.n_outputs), config.chunk_size)
@@ -441,6 +458,49 @@ def fit_variational(config: VariationalConfig, data, save=None) -> VariationalFi
             final, stopping = True, reason
     fit = _finish(config, params, path, reason, n_iter, Xs, y_pool)
     return fit._replace(estimates=[e._asdict() for e in clock.estimates])
+
+
+def every_input(config: VariationalConfig, data) -> bool:
+    """Whether the growth is replaced by its last size at once, every distinct training input inducing and q by
+    :mod:`.every_input`: ``inducing="auto"``, the rows in memory, at most EVERY_INPUT_ROWS distinct inputs and
+    no more than the growth's largest m (:func:`largest_m`: the growth would end at every input or short of it),
+    and a log-concave likelihood (its optimal q has the site form; where it is not, as Student-t's and
+    robust-max's, a row's site precision may be negative)."""
+    if not (isinstance(config.inducing, str) and isinstance(data, InMemoryRows) and config.likelihood.log_concave):
+        return False
+    latents = config.likelihood.latent_count(data.n_outputs)
+    return data.n_distinct <= min(EVERY_INPUT_ROWS, largest_m(config, data.n, latents))
+
+
+def _every_input_stage(config: VariationalConfig, data, params: dict, path: list, checkpointer, t0: float):
+    """The model at every distinct input (:func:`every_input`), converged to FINAL * tol: (params, path, stop
+    reason, iterations and natural steps)."""
+    rows, s = data.rows, config.input_scale
+    M, t_size = rows.X.shape[0], time.perf_counter()
+    theta = {k: params[k] for k in ("kernel", "likelihood", "mean")}
+    whole = dict(params, Z=jnp.asarray(rows.X / s))
+    q_mu, q_sqrt = config.family.start(M, params["q_mu"].shape[1])
+    mask, bounds = _mask_and_bounds(config, dict(whole, q_mu=jnp.asarray(q_mu), q_sqrt=jnp.asarray(q_sqrt)))
+    if checkpointer is not None:
+        checkpointer.where = {"path": list(path), "problem": data.problem(config.family, data.chunk(M, None), s)}
+    desc, progress = f"{config.owner}: m = {M} (every input)", FINAL * config.tol * data.n
+    reason = (
+        f"every distinct input: the {M} distinct training inputs are fewer than the growth's largest m, so the fit is "
+        "the full variational GP at once, q by natural steps"
+    )
+    try:
+        params, report, steps, start = fit_every_input(
+            config, rows.X / s, rows.y, rows.w, theta, mask, bounds, desc, progress, STAGE_WARMUP,
+            optimiser_callback(config),
+        )  # fmt: skip
+        objective, iterations = float(report.objective), int(report.n_iter)
+        _stage_warnings(config, report, params, mask)
+    except Interrupted as stop:
+        params, reason = stop.params, f"interrupted (KeyboardInterrupt) at m = {M}: the best state reached"
+        iterations, steps, start = 0 if stop.report is None else int(stop.report.n_iter), 0, float("nan")
+        objective = _negative_bound(data.problem(config.family, data.chunk(M, None), s), params)
+    size = record(M, -objective, steps + iterations, time.perf_counter() - t_size, start)
+    return params, [*path, size], reason, steps + iterations
 
 
 def _finish(config, params, path, reason: str, n_iter: int, Xs, y_pool) -> VariationalFit:

@@ -1,0 +1,163 @@
+"""The variational fit's stage where every distinct training input is inducing (``inducing="auto"`` on small data):
+the full variational GP, q in its site form (:mod:`sparsegp.classification.site_form`), optimised to its optimum
+by natural steps inside every evaluation, and L-BFGS-B over the kernel, the constant mean b and the likelihood's
+parameters only.
+
+Where the rows' distinct inputs are few, growing m through sizes that each re-fit q's m (m + 3) / 2 entries by
+L-BFGS costs more than the whole GP: on 300 rows the growth went 128 then 209 inputs in 182 L-BFGS iterations,
+most of the time SciPy's L-BFGS-B over q's 22,000 entries (BENCHMARKS.md). Here q is 2 n numbers, each natural
+step one factorisation of an n x n matrix on the host (LAPACK), warm from the evaluation before, and L-BFGS sees a
+handful of parameters (Salimbeni, Eleftheriadis & Hensman 2018, sec. 4: natural steps for q, a first-order
+method for the rest). The fitted q is handed to the rest of the fit in ``svgp``'s whitened form at Z = X, so
+prediction, the leave-one-out check and the model file are those of every other size.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from ..classification import site_form, svgp
+from ..priors import log_hyper_prior
+from .training import Interrupted, minimize
+
+INNER_TOL = 1e-9  # the natural steps end once a step gains less than this many nats per row
+INNER_STEPS = 50  # and after at most this many steps in one evaluation
+SMALLEST_STEP = 1.0 / 64  # or once a step this short no longer raises the bound
+ANDERSON_DEPTH = 5  # the accepted steps the extrapolation of the sites reads
+
+
+@jax.jit
+def _gram(kernel, X, jitter):
+    """K + jitter mean(diag K) I at the training inputs: the whitened form's K_uu at Z = X
+    (:func:`~sparsegp.linalg.cholesky_fixed`'s matrix)."""
+    K = kernel.K(X)
+    return K + (jitter * jnp.mean(jnp.diag(K))) * jnp.eye(X.shape[0], dtype=X.dtype)
+
+
+@jax.jit
+def _row_terms(likelihood, g_mu, mean, var, y, w):
+    """sum_i w_i E_q[log p(y_i | f_i)] and the weighted sites (w dE/dmu, -2 w dE/dv) at the marginals
+    (f's mean ``g_mu + mean``)."""
+    return svgp.rows_and_sites(likelihood, g_mu + mean, var, y, w)
+
+
+def _partial_bound(theta, X, y, w, g_mu, var, G, jitter):
+    """A function of the kernel, b and the likelihood whose gradient at q held is the bound's: the rows' term at
+    the marginals held, plus <dL/dK, K(theta)> (:func:`~sparsegp.classification.site_form.kernel_cotangent`);
+    and log p(theta), the hyper-priors."""
+    K = _gram(theta["kernel"], X, jitter)
+    rows = jnp.sum(w * theta["likelihood"].expected_log_density(g_mu + theta["mean"], var, y))
+    prior = log_hyper_prior(theta)
+    return rows + jnp.sum(G * K) + prior, prior
+
+
+_partial_grad = jax.jit(jax.grad(_partial_bound, has_aux=True))
+
+
+class ProfiledSites:
+    """``value_and_grad(theta) -> (-(L + log p(theta)), gradient)`` over ``theta`` = {kernel, likelihood, mean}
+    with q(g) at its optimum for theta: the sites moved by natural steps from where the previous evaluation left
+    them (the prior's at the first), until a step gains less than INNER_TOL nats per row. The rows ``X`` (inputs
+    scaled), ``y`` and weights ``w``, NumPy; ``latents`` the latent functions."""
+
+    def __init__(self, X, y, w, latents: int, jitter: float = svgp.JITTER):
+        self.X, self.y, self.w = jnp.asarray(X), jnp.asarray(y), jnp.asarray(w)
+        self.jitter, self.floor = float(jitter), INNER_TOL * float(np.sum(w))
+        n = X.shape[0]
+        self.lam, self.nu = np.zeros((n, latents)), np.zeros((n, latents))
+        self.steps, self.first = 0, float("nan")  # the bound (with log p(theta)) at the first evaluation's start
+
+    def _at(self, theta, K, lam, nu):
+        """(bound, q, the rows' target sites) at the sites ``lam``, ``nu``."""
+        q = site_form.posterior(K, lam, nu)
+        e, g, lam_rows = jax.device_get(_row_terms(theta["likelihood"], q.mu, theta["mean"], q.var, self.y, self.w))
+        return float(e) - q.kl, q, site_form.target_sites(q, g, lam_rows)
+
+    def optimum(self, theta):
+        """(K, q, the bound) with q moved to its optimum for ``theta``: from the accepted steps' sites and targets
+        the next sites are their Anderson extrapolation (:func:`~sparsegp.classification.site_form.anderson`),
+        where that loses the plain step, and where that loses too, steps of half the size (as
+        :func:`~sparsegp.fitting.variational.natural_q`'s); a step that changes the bound by less than the floor
+        ends them."""
+        K = np.asarray(_gram(theta["kernel"], self.X, self.jitter))
+        value, q, targets = self._at(theta, K, self.lam, self.nu)
+        if self.steps == 0:
+            self.first = value + float(log_hyper_prior(theta))
+        floor = self.floor
+        shape, history, rho = self.lam.shape, [], 1.0
+        for _ in range(INNER_STEPS):
+            x = site_form.pack(self.lam, self.nu)
+            history = [*history[-ANDERSON_DEPTH:], (x, site_form.pack(*targets) - x)]
+            extrapolated = rho == 1.0 and len(history) > 1
+            step = site_form.anderson(history) if extrapolated else x + rho * history[-1][1]
+            lam, nu = site_form.unpack(step, shape)
+            v, q_t, t_t = self._at(theta, K, lam, nu)
+            self.steps += 1
+            if not np.isfinite(v) or v < value - floor:  # a step that lost: plainer, then shorter
+                history = []  # the extrapolation starts again from this point's plain step
+                if not extrapolated:
+                    rho *= 0.5
+                    if rho < SMALLEST_STEP:
+                        break
+                continue
+            if v <= value + floor:  # converged: the step neither gains nor loses
+                if v > value:
+                    self.lam, self.nu, value, q = lam, nu, v, q_t
+                break
+            rho = min(1.0, 2.0 * rho)
+            self.lam, self.nu, value, q, targets = lam, nu, v, q_t, t_t
+        return K, q, value
+
+    def __call__(self, theta):
+        K, q, value = self.optimum(theta)
+        G = site_form.kernel_cotangent(q)
+        grad, prior = _partial_grad(theta, self.X, self.y, self.w, jnp.asarray(q.mu), jnp.asarray(q.var),
+                                    jnp.asarray(G), self.jitter)  # fmt: skip
+        return -(value + float(prior)), jax.tree_util.tree_map(lambda a: -a, grad)
+
+    def whitened(self, theta):
+        """(q_mu, q_sqrt) of ``svgp``'s whitened q at Z = X for the sites at their optimum for ``theta``."""
+        K, _, _ = self.optimum(theta)
+        q_mu, q_sqrt = site_form.to_whitened(K, self.lam, self.nu)
+        return jnp.asarray(q_mu), jnp.asarray(q_sqrt)
+
+
+def fit_every_input(config, X, y, w, theta: dict, mask: dict, bounds, desc: str, progress: float, after: int,
+                    callback=None):  # fmt: skip
+    """L-BFGS-B over ``theta`` (kernel, likelihood, mean) of the bound with q at its optimum (:class:`ProfiledSites`)
+    on the rows ``X`` (inputs scaled), ``y``, ``w``, with the fit's progress rule (``progress`` nats per iteration,
+    read after ``progress_after``) and ``config``'s iterations; ``callback(iteration, value, params)`` sees the
+    whole parameter dict (Z = X, q whitened). Returns (the parameter dict, the optimiser's report, natural steps
+    taken, the bound with its hyper-prior at the start: q the prior's, theta the first); a KeyboardInterrupt comes out as :class:`~.training.Interrupted` with the whole dict at the best
+    point evaluated."""
+    profiled = ProfiledSites(X, y, w, int(np.shape(theta["mean"])[0]), config.family.jitter)
+    Z = jnp.asarray(X)
+
+    def whole(t) -> dict:
+        q_mu, q_sqrt = profiled.whitened(t)
+        return dict(t, Z=Z, q_mu=q_mu, q_sqrt=q_sqrt)
+
+    # only the user's callback and the checkpointer read the parameters (the wall-time clock counts iterations)
+    reads = config.callback is not None or config.checkpoint is not None
+    seen = callback if callback is None or not reads else (lambda i, v, t: callback(i, v, whole(t)))
+    held = {k: mask[k] for k in theta}
+    lower, upper = ({k: b[k] for k in theta} for b in bounds)
+    try:
+        # each step is a few LAPACK calls between two small JAX programs, where OpenBLAS's second thread cost more
+        # than it saved (BENCHMARKS.md, "Every input inducing")
+        with threadpool_limits(limits=1, user_api="blas"):
+            best, report = minimize(
+                None, theta, mask=held, lower=lower, upper=upper, max_iter=config.max_iter, verbose=config.verbose,
+                desc=desc, value_and_grad=profiled, callback=seen, progress=progress, progress_after=after,
+            )  # fmt: skip
+            whole_best = whole(best)
+    except Interrupted as stop:
+        stop.params = whole(stop.params)
+        raise
+    return whole_best, report, profiled.steps, profiled.first
+
+
+__all__ = ["ProfiledSites", "fit_every_input", "INNER_TOL", "INNER_STEPS"]
