@@ -146,7 +146,7 @@ def fit_every_input(config, X, y, w, theta: dict, mask: dict, bounds, desc: str,
     held = {k: mask[k] for k in theta}
     lower, upper = ({k: b[k] for k in theta} for b in bounds)
     try:
-        # each step is a few LAPACK calls between two small JAX programs, where OpenBLAS's second thread cost more
+        # each step is a few LAPACK calls between small JAX programs, where OpenBLAS's second thread cost more
         # than it saved (BENCHMARKS.md, "Every input inducing")
         with threadpool_limits(limits=1, user_api="blas"):
             best, report = minimize(

@@ -94,7 +94,7 @@ NATURAL_STEPS = 100  # at most this many natural-gradient steps for q per stage
 SMALLEST_STEP = 1.0 / 64  # the natural steps end when a step this short no longer raises the bound
 NARROW_FLOOR = 0.1  # the default length-scales' floor, a fraction of the inputs' RMS spread
 LABELS_PER_PARAMETER = 50  # fewer training rows per kernel hyper-parameter: weak priors about the default start
-EVERY_INPUT_ROWS = 1024  # at most this many distinct inputs: every one inducing at once (step 0)
+EVERY_INPUT_ROWS = 400  # at most this many distinct inputs: every one inducing at once (step 0; BENCHMARKS.md)
 STAGE_WARMUP = LBFGS_MEMORY  # a stage's progress rule is judged only after this many L-BFGS iterations
 
 
