@@ -61,7 +61,10 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         scikit-learn's digits its probabilities were better calibrated than softmax's: BENCHMARKS.md,
         "Classification").
     inducing : "auto", int, array of shape (m, D), or IVMClassifier
-        "auto": m chosen by the growth; an int: that many inducing inputs at k-means centres;
+        "auto": m chosen by the growth, or, with a binary likelihood ("probit", "logit") and at most 400
+        distinct training inputs (``EVERY_INPUT_ROWS`` of :mod:`sparsegp.fitting.variational`) no more than
+        ``max_inducing``, every distinct input at once, held, with q at its optimum by natural steps
+        (``stop_reason_`` "every distinct input ..."); an int: that many inducing inputs at k-means centres;
         an array: those inputs; an (unfitted) IVMClassifier or OneVsRestIVMClassifier: its active set on the
         training rows (Lawrence, Seeger & Herbrich 2003's differential-entropy selection; for more than two
         classes the union of one-vs-rest sets).
