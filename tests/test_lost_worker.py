@@ -60,10 +60,19 @@ def fitted(da, X, y):
         return SparseGPRegressor(inducing=32, random_state=0, schedule=Joint(max_iter=40)).fit(Xd, yd)
 
 
+def connect_timeout() -> float:
+    """Dask's ``distributed.comm.timeouts.connect`` in seconds (30 s by default)."""
+    import dask
+    import distributed  # noqa: F401  (its configuration's defaults)
+    from dask.utils import parse_timedelta
+
+    return float(parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), default="s"))
+
+
 def killed_at_moments(distributed, fit, moments: int, same) -> None:
     """``fit()`` undisturbed (after one run that compiles the driver's programs), then once per moment spread over
     its time with one of the two workers killed then, each on a cluster of its own: ``same(model, undisturbed)``
-    holds and every run ends within three times the undisturbed time."""
+    holds and every run ends within three times the undisturbed time and one of Dask's connect timeouts."""
     cluster, client = cluster_and_client(distributed)
     try:
         fit()  # the driver's programs compiled, as in the runs below
@@ -97,7 +106,10 @@ def killed_at_moments(distributed, fit, moments: int, same) -> None:
             cluster.close(timeout=30)
         print(f"killed at {moment:.2f} s of {seconds:.2f} s: {took:.1f} s")
         same(model, undisturbed, moment)
-        assert took <= 3 * seconds, (moment, took, seconds)
+        # a surviving worker that fetches a partition from the dead one before the scheduler has noticed sits out
+        # Dask's connect timeout once ("Timed out trying to connect ... after 30 s": seen when killed 12.6 s into
+        # a 14.9 s fit, which then took 52.9 s); the fit's own waits add no more than that
+        assert took <= 3 * seconds + connect_timeout(), (moment, took, seconds)
 
 
 def test_a_fit_survives_a_worker_killed_at_any_moment():

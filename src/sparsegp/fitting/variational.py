@@ -4,6 +4,12 @@ class labels) and the non-Gaussian regressors (:class:`~sparsegp.SparseGPRegress
 likelihood, real or count targets) are both this fit; what differs is the likelihood object
 (:mod:`sparsegp.likelihoods`), which the fit never asks the name of.
 
+0. **Small data** (``inducing="auto"``, the rows in memory, a log-concave likelihood, at most EVERY_INPUT_ROWS
+   distinct inputs and no more than the growth's largest m): no growth. Every distinct input is inducing at once
+   and held, q at its optimum in its site form by natural steps inside every evaluation, L-BFGS-B over the
+   kernel, b and the likelihood's parameters only (:mod:`.every_input`), converged to FINAL * tol, from step
+   1's start; steps 2-4 are skipped. On 300 rows the growth's 128 and 209 inputs took 182 L-BFGS iterations
+   over q's entries and ended lower (BENCHMARKS.md, "Every input inducing on small data").
 1. **Start.** Inputs divided by their RMS spread s (the fit follows the units of X exactly). The default
    kernel is the regressors' SE-ARD start (length-scales at sqrt(D) times each column's spread, variance 1);
    the constant mean b is the likelihood's start for the targets (``initial_mean``: its value at the class
@@ -39,12 +45,6 @@ likelihood, real or count targets) are both this fit; what differs is the likeli
    the bound as ``objective`` and ``lower`` and no certificate): once a doubling gains less than ``tol`` nats per
    row, or once the gains' decline (the last gain times its ratio to the one before) says the next doubling
    would, or at ``max_inducing`` or the number of distinct training inputs.
-0. **Small data** (``inducing="auto"``, the rows in memory, a log-concave likelihood, at most EVERY_INPUT_ROWS
-   distinct inputs and no more than the growth's largest m): no growth. Every distinct input is inducing at once
-   and held, q at its optimum in its site form by natural steps inside every evaluation, L-BFGS-B over the
-   kernel, b and the likelihood's parameters only (:mod:`.every_input`), converged to FINAL * tol; steps 2-4 are
-   skipped. On 300 rows the growth's 128 and 209 inputs took 182 L-BFGS iterations over q's entries and ended
-   lower (BENCHMARKS.md, "Every input inducing on small data").
 5. **The check.** Each sampled training row's approximate leave-one-out latent marginal (its Gaussian site
    removed from q: :func:`~sparsegp.classification.svgp.loo_cavity`), which the estimator scores with the
    likelihood's predictive (log loss and calibration error for labels, log density and interval coverage for
@@ -241,7 +241,9 @@ def _start(config: VariationalConfig, data, Xs: np.ndarray, rng) -> dict[str, An
     s = config.input_scale
     kernel = initial_kernel(config, data.column_std, data.n)
     none = np.zeros((0, Xs.shape[1]))
-    if isinstance(config.inducing, str):
+    if every_input(config, data):  # the pool is the distinct rows: every one inducing (step 0)
+        Z = Xs
+    elif isinstance(config.inducing, str):
         cap = largest_m(config, data.n, config.likelihood.latent_count(data.n_outputs))
         Z = _select(kernel, none, Xs, min(FIRST_INDUCING, data.n_distinct, cap), rng)
     elif np.ndim(config.inducing) == 0:
@@ -478,15 +480,15 @@ def _every_input_stage(config: VariationalConfig, data, params: dict, path: list
     rows, s = data.rows, config.input_scale
     M, t_size = rows.X.shape[0], time.perf_counter()
     theta = {k: params[k] for k in ("kernel", "likelihood", "mean")}
-    whole = dict(params, Z=jnp.asarray(rows.X / s))
     q_mu, q_sqrt = config.family.start(M, params["q_mu"].shape[1])
-    mask, bounds = _mask_and_bounds(config, dict(whole, q_mu=jnp.asarray(q_mu), q_sqrt=jnp.asarray(q_sqrt)))
+    whole = dict(params, Z=jnp.asarray(rows.X / s), q_mu=jnp.asarray(q_mu), q_sqrt=jnp.asarray(q_sqrt))
+    mask, bounds = _mask_and_bounds(config, whole)
     if checkpointer is not None:
         checkpointer.where = {"path": list(path), "problem": data.problem(config.family, data.chunk(M, None), s)}
     desc, progress = f"{config.owner}: m = {M} (every input)", FINAL * config.tol * data.n
     reason = (
-        f"every distinct input: the {M} distinct training inputs are fewer than the growth's largest m, so the fit is "
-        "the full variational GP at once, q by natural steps"
+        f"every distinct input: {M} distinct training inputs (at most {EVERY_INPUT_ROWS}), every one inducing at "
+        "once: the full variational GP, q by natural steps"
     )
     try:
         params, report, steps, start = fit_every_input(
