@@ -73,10 +73,15 @@ def cholesky(A, *, name: str = "matrix", jitter: float = DEFAULT_JITTER, max_jit
     )
 
 
+def with_fixed_jitter(A, jitter: float = DEFAULT_JITTER):
+    """``A + jitter * mean(diag A) * I``, traceable: the matrix :func:`cholesky_fixed` factorises."""
+    scale = jnp.mean(jnp.diag(A))
+    return A + (jitter * scale) * jnp.eye(A.shape[0], dtype=A.dtype)
+
+
 def cholesky_fixed(A, jitter: float = DEFAULT_JITTER):
     """Traceable lower Cholesky of ``A + jitter * mean(diag A) * I`` (NaN on failure)."""
-    scale = jnp.mean(jnp.diag(A))
-    return jnp.linalg.cholesky(A + (jitter * scale) * jnp.eye(A.shape[0], dtype=A.dtype))
+    return jnp.linalg.cholesky(with_fixed_jitter(A, jitter))
 
 
 def solve_lower(L, B):

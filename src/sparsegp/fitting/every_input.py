@@ -20,21 +20,20 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..classification import site_form, svgp
+from ..linalg import with_fixed_jitter
 from ..priors import log_hyper_prior
 from .training import Interrupted, minimize
 
 INNER_TOL = 1e-9  # the natural steps end once a step gains less than this many nats per row
 INNER_STEPS = 50  # and after at most this many steps in one evaluation
-SMALLEST_STEP = 1.0 / 64  # or once a step this short no longer raises the bound
+SMALLEST_STEP = 1.0 / 64  # or once a step this short no longer raises the bound (the growth's natural steps too)
 ANDERSON_DEPTH = 5  # the accepted steps the extrapolation of the sites reads
 
 
 @jax.jit
 def _gram(kernel, X, jitter):
-    """K + jitter mean(diag K) I at the training inputs: the whitened form's K_uu at Z = X
-    (:func:`~sparsegp.linalg.cholesky_fixed`'s matrix)."""
-    K = kernel.K(X)
-    return K + (jitter * jnp.mean(jnp.diag(K))) * jnp.eye(X.shape[0], dtype=X.dtype)
+    """K + jitter mean(diag K) I at the training inputs: the whitened form's K_uu at Z = X."""
+    return with_fixed_jitter(kernel.K(X), jitter)
 
 
 @jax.jit

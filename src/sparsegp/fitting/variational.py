@@ -74,7 +74,7 @@ from .calibration import loo_sample
 from .checkpoint import Checkpointer
 from .config import VariationalConfig
 from .estimate import Clock
-from .every_input import fit_every_input
+from .every_input import SMALLEST_STEP, fit_every_input
 from .growth import Step, device_max_inducing, path_records, stop_reason
 from .hyper import (
     optimiser_callback,
@@ -91,7 +91,6 @@ CANDIDATES = 4096  # rows the greedy selection of inducing inputs looks at (at l
 LOOSE = 0.1  # the progress rule of a size the growth passes through: LOOSE * tol nats per row per iteration
 FINAL = 0.01  # the model's own size (the last, or the one given) is converged further: FINAL * tol
 NATURAL_STEPS = 100  # at most this many natural-gradient steps for q per stage
-SMALLEST_STEP = 1.0 / 64  # the natural steps end when a step this short no longer raises the bound
 NARROW_FLOOR = 0.1  # the default length-scales' floor, a fraction of the inputs' RMS spread
 LABELS_PER_PARAMETER = 50  # fewer training rows per kernel hyper-parameter: weak priors about the default start
 EVERY_INPUT_ROWS = 400  # at most this many distinct inputs: every one inducing at once (step 0; BENCHMARKS.md)
