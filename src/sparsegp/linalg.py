@@ -10,6 +10,9 @@
   append of a Cholesky factor (and of L^-1 B) behind every incremental state: the active
   set, the Smola-Bartlett dual, the held-out monitor and the IVM. O(d^2) instead of O(d^3).
 * :func:`solve_lower`, :func:`solve_upper`, :func:`cho_solve`, :func:`logdet_from_chol`.
+* The host forms, NumPy in and out through LAPACK, for the paths that run without a JAX program
+  (:mod:`sparsegp.approximations.exact_host`): :func:`host_cholesky`, :func:`host_solve_lower`,
+  :func:`host_solve_upper`, :func:`host_cho_solve`, :func:`lapack_nll`, :func:`lapack_inverse`.
 """
 
 from __future__ import annotations
@@ -64,8 +67,33 @@ def cholesky(A, *, name: str = "matrix", jitter: float = DEFAULT_JITTER, max_jit
         L = jnp.linalg.cholesky(A + (j * scale) * jnp.eye(A.shape[0], dtype=A.dtype))
         if all_finite(L):
             return L, j * scale
-    raise NumericalError(
-        f"cholesky of {name} ({A.shape[0]}x{A.shape[0]}) failed even with jitter {max_jitter:g} x mean diagonal: "
+    raise NumericalError(_not_positive_definite(name, A.shape[0], max_jitter))
+
+
+def host_cholesky(A, *, name: str = "matrix", jitter: float = DEFAULT_JITTER, max_jitter: float = MAX_JITTER):
+    """:func:`cholesky` for a NumPy matrix through LAPACK, no JAX program: ``(L, used)``, the same ladder."""
+    A = np.asarray(A, dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise NumericalError(f"cholesky of {name}: expected a square matrix, got shape {A.shape}")
+    if not np.all(np.isfinite(A)):
+        raise NumericalError(
+            f"cholesky of {name}: the matrix contains NaN or inf; the hyper-parameters have probably "
+            "diverged (try a larger noise lower bound or hyper-priors)"
+        )
+    L, info = sl.lapack.dpotrf(A, lower=1, clean=1)
+    if info == 0:
+        return L, 0.0
+    scale = float(np.mean(np.abs(np.diag(A)))) or 1.0
+    for j in jitter_ladder(jitter, max_jitter):
+        L, info = sl.lapack.dpotrf(A + (j * scale) * np.eye(A.shape[0]), lower=1, clean=1)
+        if info == 0:
+            return L, j * scale
+    raise NumericalError(_not_positive_definite(name, A.shape[0], max_jitter))
+
+
+def _not_positive_definite(name: str, n: int, max_jitter: float) -> str:
+    return (
+        f"cholesky of {name} ({n}x{n}) failed even with jitter {max_jitter:g} x mean diagonal: "
         "the matrix is not numerically positive definite. Likely causes: duplicated or near-duplicate "
         "inputs/inducing points, a length-scale much larger than the data range, or a noise variance near 0. "
         "Remedies: remove duplicate points, select inducing points greedily (they are then well spread), "
@@ -97,6 +125,21 @@ def solve_upper(L, B):
 def cho_solve(L, B):
     """(L L^T)^-1 B."""
     return solve_upper(L, solve_lower(L, B))
+
+
+def host_solve_lower(L, B):
+    """:func:`solve_lower` in NumPy (LAPACK), no JAX program."""
+    return sl.solve_triangular(L, B, lower=True, check_finite=False)
+
+
+def host_solve_upper(L, B):
+    """:func:`solve_upper` in NumPy (LAPACK), no JAX program."""
+    return sl.solve_triangular(L, B, lower=True, trans="T", check_finite=False)
+
+
+def host_cho_solve(L, B):
+    """:func:`cho_solve` in NumPy (LAPACK's ``dpotrs``), no JAX program."""
+    return sl.lapack.dpotrs(L, B, lower=1)[0]
 
 
 def logdet_from_chol(L):
@@ -197,7 +240,9 @@ def _use_lapack() -> bool:
     return on_cpu()
 
 
-def _lapack_forward(Q, y):
+def lapack_nll(Q, y):
+    """(-log N(y | 0, Q), L, Q^-1 y) through LAPACK on the host (NaNs where Q is not positive definite); for y of
+    shape (n, k), the sum over its columns: :func:`gaussian_nll`'s forward pass on a CPU."""
     Q = np.asarray(Q, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if Q.shape[0] > CHOLESKY_BLOCK:
@@ -216,7 +261,8 @@ def _lapack_forward(Q, y):
     return np.float64(val), L, alpha
 
 
-def _lapack_inverse(L):
+def lapack_inverse(L):
+    """(L L^T)^-1 through LAPACK's ``dpotri`` on the host (NaNs where it fails)."""
     L = np.asarray(L, dtype=np.float64)
     inv, info = sl.lapack.dpotri(L, lower=1)
     if info != 0:
@@ -236,7 +282,7 @@ def _nll_forward(Q, y):
             jax.ShapeDtypeStruct(y.shape, Q.dtype),
         )
         # one LAPACK call per target where the targets have a noise each (vmapped, sparsegp.approximations.per_target)
-        return jax.pure_callback(_lapack_forward, shapes, Q, y, vmap_method="sequential")
+        return jax.pure_callback(lapack_nll, shapes, Q, y, vmap_method="sequential")
     L = jnp.linalg.cholesky(Q)
     alpha = cho_solve(L, y)
     if y.ndim == 2:
@@ -251,7 +297,7 @@ def _cho_inverse(L):
     import jax
 
     if _use_lapack():
-        return jax.pure_callback(_lapack_inverse, jax.ShapeDtypeStruct(L.shape, L.dtype), L, vmap_method="sequential")
+        return jax.pure_callback(lapack_inverse, jax.ShapeDtypeStruct(L.shape, L.dtype), L, vmap_method="sequential")
     Linv = solve_lower(L, jnp.eye(L.shape[0], dtype=L.dtype))
     return Linv.T @ Linv
 

@@ -41,8 +41,9 @@ from functools import partial
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-from ..linalg import solve_lower, solve_upper
+from ..linalg import host_solve_lower, host_solve_upper, solve_lower, solve_upper
 from .common import SparsePosterior, projections
 from .exact_gp import ExactPosterior
 from .per_target import batched, last_axis
@@ -56,17 +57,17 @@ def loo_predictive(y, mu, h, lam, extra):
     return y - lam * (y - mu) / gap, lam * lam / gap + extra
 
 
-def log_density_error(resid, gap, lam, extra, gap_err, resid_err):
+def log_density_error(resid, gap, lam, extra, gap_err, resid_err, xp=jnp):
     """First-order bound on the error of a row's leave-one-out log density, nats, from the errors ``gap_err``
     of lambda_i - h_i (``gap``) and ``resid_err`` of y_j - mu_i (``resid``): var = lambda^2 / gap + extra,
     z = lambda resid / (gap sqrt(var)), log density -1/2 (log 2 pi var + z^2). Infinite where the gap's error
     reaches the gap itself (its sign is then unknown)."""
     var = lam * lam / gap + extra
-    rel_gap = gap_err / jnp.abs(gap)
+    rel_gap = gap_err / xp.abs(gap)
     rel_var = (lam * lam / gap) / var * rel_gap
-    z = lam * resid / (gap * jnp.sqrt(var))
-    dz = jnp.abs(z) * (rel_gap + 0.5 * rel_var) + lam * resid_err / (jnp.abs(gap) * jnp.sqrt(var))
-    return jnp.where(rel_gap < 1.0, 0.5 * rel_var + jnp.abs(z) * dz + 0.5 * dz * dz, jnp.inf)
+    z = lam * resid / (gap * xp.sqrt(var))
+    dz = xp.abs(z) * (rel_gap + 0.5 * rel_var) + lam * resid_err / (xp.abs(gap) * xp.sqrt(var))
+    return xp.where(rel_gap < 1.0, 0.5 * rel_var + xp.abs(z) * dz + 0.5 * dz * dz, xp.inf)
 
 
 @partial(jax.jit, static_argnames=("diagonal", "degenerate"))
@@ -97,9 +98,9 @@ def sparse_loo(
     return mean, var, log_density_error(y - mu, lam - h, lam, extra, gap_err, 0.0)
 
 
-def _column(a):
+def _column(a, xp=jnp):
     """A per-row vector as a column, to broadcast over k targets (scalars as they are)."""
-    return a[:, None] if jnp.ndim(a) == 1 else a
+    return a[:, None] if xp.ndim(a) == 1 else a
 
 
 @jax.jit
@@ -110,24 +111,35 @@ def exact_loo(post: ExactPosterior, noise, index, y, y_bar):
     if batched(post, "L"):
         each = jax.vmap(exact_loo, in_axes=(0, 0, None, 1, 1))(post, noise, index, y, y_bar)
         return tuple(last_axis(a) for a in each)
+    return _exact_loo(jnp, solve_lower, solve_upper, post, noise, index, y, y_bar)
+
+
+def host_exact_loo(post: ExactPosterior, noise, index, y, y_bar):
+    """:func:`exact_loo` for a posterior of NumPy arrays (one noise) in NumPy and LAPACK, no JAX program
+    (:mod:`.exact_host`)."""
+    return _exact_loo(np, host_solve_lower, host_solve_upper, post, noise, index, y, y_bar)
+
+
+def _exact_loo(xp, lower, upper, post, noise, index, y, y_bar):
+    """The formula of :func:`exact_loo` in the array module ``xp`` with its triangular solves."""
     n = post.L.shape[0]
-    W = solve_lower(post.L, (jnp.arange(n)[:, None] == index[None, :]).astype(post.L.dtype))  # L^-1 e_i
-    p = jnp.sum(W * W, axis=0)  # P_ii
-    Pe = solve_upper(post.L, W)  # P e_i
-    Pe2 = jnp.sum(Pe * Pe, axis=0)
+    W = lower(post.L, (xp.arange(n)[:, None] == index[None, :]).astype(post.L.dtype))  # L^-1 e_i
+    p = xp.sum(W * W, axis=0)  # P_ii
+    Pe = upper(post.L, W)  # P e_i
+    Pe2 = xp.sum(Pe * Pe, axis=0)
     lam = noise + post.jitter  # the jitter counts as noise, as it does in the posterior
     nd, alpha = post.noise_diag[index], post.alpha[index]
     gap = (lam - nd) + nd * nd * p
-    backward = EPS * jnp.sum(post.L * post.L)  # |E| ~ eps tr(K + N), E the factor's backward error
+    backward = EPS * xp.sum(post.L * post.L)  # |E| ~ eps tr(K + N), E the factor's backward error
     # dP_ii = -(P E P)_ii <= |E| |P e_i|^2; d alpha_i = -(P E alpha)_i <= |E| |P e_i| |alpha|
     gap_err = nd * nd * backward * Pe2
     if y.ndim == 2:  # k targets: the columns of y and alpha share the rest
-        lam, nd, gap, gap_err, Pe2 = (_column(a) for a in (lam, nd, gap, gap_err, Pe2))
+        lam, nd, gap, gap_err, Pe2 = (_column(a, xp) for a in (lam, nd, gap, gap_err, Pe2))
     resid = (y - y_bar) + nd * alpha
-    alpha_norm = jnp.linalg.norm(post.alpha) if y.ndim == 1 else jnp.linalg.norm(post.alpha, axis=0)
-    resid_err = nd * backward * jnp.sqrt(Pe2) * alpha_norm
+    alpha_norm = xp.linalg.norm(post.alpha) if y.ndim == 1 else xp.linalg.norm(post.alpha, axis=0)
+    resid_err = nd * backward * xp.sqrt(Pe2) * alpha_norm
     mean, var = y - lam * resid / gap, lam * lam / gap
-    return mean, var, log_density_error(resid, gap, lam, 0.0, gap_err, resid_err)
+    return mean, var, log_density_error(resid, gap, lam, 0.0, gap_err, resid_err, xp=xp)
 
 
-__all__ = ["exact_loo", "log_density_error", "loo_predictive", "sparse_loo"]
+__all__ = ["exact_loo", "host_exact_loo", "log_density_error", "loo_predictive", "sparse_loo"]

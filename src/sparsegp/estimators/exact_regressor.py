@@ -8,7 +8,8 @@ import numpy as np
 from .._compile import to_device
 from .._docstrings import fill
 from ..approximations.exact_gp import exact_log_marginal, exact_posterior, exact_predict
-from ..approximations.loo import exact_loo
+from ..approximations.exact_host import host_exact_posterior, host_exact_predict, host_log_marginal, on_host
+from ..approximations.loo import exact_loo, host_exact_loo
 from ..backends.replicates import Rows, row_index
 from ..errors import InputError
 from ..fitting.calibration import loo_check
@@ -176,6 +177,9 @@ class ExactGPRegressor(GPRegressorBase):
         return self
 
     def _loo_batch(self, X, y, known=None):
+        if self._on_host:  # NumPy in and out (:mod:`sparsegp.approximations.exact_host`)
+            index = row_index(self.X_train_, np.asarray(X))
+            return host_exact_loo(self.posterior_, self.noise_, index, np.asarray(y), self.y_train_[index])
         if known is None:
             index = to_device(row_index(self.X_train_, np.asarray(X)))
             return exact_loo(self.posterior_, self.noise_, index, y, to_device(self.y_train_)[index])
@@ -206,11 +210,17 @@ class ExactGPRegressor(GPRegressorBase):
         return {} if rows.counts is None else {k: jnp.asarray(v) for k, v in rows.weights().items()}
 
     def _cache(self, rows):
-        """The prediction cache and ``log_marginal_likelihood_`` from the training rows (user-unit inputs)."""
-        weights = self._weights(rows)
-        Xj, yj = jnp.asarray(rows.X), jnp.asarray(rows.y)
-        self.log_marginal_likelihood_ = float(exact_log_marginal(self.kernel_, self.noise_, Xj, yj, **weights))
-        post = exact_posterior(self.kernel_, self.noise_, Xj, yj, counts=weights.get("counts"), known=rows.known)
+        """The prediction cache and ``log_marginal_likelihood_`` from the training rows (user-unit inputs); on the host
+        without a JAX program where :func:`~sparsegp.approximations.exact_host.on_host` says so."""
+        self._on_host = on_host(self.kernel_, self.noise_, rows.X, rows.counts, rows.known)
+        if self._on_host:
+            self.log_marginal_likelihood_ = host_log_marginal(self.kernel_, self.noise_, rows.X, rows.y)
+            post = host_exact_posterior(self.kernel_, self.noise_, rows.X, rows.y)
+        else:
+            weights = self._weights(rows)
+            Xj, yj = jnp.asarray(rows.X), jnp.asarray(rows.y)
+            self.log_marginal_likelihood_ = float(exact_log_marginal(self.kernel_, self.noise_, Xj, yj, **weights))
+            post = exact_posterior(self.kernel_, self.noise_, Xj, yj, counts=weights.get("counts"), known=rows.known)
         self.posterior_ = post
         self.X_train_ = rows.X
         self.y_train_ = rows.y
@@ -242,9 +252,12 @@ class ExactGPRegressor(GPRegressorBase):
             If X is malformed or has another number of columns than the training inputs.
         """
         X = self._validate_test_inputs(X)
-        mean, var = self._predict_in_batches(
-            lambda Xb: exact_predict(self.kernel_, self.posterior_, Xb, full_cov=return_cov), X, full_cov=return_cov
-        )
+        if self._on_host:
+            mean, var = host_exact_predict(self.kernel_, self.posterior_, X, full_cov=return_cov)
+        else:
+            mean, var = self._predict_in_batches(
+                lambda Xb: exact_predict(self.kernel_, self.posterior_, Xb, full_cov=return_cov), X, full_cov=return_cov
+            )
         return self._finish_prediction(
             mean, var, return_std=return_std, return_cov=return_cov, include_noise=include_noise,
             noise_variance=noise_variance,

@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
+from ..approximations.exact_host import HostExactNegative, on_host
 from ..transforms import to_raw
 from .config import FitConfig
 from .hyper import (
@@ -32,9 +33,13 @@ class ExactFit(NamedTuple):
     stop_reason: str | None = None  # "interrupted ..." after a KeyboardInterrupt: the best iterate reached
 
 
-def exact_problem(rows, n: int) -> Problem:
-    """-log p(y) over the in-memory ``rows`` (scaled inputs) for :func:`~.hyper.optimise`."""
+def exact_problem(rows, n: int, params) -> Problem:
+    """-log p(y) over the in-memory ``rows`` (scaled inputs) for :func:`~.hyper.optimise`, starting from
+    ``params`` (its kernel and noise say whether the evaluations run on the host,
+    :func:`~sparsegp.approximations.exact_host.on_host`, or as one JAX program)."""
     args = rows.jax_args()
+    if on_host(params["kernel"], params["raw_noise"], rows.X, rows.counts, rows.known):
+        return Problem(lambda noise_prior: (None, (), HostExactNegative(rows.X, rows.y, noise_prior)), n)
     return Problem(lambda noise_prior: (ExactNegative(noise_prior), args, None), n)
 
 
@@ -50,7 +55,7 @@ def fit_exact(config: FitConfig, data) -> ExactFit:
     mask = {"kernel": kernel.trainable_mask(), "raw_noise": jnp.full(np.shape(noise), True)}
     reason = None
     try:
-        at = exact_problem(data.rows(s), moments.n)
+        at = exact_problem(data.rows(s), moments.n, params)
         resume = None if config.warm is None else config.warm.optimizer
         fit = optimise(config, at, params, mask, "ExactGP fit", resume=resume)
     except Interrupted as stop:

@@ -49,6 +49,7 @@ import numpy as np
 from .._config import accelerator_memory
 from ..approximations.certificate import Certificate, certify
 from ..approximations.exact_gp import exact_log_marginal
+from ..approximations.exact_host import host_log_marginal, on_host
 from ..approximations.host_objective import HostObjective
 from ..errors import InducingWarning, NumericalError
 from ..kernels.distance import narrow
@@ -143,13 +144,12 @@ def certificate(config: SparseConfig, data, params, Z, chunk: int, exact: bool =
     s = config.input_scale
     rows = data.rows(s)
     if exact and rows is not None:
-        value = exact_log_marginal(
-            params["kernel"],
-            to_positive(params["raw_noise"]),
-            jnp.asarray(rows.X),
-            jnp.asarray(rows.y),
-            **rows.weights(),
-        )
+        kernel, noise = params["kernel"], noise_value(params["raw_noise"])
+        if on_host(kernel, noise, rows.X, rows.counts, rows.known):
+            value = host_log_marginal(kernel, noise, rows.X, rows.y)
+        else:
+            X, y = jnp.asarray(rows.X), jnp.asarray(rows.y)
+            value = exact_log_marginal(kernel, to_positive(params["raw_noise"]), X, y, **rows.weights())
         return Certificate(float(value), float(value), "exact", detail="Z = every training input: log p(y) itself")
     if rows is None:
         host = HostObjective(config.approximation, data=data.host_sums(s, chunk), jitter=float(config.jitter))

@@ -244,7 +244,7 @@ def _grown(config, data, params, mask, start, rng) -> Schedule:
     def at(part, Z, chunk, Z_fixed, exact=False):
         rows = part.rows(s)
         if exact and rows is not None:  # Z = every training input: each approximation's objective is log p(y)
-            return exact_problem(rows, part.moments.n)
+            return exact_problem(rows, part.moments.n, hyper)
         return problem(config, part, Z, chunk, Z_fixed)
 
     resume = None if config.warm is None else list(config.warm.path or [])
@@ -386,7 +386,7 @@ def _at_every_input(config, data, params, mask, start) -> Schedule:
     s = config.input_scale
     hyper = {k: params[k] for k in ("kernel", "raw_noise")}
     mask = {k: mask[k] for k in hyper}
-    at = exact_problem(data.rows(s), data.moments.n)
+    at = exact_problem(data.rows(s), data.moments.n, hyper)
     desc = f"SparseGP ({config.approximation}) fit, m = every training input (the exact GP)"
     fit = optimise(config, at, hyper, mask, desc, progress=_progress(config, data.moments.n))
     return Schedule(fit.params, start.idx, fit.report, _iterations(fit.report), selection=start.selection, exact=True)

@@ -76,7 +76,7 @@ def pretrain(config: SparseConfig, data, params, mask, rng, score) -> Pretrained
     part = InMemory.of_rows(
         X, y, collapsed=data.collapsed, moments=data.moments._replace(n=PRETRAIN_ROWS), known=data.known_at(sub)
     )
-    at = exact_problem(part.rows(s), PRETRAIN_ROWS)
+    at = exact_problem(part.rows(s), PRETRAIN_ROWS, params)
     quiet = dataclasses.replace(config, callback=None, monitors=())
     progress = tol_per_row(config) * PRETRAIN_ROWS * LOOSE
     kernel = params["kernel"]

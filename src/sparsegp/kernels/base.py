@@ -209,13 +209,28 @@ class Kernel(Parameterised):
             If the kernel has ARD parameters for another number of dimensions.
         """
 
-    def host_form(self) -> HostForm | None:
-        """The kernel as ``variance * exp(-|x - z|^2_ell / 2) + constant`` in NumPy values, or None.
+    def host_parts(self) -> HostForm | None:
+        """The kernel as ``variance * exp(-|x - z|^2_ell / 2) + constant``, its values traceable, or None.
 
-        A kernel of this form is evaluated by :class:`~sparsegp.kernels.gram.HostGram` with BLAS products
-        on the host; ``lengthscale`` None means a constant alone (a term of a :class:`Sum`).
+        ``lengthscale`` None means a constant alone (a term of a :class:`Sum`). The host engines
+        (:class:`~sparsegp.kernels.gram.HostGram`, :mod:`sparsegp.approximations.exact_host`) evaluate a kernel of
+        this form in NumPy; the exact GP's host path differentiates these values with respect to the raw
+        hyper-parameters in JAX.
         """
         return None
+
+    def host_form(self) -> HostForm | None:
+        """:meth:`host_parts` in NumPy values, or None.
+
+        Returns
+        -------
+        HostForm or None
+        """
+        parts = self.host_parts()
+        if parts is None:
+            return None
+        ell = None if parts.lengthscale is None else np.asarray(parts.lengthscale, dtype=np.float64)
+        return HostForm(ell, float(np.asarray(parts.variance)), float(np.asarray(parts.constant)))
 
     # ---- composition -------------------------------------------------------
     def __add__(self, other):
@@ -373,14 +388,14 @@ class Sum(_Composite):
     def diag(self, X):
         return sum(k.diag(X) for k in self.kernels)
 
-    def host_form(self) -> HostForm | None:
+    def host_parts(self) -> HostForm | None:
         """One squared exponential plus constants, whose constants add up; None for any other sum.
 
         Returns
         -------
         HostForm or None
         """
-        forms = [k.host_form() for k in self.kernels]
+        forms = [k.host_parts() for k in self.kernels]
         if any(f is None for f in forms):
             return None
         se = [f for f in forms if f.lengthscale is not None]

@@ -87,8 +87,8 @@ class Constant(Kernel):
     def diag(self, X):
         return jnp.full(X.shape[0], self.variance)
 
-    def host_form(self) -> HostForm:
-        return HostForm(None, 0.0, float(np.asarray(self.variance)))
+    def host_parts(self) -> HostForm:
+        return HostForm(None, 0.0, self.variance)
 
     def prior_draws(self, n_samples, n_features, D, rng):
         return features.constant(float(np.asarray(self.variance)), n_samples, D, rng)

@@ -234,9 +234,8 @@ class SquaredExponential(Stationary):
     def diag(self, X):
         return super().diag(X) + self._bias()
 
-    def host_form(self) -> HostForm:
-        bias = float(np.asarray(self._bias()))
-        return HostForm(np.asarray(self.lengthscale, dtype=np.float64), float(np.asarray(self.variance)), bias)
+    def host_parts(self) -> HostForm:
+        return HostForm(self.lengthscale, self.variance, self._bias())
 
 
 RBF = SquaredExponential
