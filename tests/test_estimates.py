@@ -8,7 +8,7 @@ import pytest
 
 import sparsegp.fitting.estimate as estimate
 from sparsegp import SparseGPClassifier, SparseGPRegressor
-from sparsegp.fitting.estimate import FINAL_FACTOR, ITERATIONS_PRIOR, Clock
+from sparsegp.fitting.estimate import FINAL_FACTOR, ITERATIONS_PRIOR, SMALL_CHOLESKY, Clock
 from sparsegp.fitting.growth import Step
 from sparsegp.options import Auto
 
@@ -38,11 +38,23 @@ def test_a_fixed_set_is_estimated_at_its_third_iteration_from_the_prior(clock_at
         clock_at["t"] = t
         clock(0, -1.0, None)
     [first] = clock.estimates
-    cholesky = n**3 / 3 / (0.5 * 1e9)
-    expected = 2.0 + (ITERATIONS_PRIOR - 3) * 0.5 + cholesky + 2 * 0.5
+    assert n**3 / 3 < SMALL_CHOLESKY  # the certificate's factorisation of 100 rows is left out of the estimate
+    expected = 2.0 + (ITERATIONS_PRIOR - 3) * 0.5 + 2 * 0.5
     assert first.iteration == 3 and first.final_m == m
     assert first.total == pytest.approx(expected, rel=1e-12)
     assert first.message.startswith("m = 10, iteration 3: about")
+
+
+def test_the_estimate_of_a_large_fit_holds_the_certificates_factorisation(clock_at):
+    n, m = 3000, 10
+    clock = Clock(config(), n, None, 0.0)
+    clock.watch(np.zeros((m, 1)), None, [])
+    for t in (1.0, 1.5, 2.0):
+        clock_at["t"] = t
+        clock(0, -1.0, None)
+    cholesky = n**3 / 3 / (0.5 * 1e9)  # flops at CHOLESKY_SHARE of the (patched) product rate
+    assert n**3 / 3 > SMALL_CHOLESKY
+    assert clock.estimates[0].total == pytest.approx(2.0 + (ITERATIONS_PRIOR - 3) * 0.5 + cholesky + 2 * 0.5)
 
 
 def run(clock, now, m, path, start, iterations, per, first_cost=1.0):

@@ -76,6 +76,9 @@ class Run(NamedTuple):
     again: bool
 
 
+SMALL_CHOLESKY = 1e9  # flops: a factorisation of under 1,500 rows, a few hundredths of a second, left out
+
+
 @functools.cache
 def product_rate() -> float:
     """This machine's float64 matrix product rate, flops per second (the best of three 1,000 x 1,000 products)."""
@@ -182,7 +185,8 @@ class Clock:
             grow = (size / m) ** SIZE_EXPONENT
             runs = loose if size < final else (FINAL_FACTOR if final >= cap else 1.0 + FINAL_FACTOR) * loose
             later += (gap + runs * per) * grow + start
-        exact = self.certificate and self.n <= EXACT_ROWS
+        # the Cholesky's share, where it is worth measuring the machine's rate for (its own 6 GFLOP)
+        exact = self.certificate and SMALL_CHOLESKY < self.n**3 / 3.0 and self.n <= EXACT_ROWS
         cholesky = self.n**3 / 3.0 / (CHOLESKY_SHARE * product_rate()) if exact else 0.0
         ending = cholesky + 2.0 * per * (final / m) ** SIZE_EXPONENT
         return left_here + later + ending, later

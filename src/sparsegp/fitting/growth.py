@@ -387,7 +387,8 @@ def grow(config: SparseConfig, data, problem, params, mask, Z0, idx0, resume=Non
     climbed = None  # step 1's gain per row
     Z, idx, n_iter, report = np.asarray(Z0), idx0, 0, None
     how = Pass.RESUMED if path and path[-1].m == Z.shape[0] else Pass.LOOSE
-    start = certificate(config, data, params, Z, data.chunk(Z.shape[0], config.chunk_size)).lower
+    # at every input at once F_V is log p(y) itself (:func:`certificate`)
+    start = certificate(config, data, params, Z, data.chunk(Z.shape[0], config.chunk_size), exact=all_at_once).lower
     if not all_at_once and resume is None:
         Z, idx, start, climbed = climb(config, data, params, Z, idx, Xc, rows_c, m_cap, start)
     try:
