@@ -121,10 +121,10 @@ def test_a_host_fit_equals_the_jax_fit(data, monkeypatch):
     y = np.sin(X[:, 0]) + 0.5 * X[:, 1] * np.cos(X[:, 2])  # every input matters: a well-determined optimum
     y = y + 0.05 * np.random.default_rng(2).normal(size=len(y))
     host = ExactGPRegressor().fit(X, y)
-    assert host._on_host
+    assert host.on_host_
     monkeypatch.setattr(exact_host, "HOST_ENTRIES", 0)
     ref = ExactGPRegressor().fit(X, y)
-    assert not ref._on_host
+    assert not ref.on_host_
     for name, value in host.kernel_.parameters().items():
         np.testing.assert_allclose(value, ref.kernel_.parameters()[name], rtol=1e-5)
     assert host.log_marginal_likelihood_ == pytest.approx(ref.log_marginal_likelihood_, rel=1e-9)

@@ -87,6 +87,9 @@ class ExactGPRegressor(GPRegressorBase):
     train_counts_, train_scatter_ : ndarray
         Rows at each of ``X_train_`` and their targets' within-input sum of squares (ones and zeros when
         each row is its own).
+    on_host_ : bool
+        Whether the posterior and predictions run in NumPy and LAPACK without a JAX program (small data with a
+        kernel that has a host form: :func:`sparsegp.approximations.exact_host.on_host`).
     loo_log_predictive_, loo_coverage_, loo_z_, loo_rows_ : float, float, ndarray, int
         The leave-one-out check of the error bars (:mod:`sparsegp.fitting.calibration`): mean log density
         per training row (the targets' units), the share within 2 sd, the quantiles of
@@ -177,7 +180,7 @@ class ExactGPRegressor(GPRegressorBase):
         return self
 
     def _loo_batch(self, X, y, known=None):
-        if self._on_host:  # NumPy in and out (:mod:`sparsegp.approximations.exact_host`)
+        if self.on_host_:  # NumPy in and out (:mod:`sparsegp.approximations.exact_host`)
             index = row_index(self.X_train_, np.asarray(X))
             return host_exact_loo(self.posterior_, self.noise_, index, np.asarray(y), self.y_train_[index])
         if known is None:
@@ -212,8 +215,8 @@ class ExactGPRegressor(GPRegressorBase):
     def _cache(self, rows):
         """The prediction cache and ``log_marginal_likelihood_`` from the training rows (user-unit inputs); on the host
         without a JAX program where :func:`~sparsegp.approximations.exact_host.on_host` says so."""
-        self._on_host = on_host(self.kernel_, self.noise_, rows.X, rows.counts, rows.known)
-        if self._on_host:
+        self.on_host_ = on_host(self.kernel_, self.noise_, rows.X, rows.counts, rows.known)
+        if self.on_host_:
             self.log_marginal_likelihood_ = host_log_marginal(self.kernel_, self.noise_, rows.X, rows.y)
             post = host_exact_posterior(self.kernel_, self.noise_, rows.X, rows.y)
         else:
@@ -252,7 +255,7 @@ class ExactGPRegressor(GPRegressorBase):
             If X is malformed or has another number of columns than the training inputs.
         """
         X = self._validate_test_inputs(X)
-        if self._on_host:
+        if self.on_host_:
             mean, var = host_exact_predict(self.kernel_, self.posterior_, X, full_cov=return_cov)
         else:
             mean, var = self._predict_in_batches(
