@@ -83,19 +83,27 @@ def sparse_loo(
         return tuple(last_axis(a) for a in jax.vmap(one, in_axes=(0, 0, None, 1))(post, noise, X, y))
     noise = noise if known is None else noise + known
     Kus, V1, V2 = projections(kernel, post, X)
+    return loo_from_projections(
+        jnp, post, noise, Kus, V1, V2, kernel.diag(X), y, diagonal=diagonal, degenerate=degenerate
+    )
+
+
+def loo_from_projections(xp, post, noise, Kus, V1, V2, kdiag, y, *, diagonal: float = 0.0, degenerate: bool = False):
+    """The formula of :func:`sparse_loo` in the array module ``xp`` from the rows' projections (K_u*, V1, V2 of
+    :func:`~.common.projections`) and the prior's diagonal ``kdiag``: one formula for the JAX program and the host
+    (:func:`~.sparse_host.host_sparse_loo`)."""
     mu = Kus.T @ post.w_mean
-    h = jnp.sum(V2 * V2, axis=0)
-    kdiag = kernel.diag(X)
-    residual = kdiag - jnp.sum(V1 * V1, axis=0)  # K_ii - Q_ii
+    h = xp.sum(V2 * V2, axis=0)
+    residual = kdiag - xp.sum(V1 * V1, axis=0)  # K_ii - Q_ii
     lam = residual * diagonal + noise if diagonal else noise
     extra = 0.0 if degenerate or diagonal == 1 else residual * (1 - diagonal)
     # h's error through B's backward error E_B (|E_B| ~ eps tr B; |B^-1 a|^2 <= h as B >= I), and
     # for FITC the rounding of K_ii - Q_ii inside lambda
-    gap_err = EPS * (jnp.sum(post.LB * post.LB) * h + (kdiag * diagonal if diagonal else 0.0))
+    gap_err = EPS * (xp.sum(post.LB * post.LB) * h + (kdiag * diagonal if diagonal else 0.0))
     if y.ndim == 2:  # k targets (columns of y and mu) share h, lambda and the extra variance
-        h, lam, extra, gap_err = (_column(a) for a in (h, lam, extra, gap_err))
+        h, lam, extra, gap_err = (_column(a, xp) for a in (h, lam, extra, gap_err))
     mean, var = loo_predictive(y, mu, h, lam, extra)
-    return mean, var, log_density_error(y - mu, lam - h, lam, extra, gap_err, 0.0)
+    return mean, var, log_density_error(y - mu, lam - h, lam, extra, gap_err, 0.0, xp=xp)
 
 
 def _column(a, xp=jnp):
@@ -142,4 +150,4 @@ def _exact_loo(xp, lower, upper, post, noise, index, y, y_bar):
     return mean, var, log_density_error(resid, gap, lam, 0.0, gap_err, resid_err, xp=xp)
 
 
-__all__ = ["exact_loo", "host_exact_loo", "log_density_error", "loo_predictive", "sparse_loo"]
+__all__ = ["exact_loo", "host_exact_loo", "log_density_error", "loo_from_projections", "loo_predictive", "sparse_loo"]

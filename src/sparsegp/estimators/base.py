@@ -544,18 +544,19 @@ class GPRegressorBase(FeatureNamesMixin, persistence.SaveLoadMixin, RegressorMix
         self._check_fitted()
         return self._test_matrix(X)
 
-    def _predict_in_batches(self, fn, X, *, full_cov: bool, batch_size: int = 4096):
-        """Run ``fn(X_batch) -> (mean, var)`` over fixed-size row batches (bounded memory, one compile)."""
+    def _predict_in_batches(self, fn, X, *, full_cov: bool, batch_size: int = 4096, on_host: bool = False):
+        """Run ``fn(X_batch) -> (mean, var)`` over fixed-size row batches (bounded memory, one compile); ``on_host``:
+        ``fn`` takes and gives NumPy arrays (no device transfer, no padding)."""
         if full_cov or X.shape[0] <= batch_size:
-            mean, var = fn(to_device(X))
+            mean, var = fn(np.asarray(X) if on_host else to_device(X))
             return np.asarray(mean), np.asarray(var)
         means, variances = [], []
         for start in range(0, X.shape[0], batch_size):
             chunk = X[start : start + batch_size]
-            pad = batch_size - chunk.shape[0]
+            pad = 0 if on_host else batch_size - chunk.shape[0]
             if pad:  # pad the last batch so every call has the compiled shape
                 chunk = np.vstack([chunk, np.repeat(chunk[-1:], pad, axis=0)])
-            mean, var = fn(jnp.asarray(chunk))
+            mean, var = fn(np.asarray(chunk) if on_host else jnp.asarray(chunk))
             means.append(np.asarray(mean)[: batch_size - pad])
             variances.append(np.asarray(var)[: batch_size - pad])
         return np.concatenate(means), np.concatenate(variances)

@@ -9,6 +9,7 @@ from ..approximations.augmented import full_data_predict
 from ..approximations.base import prediction_mode
 from ..approximations.common import sparse_predict, unexplained_variance
 from ..approximations.registry import APPROXIMATIONS
+from ..approximations.sparse_host import host_sparse_predict, loo_function
 from ..backends import is_dask_collection
 from ..backends.replicates import Rows
 from ..errors import InputError
@@ -134,6 +135,10 @@ class SparseGPRegressor(variational.LikelihoodRegressorBase):
     objective_name_ : str
         What ``objective_`` and :meth:`log_marginal_likelihood` are: the approximation's description, or the
         exact GP's log marginal likelihood where Z is every training input.
+    on_host_ : bool
+        Whether the posterior, the standard predictions and the leave-one-out figures run in NumPy and LAPACK on
+        the host, without a JAX program (a fit that ends with every distinct input inducing, on small data with a
+        kernel that has a host form: :mod:`sparsegp.approximations.sparse_host`).
     stop_reason_ : str or None
         With ``inducing="auto"``, why m stopped growing; None otherwise. "interrupted ..." after a
         KeyboardInterrupt during ``fit``: the estimator then holds the best state reached (the current size's best
@@ -319,7 +324,8 @@ class SparseGPRegressor(variational.LikelihoodRegressorBase):
         return self
 
     def _loo_batch(self, X, y, known=None):
-        fn = APPROXIMATIONS[self.approximation].loo(self.kernel_, self.posterior_, self.noise_, self.prediction)
+        method = APPROXIMATIONS[self.approximation]
+        fn = loo_function(method, self.kernel_, self.posterior_, self.noise_, self.prediction, self.on_host_)
         return fn(X, y) if known is None else fn(X, y, known)
 
     def _objective_data(self, X, y, noise_variance=None):
@@ -339,11 +345,12 @@ class SparseGPRegressor(variational.LikelihoodRegressorBase):
             )
         if not mode.full_data:
             degenerate = APPROXIMATIONS[self.approximation].degenerate
+            predict = host_sparse_predict if self.on_host_ else sparse_predict  # NumPy, or one JAX program
 
             def fn(Xb):
-                return sparse_predict(self.kernel_, self.posterior_, Xb, full_cov=full_cov, degenerate=degenerate)
+                return predict(self.kernel_, self.posterior_, Xb, full_cov=full_cov, degenerate=degenerate)
 
-            return self._predict_in_batches(fn, X, full_cov=full_cov, batch_size=4096)
+            return self._predict_in_batches(fn, X, full_cov=full_cov, batch_size=4096, on_host=self.on_host_)
 
         def augmented(Xb):
             return full_data_predict(

@@ -9,6 +9,8 @@ import numpy as np
 from ..approximations.augmented import TrainingCache
 from ..approximations.base import prediction_mode
 from ..approximations.common import make_posterior
+from ..approximations.exact_host import on_host
+from ..approximations.sparse_host import host_make_posterior
 from ..errors import InputError, ModelFileError
 from ..fitting.config import check_sparse_options
 from . import persistence
@@ -26,6 +28,7 @@ def sparse_state(model):
     meta["certificate"] = dict(model.certificate_)
     meta["has_inducing_indices"] = model.inducing_indices_ is not None
     meta["stop_reason"], meta["inducing_path"] = model.stop_reason_, path_for_json(model.inducing_path_)
+    meta["on_host"] = bool(model.on_host_)
     meta["noise_variance"] = None  # fitted without known noise variances
     if getattr(model, "noise_variance_given_", False):
         meta["noise_variance"] = {"fingerprint": model.train_fingerprint_}
@@ -67,8 +70,15 @@ def sparse_from_state(cls, meta, arrays):
         diag = np.diagonal(L, axis1=-2, axis2=-1)
         if np.any(np.triu(L, 1) != 0) or np.any(diag <= 0):
             raise ModelFileError(f"array 'posterior_{key}' must be lower triangular with a positive diagonal")
-    factors = [jnp.asarray(parts[key]) for key in ("Z", "Luu", "LB", "c")]
-    post = jax.vmap(make_posterior, in_axes=(None, None, 0, 0))(*factors) if each else make_posterior(*factors)
+    # absent before it was recorded (JAX programs); on a machine where the host path does not apply (a GPU), the
+    # JAX programs compute the same posterior to rounding
+    hosted = persistence.require(meta, "on_host", bool) if "on_host" in meta else False
+    model.on_host_ = hosted and not each and on_host(model.kernel_, model.noise_, Z)
+    if model.on_host_:
+        post = host_make_posterior(*(parts[key] for key in ("Z", "Luu", "LB", "c")))
+    else:
+        factors = [jnp.asarray(parts[key]) for key in ("Z", "Luu", "LB", "c")]
+        post = jax.vmap(make_posterior, in_axes=(None, None, 0, 0))(*factors) if each else make_posterior(*factors)
     if not np.allclose(np.asarray(post.w_mean), parts["w_mean"], rtol=1e-8, atol=1e-12):
         raise ModelFileError("array 'posterior_w_mean' is inconsistent with the stored factors")
     model.posterior_ = post

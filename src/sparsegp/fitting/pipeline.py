@@ -26,7 +26,9 @@ from .._config import on_cpu
 from ..approximations.augmented import training_cache
 from ..approximations.base import prediction_mode
 from ..approximations.common import make_posterior
+from ..approximations.exact_host import on_host
 from ..approximations.host_objective import HostObjective
+from ..approximations.sparse_host import host_sparse_posterior, loo_function
 from ..approximations.upper_bounds import tighten
 from ..backends.in_memory import InMemory
 from ..errors import CertificateWarning, InputError, NumericalError
@@ -81,6 +83,9 @@ class SparseFit(NamedTuple):
     stop_reason: str | None = None
     estimates: list | None = None  # the fit's estimates of its wall time (:mod:`.estimate`)
     exact: bool = False  # Z is every training input: ``objective`` is the exact GP's log p(y) (RW eq. 2.30)
+    on_host: bool = (
+        False  # the posterior, standard predictions and leave-one-out in NumPy (:mod:`..approximations.sparse_host`)
+    )
 
 
 class Start(NamedTuple):
@@ -537,6 +542,7 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, chunk: int, light: bo
     if idx is not None and fixed:
         Z = data.fetch(idx)[0]  # the training rows themselves, not a round trip through X / s
     rows = data.rows(1.0)
+    hosted = False
     if rows is not None:
         unscaled = dataclasses.replace(config, input_scale=1.0)  # the fitted model, in the inputs' own units
         cert = growth.certificate(unscaled, data, params, Z, chunk, exact=done.exact)
@@ -545,7 +551,8 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, chunk: int, light: bo
             X, y = rows.X, rows.y
             cert = tighten(cert, kernel, Z, noise, X, y, chunk=chunk, jitter=float(config.jitter), **rows.weights())
         objective = cert.lower if done.exact else _value(unscaled, data, kernel, noise, Z, chunk)
-        posterior = _posterior_in_memory(config, data, kernel, noise, Z, chunk)
+        hosted = done.exact and _every_input_on_host(config, rows, kernel, noise)
+        posterior = (_posterior_on_host_rows if hosted else _posterior_in_memory)(config, data, kernel, noise, Z, chunk)
     else:
         objective, posterior, cert = _posterior_on_host(config, data, scaled, Z, chunk)
     _check_sound(config, cert)
@@ -557,7 +564,7 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, chunk: int, light: bo
         cache = training_cache(kernel, posterior, noise, X, y, chunk, counts=rows.counts)
     loo = None
     if not light:
-        fn = config.method.loo(kernel, posterior, noise, config.prediction)
+        fn = loo_function(config.method, kernel, posterior, noise, config.prediction, hosted)
         loo = loo_check(fn, data, data.moments.y_std)
     bytes_moved = getattr(data, "bytes_per_evaluation", None)
     return SparseFit(
@@ -579,7 +586,27 @@ def _finish(config, data, done: Schedule, Z0, fixed: bool, chunk: int, light: bo
         done.path,
         done.stop_reason,
         exact=bool(done.exact and rows is not None),
+        on_host=hosted,
     )
+
+
+def _every_input_on_host(config, rows, kernel, noise) -> bool:
+    """Whether the every-input fit's posterior, standard predictions and leave-one-out run on the host
+    (:mod:`sparsegp.approximations.sparse_host`): unit row weights (not FITC's), the standard prediction, and the
+    exact GP's own host conditions (:func:`~sparsegp.approximations.exact_host.on_host`) on the rows."""
+    unit = not config.method.weighted(rows.known is not None)
+    standard = not prediction_mode(config.prediction).full_data
+    return unit and standard and on_host(kernel, noise, rows.X, rows.counts, rows.known)
+
+
+def _posterior_on_host_rows(config, data, kernel, noise, Z, chunk: int):
+    """:func:`_posterior_in_memory` in NumPy and LAPACK (:func:`~sparsegp.approximations.sparse_host.host_sparse_posterior`,
+    the same jitter ladder); ``chunk`` unused (no JAX program)."""
+    rows = data.rows(1.0)
+    post = host_sparse_posterior(kernel, Z, float(noise), rows.X, rows.y, float(config.jitter))
+    if post is None:
+        raise _unfactorisable(config, MAX_JITTER)
+    return post
 
 
 def _posterior_in_memory(config, data, kernel, noise, Z, chunk: int):
