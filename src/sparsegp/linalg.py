@@ -12,7 +12,8 @@
 * :func:`solve_lower`, :func:`solve_upper`, :func:`cho_solve`, :func:`logdet_from_chol`.
 * The host forms, NumPy in and out through LAPACK, for the paths that run without a JAX program
   (:mod:`sparsegp.approximations.exact_host`): :func:`host_cholesky`, :func:`host_solve_lower`,
-  :func:`host_solve_upper`, :func:`host_cho_solve`, :func:`lapack_nll`, :func:`lapack_inverse`.
+  :func:`host_solve_upper`, :func:`host_cho_solve`, :func:`lapack_nll`, :func:`lapack_inverse`, and
+  :func:`single_threaded_blas` around their loops.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 import numpy as np
 import scipy.linalg as sl
+from threadpoolctl import ThreadpoolController
 
 from . import _config  # noqa: F401  (JAX in float64 before this module uses it)
 from ._compile import all_finite
@@ -33,6 +35,14 @@ from .errors import NumericalError
 DEFAULT_JITTER = 1e-10
 INDUCING_JITTER = 1e-8
 MAX_JITTER = 1e-4
+
+_CONTROLLER = ThreadpoolController()  # built once: each limit then costs microseconds, not a library scan
+
+
+def single_threaded_blas():
+    """A context in which BLAS and LAPACK run on one thread: the host loops of a few hundred rows between JAX
+    programs, where OpenBLAS's second thread cost more than it saved (BENCHMARKS.md, "One BLAS thread")."""
+    return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 def jitter_ladder(start: float, cap: float):

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._config import on_cpu
-from ..linalg import host_cho_solve, host_cholesky, host_solve_lower, lapack_inverse, lapack_nll
+from ..linalg import host_cho_solve, host_cholesky, host_solve_lower, lapack_inverse, lapack_nll, single_threaded_blas
 from ..priors import negative_log_posterior
 from ..transforms import to_positive
 from .exact_gp import ExactPosterior
@@ -81,21 +81,28 @@ class HostExactNegative:
 
     def __call__(self, params):
         ell, variance, constant, noise = (np.asarray(v, dtype=np.float64) for v in self._naturals(params))
+        with single_threaded_blas():
+            value, cotangents = self._host(ell, variance, constant, noise)
+        if cotangents is None:  # Q not factorisable here: the line search backs off
+            return np.nan, jax.tree_util.tree_map(jnp.zeros_like, params)
+        (_, f), grad = self._pull(params, cotangents, -value)
+        return float(f), grad
+
+    def _host(self, ell, variance, constant, noise):
+        """(-log p(y), the cotangents of the host form's values), or (NaN, None) where Q does not factorise."""
         ell_d = np.broadcast_to(ell, (self.X.shape[1],))
         E = np.exp(-0.5 * np.tensordot(ell_d**-2.0, self._squares, axes=1))
         Q = variance * E + constant
         Q[np.diag_indices_from(Q)] += noise
         value, L, alpha = lapack_nll(Q, self.y)
-        if not np.isfinite(value):  # Q not factorisable here: the line search backs off
-            return np.nan, jax.tree_util.tree_map(jnp.zeros_like, params)
+        if not np.isfinite(value):
+            return np.nan, None
         k = 1 if self.y.ndim == 1 else self.y.shape[1]
         a = alpha.reshape(len(alpha), -1)
         W = 0.5 * (k * lapack_inverse(L) - a @ a.T)  # d value / dQ (Rasmussen & Williams eq. 5.9, negated)
         M = W * E
         g_ell = variance * np.tensordot(self._squares, M, axes=([1, 2], [0, 1])) / ell_d**3
-        cotangents = (g_ell if ell.ndim else np.sum(g_ell), np.sum(M), np.sum(W), np.trace(W))
-        (_, f), grad = self._pull(params, cotangents, -value)
-        return float(f), grad
+        return value, (g_ell if ell.ndim else np.sum(g_ell), np.sum(M), np.sum(W), np.trace(W))
 
 
 def _programs(noise_prior):

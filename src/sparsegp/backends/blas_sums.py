@@ -37,8 +37,8 @@ from concurrent.futures import ThreadPoolExecutor
 import jax
 import jax.numpy as jnp
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
+from ..linalg import single_threaded_blas
 from .jax_sums import RowWeights, Stats, WeightedStats, chunk_rows, chunk_values, row_scatter, row_weighted
 
 # The first pass keeps each chunk's kernel block (VFE, DTC, SoR) or whitened block (FITC) for the
@@ -55,13 +55,6 @@ def _pool(threads: int) -> ThreadPoolExecutor:
     if threads not in _POOLS:
         _POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix=f"sparsegp-stats-{threads}")
     return _POOLS[threads]
-
-
-_CONTROLLER = ThreadpoolController()
-
-
-def _single_threaded_blas():
-    return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 @jax.jit
@@ -169,7 +162,7 @@ class BlasStats:
 
     def _map(self, fn, indices):
         """``[fn(i) for i in indices]`` on the worker threads, in order (BLAS single-threaded inside)."""
-        with _single_threaded_blas():
+        with single_threaded_blas():
             return list(_pool(self.threads).map(fn, indices))
 
     def _batches(self, keep: bool):

@@ -17,11 +17,11 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from .._docstrings import fill
 from ..errors import InputError
 from ..kernels.gram import gram
+from ..linalg import single_threaded_blas
 from ..progress import progress_bar
 from ..selection.criteria import DifferentialEntropyRule, InfoGainRule
 from ..selection.stopping import Patience
@@ -255,7 +255,7 @@ def _select(kernel, X, y, bias, sch: IVMSchedule, random_state, verbose, stack) 
                     # The randomised inclusions are thousands of small BLAS calls, where OpenBLAS's threads cost
                     # more than they save (BENCHMARKS.md, IVM implementation choices); the full-greedy ones
                     # are large memory-bound products and keep them.
-                    stack.enter_context(threadpool_limits(limits=1, user_api="blas"))
+                    stack.enter_context(single_threaded_blas())
                     J = rng.choice(np.flatnonzero(free), size=sch.index_size, replace=False)
                 state.refresh(J)
                 order = np.argsort(-_scores(state, J, sch.criterion), kind="stable")

@@ -17,10 +17,9 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from ..classification import site_form, svgp
-from ..linalg import with_fixed_jitter
+from ..linalg import single_threaded_blas, with_fixed_jitter
 from ..priors import log_hyper_prior
 from .training import Interrupted, minimize
 
@@ -147,7 +146,7 @@ def fit_every_input(config, X, y, w, theta: dict, mask: dict, bounds, desc: str,
     try:
         # each step is a few LAPACK calls between small JAX programs, where OpenBLAS's second thread cost more
         # than it saved (BENCHMARKS.md, "Every input inducing")
-        with threadpool_limits(limits=1, user_api="blas"):
+        with single_threaded_blas():
             best, report = minimize(
                 None, theta, mask=held, lower=lower, upper=upper, max_iter=config.max_iter, verbose=config.verbose,
                 desc=desc, value_and_grad=profiled, callback=seen, progress=progress, progress_after=after,
