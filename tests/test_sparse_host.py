@@ -115,3 +115,17 @@ def test_fitc_and_the_augmented_prediction_stay_on_the_jax_path():
     for options in ({"approximation": "fitc"}, {"prediction": "augmented"}):
         model = SparseGPRegressor(random_state=0, **options).fit(X, y)
         assert model.Z_.shape[0] == 80 and not model.on_host_  # every input inducing, the JAX programs
+
+
+def test_two_targets_sharing_a_noise_predict_as_the_jax_programs():
+    r = np.random.default_rng(0)
+    X = r.normal(size=(80, 2))
+    Y = np.column_stack([np.sin(X[:, 0]), np.cos(X[:, 1])]) + 0.1 * r.normal(size=(80, 2))
+    model = SparseGPRegressor(random_state=0).fit(X, Y)
+    assert model.on_host_ and model.loo_coverage_.shape == (2,)
+    mean, std = model.predict(X[:7], return_std=True)
+    post = type(model.posterior_)(*(jnp.asarray(a) for a in model.posterior_))
+    jax_mean, jax_var = sparse_predict(model.kernel_, post, jnp.asarray(X[:7]))
+    np.testing.assert_allclose(mean, np.asarray(jax_mean) * model.y_std_ + model.y_mean_, rtol=1e-9, atol=1e-10)
+    want = (np.asarray(jax_var)[:, None] + model.noise_) * model.y_std_**2
+    np.testing.assert_allclose(std**2, want, rtol=1e-8)
