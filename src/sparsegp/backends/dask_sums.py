@@ -165,35 +165,55 @@ def _addresses(client) -> frozenset:
     return frozenset(client.scheduler_info().get("workers", ()))
 
 
-def _wait(client, futures, what: str, workers: frozenset | None = None) -> None:
-    """Wait for ``futures``; a clear error once the cluster has had no worker for WORKERLESS_SECONDS (tasks wait
-    for workers without end), and :class:`WorkerLost` as soon as one of ``workers`` (those there when the
-    evaluation began) has left: a worker fetching from the lost one retries the connection for Dask's connect
+class _Watch:
+    """What a wait that timed out does: a clear error once the cluster has had no worker for WORKERLESS_SECONDS
+    (tasks wait for workers without end), and :class:`WorkerLost` as soon as one of ``workers`` (those there when
+    the evaluation began) has left: a worker fetching from the lost one retries the connection for Dask's connect
     timeout (30 s by default) before the scheduler hears of it, so the evaluation is run again at once instead."""
+
+    def __init__(self, client, what: str, workers: frozenset | None):
+        self.client, self.what, self.workers, self.idle_since = client, what, workers, None
+
+    def timed_out(self) -> None:
+        now = _addresses(self.client)
+        if now:
+            self.idle_since = None
+            if self.workers and not self.workers <= now:
+                raise WorkerLost(f"{self.what}: a worker left the cluster during the evaluation") from None
+            return
+        self.idle_since = time.perf_counter() if self.idle_since is None else self.idle_since
+        if time.perf_counter() - self.idle_since >= WORKERLESS_SECONDS:
+            raise _workerless(self.what, WORKERLESS_SECONDS, "TimeoutError") from None
+
+
+def _wait(client, futures, what: str, workers: frozenset | None = None) -> list:
+    """The results of ``futures``, each waited for POLL_SECONDS at a time under :class:`_Watch`: a result whose data a
+    worker that left held is computed again by Dask, and a plain gather would wait for it without end where no
+    worker is left."""
     import distributed
 
-    idle_since = None
+    watch = _Watch(client, what, workers)
     while True:
         try:
             distributed.wait(futures, timeout=POLL_SECONDS)
-            return
+            break
         except TimeoutError:
-            now = _addresses(client)
-            if now:
-                idle_since = None
-                if workers and not workers <= now:
-                    raise WorkerLost(f"{what}: a worker left the cluster during the evaluation") from None
-                continue
-            idle_since = time.perf_counter() if idle_since is None else idle_since
-            if time.perf_counter() - idle_since >= WORKERLESS_SECONDS:
-                raise _workerless(what, WORKERLESS_SECONDS, "TimeoutError") from None
+            watch.timed_out()
+    out = []
+    for future in futures:
+        while True:
+            try:
+                out.append(future.result(timeout=POLL_SECONDS))
+                break
+            except TimeoutError:
+                watch.timed_out()
+    return out
 
 
 def _gather(client, futures, what: str, expected: int | None = None, workers: frozenset | None = None):
     """Results of one map over all partitions, or a clear error (never a partial sum)."""
     try:
-        _wait(client, futures, what, workers)
-        out = client.gather(futures)
+        out = _wait(client, futures, what, workers)
     except DistributedError:
         raise
     except InputError:
