@@ -172,7 +172,8 @@ class _Watch:
     timeout (30 s by default) before the scheduler hears of it, so the evaluation is run again at once instead."""
 
     def __init__(self, client, what: str, workers: frozenset | None):
-        self.client, self.what, self.workers, self.idle_since = client, what, workers, None
+        self.client, self.what, self.workers = client, what, workers
+        self.idle_since: float | None = None
 
     def timed_out(self) -> None:
         now = _addresses(self.client)
