@@ -39,11 +39,12 @@ def host_sparse_posterior(kernel, Z, noise: float, X, y, jitter: float) -> Spars
     Kuu = host_gram(form, Z)
     scale = np.mean(np.diag(Kuu))
     y = np.asarray(y, dtype=np.float64)
+    Kun = host_gram(form, Z, X)  # once: only K_uu's jitter changes down the ladder
     for j in jitter_ladder(jitter, MAX_JITTER):
         Luu, info = sl.lapack.dpotrf(Kuu + (j * scale) * np.eye(Z.shape[0]), lower=1, clean=1)
         if info != 0:
             continue
-        A = host_solve_lower(Luu, host_gram(form, Z, X))
+        A = host_solve_lower(Luu, Kun)
         B = np.eye(Z.shape[0]) + (A @ A.T) / noise
         LB, info = sl.lapack.dpotrf(B, lower=1, clean=1)
         if info == 0:
