@@ -12,6 +12,9 @@ from sparsegp.linalg import (
     cholesky,
     cholesky_fixed,
     forward_row,
+    host_cho_inverse,
+    host_inverse_lower,
+    lapack_inverse,
     logdet_from_chol,
     solve_lower,
     solve_upper,
@@ -108,3 +111,26 @@ def test_the_blocked_cholesky_equals_lapacks_and_reports_where_it_fails(n, block
     np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=1e-12, atol=1e-12)
     A[n // 2, n // 2] = -1.0  # the leading minor of order n // 2 + 1 is not positive definite
     assert blocked_cholesky(A, block=block)[1] == n // 2 + 1 == scipy.linalg.lapack.dpotrf(A, lower=1)[1]
+
+
+@pytest.mark.parametrize("n", [1, 5, 64, 65, 130, 301])
+def test_the_recursive_triangular_inverse_and_the_spd_inverse_against_lapack(n):
+    """host_inverse_lower's halves (leaf INVERSE_LEAF = 64: one leaf, one split, two levels, uneven halves) and
+    host_cho_inverse against dense solves and against dpotri's inverse."""
+    r = np.random.default_rng(n)
+    A = spd(n, r, cond=1e3)
+    L = np.linalg.cholesky(A)
+    Linv = host_inverse_lower(L)
+    assert np.all(np.triu(Linv, 1) == 0.0)
+    np.testing.assert_allclose(Linv @ L, np.eye(n), atol=1e-12)
+    inv = host_cho_inverse(L)
+    np.testing.assert_array_equal(inv, inv.T)
+    np.testing.assert_allclose(inv, np.linalg.inv(A), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(inv, lapack_inverse(L), rtol=1e-10, atol=1e-13)
+
+
+def test_the_triangular_inverse_of_a_singular_factor_is_an_error():
+    L = np.tril(np.ones((70, 70)))
+    L[10, 10] = 0.0
+    with pytest.raises(NumericalError, match="singular"):
+        host_inverse_lower(L)

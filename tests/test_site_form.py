@@ -61,6 +61,23 @@ def test_site_moments_and_kl_against_dense_inverses():
     assert q.kl == pytest.approx(kl, rel=1e-7, abs=1e-9)
 
 
+def test_the_variance_keeps_its_digits_from_sites_that_barely_move_the_prior_to_sites_that_pin_it():
+    """S_ii from 1 - (B^-1)_ii where a site is strong and from K_ii minus its explained part where it is weak
+    (site_form.DIRECT_BELOW): both branches against the dense inverse of K^-1 + Lambda, sites spanning 1e-12 to
+    1e4 (the difference alone loses four digits on the weakest of them)."""
+    X, _ = rows(40)
+    K = np.asarray(_gram(theta(None)["kernel"], jnp.asarray(X), svgp.JITTER))
+    lam = np.geomspace(1e-12, 1e4, 40)[np.random.default_rng(4).permutation(40)][:, None]
+    nu = np.random.default_rng(5).standard_normal((40, 1))
+    q = site_form.posterior(K, lam, nu)
+    mu, S = dense_q(K, lam[:, 0], nu[:, 0])
+    gap = 1.0 - np.diag(np.linalg.inv(np.eye(40) + np.sqrt(lam) * K * np.sqrt(lam).T))
+    assert (gap < site_form.DIRECT_BELOW).any() and (gap >= site_form.DIRECT_BELOW).any()  # both branches taken
+    np.testing.assert_allclose(q.var[:, 0], np.diag(S), rtol=1e-8)
+    np.testing.assert_allclose(q.mu[:, 0], mu, rtol=1e-7, atol=1e-9)
+    assert q.kl == pytest.approx(dense_kl(mu, S, K), rel=1e-7)
+
+
 def test_the_kernel_cotangent_is_the_kl_gradient_at_q_held():
     """dL/dK = -dKL/dK at (mu, S) held, against central differences of the dense KL in one entry pair of K."""
     X, _ = rows(12)

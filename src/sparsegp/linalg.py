@@ -12,11 +12,14 @@
 * :func:`solve_lower`, :func:`solve_upper`, :func:`cho_solve`, :func:`logdet_from_chol`.
 * The host forms, NumPy in and out through LAPACK, for the paths that run without a JAX program
   (:mod:`sparsegp.approximations.exact_host`): :func:`host_cholesky`, :func:`host_solve_lower`,
-  :func:`host_solve_upper`, :func:`host_cho_solve`, :func:`lapack_nll`, :func:`lapack_inverse`, and
+  :func:`host_solve_upper`, :func:`host_cho_solve`, :func:`host_inverse_lower`, :func:`host_cho_inverse`,
+  :func:`lapack_nll`, :func:`lapack_inverse`, and
   :func:`single_threaded_blas` around their loops.
 """
 
 from __future__ import annotations
+
+import functools
 
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
@@ -279,6 +282,46 @@ def lapack_inverse(L):
         return np.full_like(L, np.nan)
     inv = np.tril(inv)
     return inv + np.tril(inv, -1).T
+
+
+# Below this order a triangular inverse is LAPACK's dtrtri; above, two halves and two triangular products
+# (:func:`host_inverse_lower`). OpenBLAS's dtrsm and dtrtri run at a fraction of its dtrmm's rate at these
+# orders (BENCHMARKS.md, "The site form's natural step on the host").
+INVERSE_LEAF = 64
+
+
+@functools.lru_cache(maxsize=8)
+def _lower_mask(k: int) -> np.ndarray:
+    return np.tri(k, dtype=np.float64)
+
+
+def host_inverse_lower(L):
+    """L^-1 of a lower-triangular ``L`` (its lower triangle read), Fortran order, zero above the diagonal:
+    [[A, 0], [C, D]]^-1 = [[A^-1, 0], [-D^-1 C A^-1, D^-1]], the halves recursively, so that nearly every flop is
+    a triangular matrix product (BLAS dtrmm)."""
+    L = np.asarray(L, dtype=np.float64)
+    n = L.shape[0]
+    if n <= INVERSE_LEAF:
+        inv, info = sl.lapack.dtrtri(L, lower=1)
+        if info != 0:
+            raise NumericalError(f"host_inverse_lower: the factor is singular (zero pivot at {int(info)})")
+        inv *= _lower_mask(n)  # dtrtri leaves the upper triangle as it found it
+        return inv
+    h = n // 2
+    A, D = host_inverse_lower(L[:h, :h]), host_inverse_lower(L[h:, h:])
+    out = np.zeros((n, n), order="F")
+    out[:h, :h], out[h:, h:] = A, D
+    out[h:, :h] = sl.blas.dtrmm(-1.0, D, sl.blas.dtrmm(1.0, A, L[h:, :h], side=1, lower=1), lower=1)
+    return out
+
+
+def host_cho_inverse(L):
+    """(L L^T)^-1 from its lower Cholesky factor on the host: L^-T L^-1 from :func:`host_inverse_lower` by LAPACK's
+    dlauum, symmetrised. The same matrix as :func:`lapack_inverse` (dpotri: dtrtri then dlauum) to rounding."""
+    inv, _ = sl.lapack.dlauum(host_inverse_lower(L), lower=1, overwrite_c=1)  # its upper triangle stays zero
+    out = inv + inv.T
+    out[np.diag_indices_from(out)] *= 0.5
+    return out
 
 
 def _nll_forward(Q, y):

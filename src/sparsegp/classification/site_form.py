@@ -12,10 +12,13 @@ Gaussian q has this form (:func:`~sparsegp.classification.svgp.site_moments`). W
 B = I + diag(s) K diag(s) = L_B L_B^T (Rasmussen & Williams sec. 3.4.3's factor):
 
     alpha = K^-1 mu = nu - s B^-1 (s K nu),  mu = K alpha,
-    diag S = diag K - |V_i|^2 with V = L_B^-1 diag(s) K,
-    KL(q || p) = 1/2 (tr B^-1 + mu^T alpha - n + log |B|),  L_B^-1 = L_B^T - V diag(s),
+    S_ii = (1 - (B^-1)_ii) / lambda_i,
+    KL(q || p) = 1/2 (tr B^-1 + mu^T alpha - n + log |B|),
 
-so a q costs one factorisation of B and one triangular solve, and no inverse of K. The bound is HMG 2015 eq. 3
+so a q costs one factorisation of B and its inverse, and no inverse of K. The variance follows from
+S = K - K s B^-1 s K and s K s = B - I: (K s B^-1 s K)_ii = (B - 2 I + B^-1)_ii / lambda_i. Where
+1 - (B^-1)_ii is small (lambda_i near 0: a site that barely moves the prior) that difference loses digits, and
+those rows take S_ii = K_ii - (s K)_i^T B^-1 (s K)_i instead (:data:`DIRECT_BELOW`). The bound is HMG 2015 eq. 3
 at Z = X (``svgp``'s, which :func:`to_whitened` converts to).
 
 **Natural step** (Khan & Lin 2017, "Conjugate-computation variational inference", eq. 10; ``svgp.natural_update``
@@ -35,18 +38,24 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.linalg import cho_solve, cholesky, solve_triangular
+from scipy.linalg import cho_solve, cholesky, lapack, solve_triangular
+
+from ..errors import NumericalError
+from ..linalg import host_cho_inverse
+
+# rows whose 1 - (B^-1)_ii is below this take the variance as K_ii minus its explained part (the module docstring)
+DIRECT_BELOW = 1e-4
 
 
 class SitePosterior(NamedTuple):
     """q(g) of every latent function from its sites: ``mu`` and ``var`` (n, L) the marginals, ``alpha`` (n, L)
-    K^-1 mu, ``kl`` summed over the latent functions, and per latent function the factor L_B and s."""
+    K^-1 mu, ``kl`` summed over the latent functions, and per latent function B^-1 and s."""
 
     mu: np.ndarray
     var: np.ndarray
     alpha: np.ndarray
     kl: float
-    factors: tuple  # ((L_B, s), ...) per latent function
+    factors: tuple  # ((B^-1, s), ...) per latent function
 
 
 def posterior(K: np.ndarray, lam: np.ndarray, nu: np.ndarray) -> SitePosterior:
@@ -59,16 +68,24 @@ def posterior(K: np.ndarray, lam: np.ndarray, nu: np.ndarray) -> SitePosterior:
         s = np.sqrt(lam[:, l])
         B = s[:, None] * K * s[None, :]
         B[np.diag_indices(n)] += 1.0
-        LB = cholesky(B, lower=True, check_finite=False)  # eigenvalues of B are at least 1: no jitter needed
-        Knu = K @ nu[:, l]
-        a = nu[:, l] - s * cho_solve((LB, True), s * Knu, check_finite=False)
-        V = solve_triangular(LB, s[:, None] * K, lower=True, check_finite=False)
+        # eigenvalues of B are at least 1: no jitter needed. B is symmetric, so its C-ordered buffer is the
+        # Fortran order LAPACK reads (no copy); the factor's upper triangle is left as B's and never read.
+        LB, info = lapack.dpotrf(B.T, lower=1, clean=0, overwrite_a=1)
+        if info != 0:
+            raise NumericalError(f"site_form.posterior: B = I + s K s is not positive definite (order {int(info)})")
+        Binv = host_cho_inverse(LB)
+        a = nu[:, l] - s * (Binv @ (s * (K @ nu[:, l])))
         mu[:, l], alpha[:, l] = K @ a, a
-        var[:, l] = np.maximum(diag - np.einsum("ij,ij->j", V, V), 0.0)
-        LB_inv = LB.T - V * s[None, :]
-        trace = float(np.einsum("ij,ij->", LB_inv, LB_inv))
-        kl += 0.5 * (trace + float(mu[:, l] @ a) - n + 2.0 * float(np.sum(np.log(np.diag(LB)))))
-        factors.append((LB, s))
+        inv_diag = np.diag(Binv)
+        gap = 1.0 - inv_diag
+        direct = gap < DIRECT_BELOW
+        v = np.divide(gap, lam[:, l], out=np.zeros(n), where=~direct)
+        if direct.any():
+            sK = s[:, None] * K[:, direct]
+            v[direct] = diag[direct] - np.einsum("ij,ij->j", sK, Binv @ sK)
+        var[:, l] = np.maximum(v, 0.0)
+        kl += 0.5 * (float(np.sum(inv_diag)) + float(mu[:, l] @ a) - n + 2.0 * float(np.sum(np.log(np.diag(LB)))))
+        factors.append((Binv, s))
     return SitePosterior(mu, var, alpha, kl, tuple(factors))
 
 
@@ -107,12 +124,9 @@ def anderson(history) -> np.ndarray:
 
 def kernel_cotangent(q: SitePosterior) -> np.ndarray:
     """dL/dK at q held, summed over the latent functions (the module docstring): 1/2 (alpha alpha^T - s B^-1 s)."""
-    n = q.mu.shape[0]
     G = 0.5 * (q.alpha @ q.alpha.T)
-    eye = np.eye(n)
-    for LB, s in q.factors:
-        W = solve_triangular(LB, eye, lower=True, check_finite=False)
-        G -= 0.5 * (s[:, None] * (W.T @ W) * s[None, :])
+    for Binv, s in q.factors:
+        G -= 0.5 * (s[:, None] * Binv * s[None, :])
     return G
 
 
