@@ -102,6 +102,9 @@ def kl_whitened(q_mu, q_sqrt):
     return 0.5 * (jnp.sum(L * L) + jnp.sum(q_mu * q_mu) - M * q_mu.shape[1] - jnp.sum(jnp.log(diag * diag)))
 
 
+POSTERIOR_KEYS = ("kernel", "Z", "q_mu", "q_sqrt", "mean")  # what posterior_of reads
+
+
 @compiled_when_eager
 def posterior_of(params, jitter: float = JITTER) -> Posterior:
     """The :class:`Posterior` of a parameter dict (kernel, Z, q_mu, q_sqrt, mean; a ``likelihood`` is not read)."""
@@ -335,8 +338,9 @@ class WhitenedGaussian:
         return kl_whitened(params["q_mu"], params["q_sqrt"])
 
     def posterior(self, params) -> Posterior:
-        """The :class:`Posterior` of a parameter dict (:func:`posterior_of`)."""
-        return posterior_of(params, self.jitter)
+        """The :class:`Posterior` of a parameter dict (:func:`posterior_of`), read for the keys it uses only, so that
+        the fit's dict (with its likelihood) and the estimator's share one compiled program."""
+        return posterior_of({k: params[k] for k in POSTERIOR_KEYS}, self.jitter)
 
     def negative_bound(self, chunk: int) -> NegativeBound:
         """-L as the optimiser's objective ``f(params, X, y, w)`` (:class:`NegativeBound`)."""

@@ -52,7 +52,11 @@ def _partial_bound(theta, X, y, w, g_mu, var, G, jitter):
     return rows + jnp.sum(G * K) + prior, prior
 
 
-_partial_grad = jax.jit(jax.grad(_partial_bound, has_aux=True))
+@jax.jit
+def _partial_grad(theta, X, y, w, g_mu, var, G, jitter):
+    """(-d/dtheta of :func:`_partial_bound`, log p(theta)): the trainer's gradient, negated in the same program."""
+    grad, prior = jax.grad(_partial_bound, has_aux=True)(theta, X, y, w, g_mu, var, G, jitter)
+    return jax.tree_util.tree_map(jnp.negative, grad), prior
 
 
 class ProfiledSites:
@@ -114,7 +118,7 @@ class ProfiledSites:
         G = site_form.kernel_cotangent(q)
         grad, prior = _partial_grad(theta, self.X, self.y, self.w, jnp.asarray(q.mu), jnp.asarray(q.var),
                                     jnp.asarray(G), self.jitter)  # fmt: skip
-        return -(value + float(prior)), jax.tree_util.tree_map(lambda a: -a, grad)
+        return -(value + float(prior)), grad
 
     def whitened(self, theta):
         """(q_mu, q_sqrt) of ``svgp``'s whitened q at Z = X for the sites at their optimum for ``theta``."""
