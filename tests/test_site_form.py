@@ -99,7 +99,7 @@ def test_the_whitened_form_has_the_same_bound(likelihood):
     X, y = rows(40, classes=-1 if isinstance(likelihood, Poisson) else 2)
     prof = ProfiledSites(X, y, np.ones(40), 1)
     t = theta(likelihood)
-    _, q, value = prof.optimum(t)
+    _, q, value = prof.optimum(t)[:3]
     q_mu, q_sqrt = prof.whitened(t)
     params = dict(t, Z=jnp.asarray(X), q_mu=q_mu, q_sqrt=q_sqrt)
     whitened = float(svgp.bound(params, jnp.asarray(X), jnp.asarray(y), jnp.ones(40), likelihood, 16))
@@ -111,23 +111,38 @@ def test_the_whitened_form_has_the_same_bound(likelihood):
     assert float(jnp.max(jnp.abs(jnp.tril(grad["q_sqrt"][0])))) < 1e-4
 
 
-def profiled_value(X, y, w, t, latents=1):
-    return ProfiledSites(X, y, w, latents)(t)[0]
+def profiled(X, y, w, t, latents=1, host=False):
+    """ProfiledSites on the host (the kernel and likelihood given: K and its gradient in NumPy) or in JAX."""
+    prof = ProfiledSites(X, y, w, latents, svgp.JITTER, *((t["kernel"], t["likelihood"]) if host else ()))
+    assert prof.host == host
+    return prof
+
+
+def profiled_value(X, y, w, t, latents=1, host=False):
+    return profiled(X, y, w, t, latents, host)(t)[0]
 
 
 @pytest.mark.parametrize(
-    "likelihood, classes", [(Bernoulli("probit"), 2), (Bernoulli("logit"), 2), (Poisson(), -1), (Gaussian(0.2), 0)]
+    "likelihood, classes, host",
+    [
+        (Bernoulli("probit"), 2, False),
+        (Bernoulli("probit"), 2, True),
+        (Bernoulli("logit"), 2, True),
+        (Poisson(), -1, False),
+        (Gaussian(0.2), 0, False),
+    ],
 )
-def test_the_profiled_gradient_against_central_differences(likelihood, classes, monkeypatch):
+def test_the_profiled_gradient_against_central_differences(likelihood, classes, host, monkeypatch):
     """The gradient at q's optimum, q held (the envelope theorem), against differences of the value with q
-    re-optimised from the prior at each point: every kernel parameter, b and the likelihood's parameters. The
-    gradient's error is first order in q's distance from its optimum, so the steps go on to rounding here."""
+    re-optimised from the prior at each point: every kernel parameter, b and the likelihood's parameters, on the
+    host (a likelihood without parameters) and in JAX. The gradient's error is first order in q's distance from
+    its optimum, so the steps go on to rounding here."""
     monkeypatch.setattr(every_input, "INNER_TOL", 1e-15)
     X, y = rows(40, classes=classes)
     latents = likelihood.latent_count(max(classes, 2) if classes > 0 else 1)
     w = np.random.default_rng(3).integers(1, 3, 40).astype(float)  # weighted rows (repeats collapsed)
     t = theta(likelihood, latents)
-    value, grad = ProfiledSites(X, y, w, latents)(t)
+    value, grad = profiled(X, y, w, t, latents, host)(t)
     h, checked = 1e-5, 0
     for name in ("kernel", "likelihood", "mean"):
         leaves, tree = jax.tree_util.tree_flatten(t[name])
@@ -141,12 +156,38 @@ def test_the_profiled_gradient_against_central_differences(likelihood, classes, 
                     f[j] += sign * h
                     new = [jnp.asarray(f.reshape(np.shape(leaf))) if k == i else v for k, v in enumerate(leaves)]
                     moved.append(
-                        profiled_value(X, y, w, dict(t, **{name: jax.tree_util.tree_unflatten(tree, new)}), latents)
+                        profiled_value(
+                            X, y, w, dict(t, **{name: jax.tree_util.tree_unflatten(tree, new)}), latents, host
+                        )
                     )
                 fd = (moved[0] - moved[1]) / (2 * h)
                 assert float(np.ravel(grads[i])[j]) == pytest.approx(fd, rel=2e-5, abs=2e-6), (name, i, j)
                 checked += 1
     assert checked >= 3 + latents + (1 if isinstance(likelihood, Gaussian) else 0)  # the kernel's, b, the noise
+
+
+@pytest.mark.parametrize("link", ["probit", "logit"])
+def test_the_host_evaluation_equals_the_jax_programs(link):
+    """K and the gradient on the host (NumPy: the kernel's host form, and a likelihood without parameters) against
+    the JAX programs, at the start and after the optimiser's first points: values to 1e-10, gradients to 1e-7,
+    with a hyper-prior on the kernel (its gradient is the JAX part of the host evaluation)."""
+    from sparsegp.priors import LogNormal
+
+    X, y = rows(40)
+    w = np.random.default_rng(6).integers(1, 3, 40).astype(float)
+    kernel = SquaredExponential([0.7, 1.2], 1.8, priors={"lengthscale": LogNormal(0.0, 1.0)})
+    t = dict(theta(Bernoulli(link)), kernel=kernel)
+    host, jax_path = profiled(X, y, w, t, host=True), profiled(X, y, w, t)
+    K_host, parts = host._gram(t)
+    assert parts is not None
+    np.testing.assert_allclose(K_host, np.asarray(_gram(t["kernel"], jnp.asarray(X), svgp.JITTER)), rtol=1e-12,
+                               atol=1e-14)  # fmt: skip
+    for scale in (1.0, 0.8, 1.3):  # successive points, each warm from the last
+        moved = dict(t, kernel=kernel.replace(lengthscale=np.array([0.7, 1.2]) * scale, variance=1.8 / scale))
+        (v_h, g_h), (v_j, g_j) = host(moved), jax_path(moved)
+        assert v_h == pytest.approx(v_j, rel=1e-10)
+        for a, b in zip(jax.tree_util.tree_leaves(g_h), jax.tree_util.tree_leaves(g_j)):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-7, atol=1e-9)
 
 
 def test_a_gaussian_likelihood_gives_the_exact_gp():
@@ -156,7 +197,7 @@ def test_a_gaussian_likelihood_gives_the_exact_gp():
     noise = 0.15
     t = theta(Gaussian(variance=noise))
     prof = ProfiledSites(X, y, np.ones(35), 1)
-    _, _, value = prof.optimum(t)
+    value = prof.optimum(t)[2]
     assert prof.steps <= 2  # the step of size 1, then the one that no longer gains
     exact = float(exact_log_marginal(t["kernel"], noise, jnp.asarray(X), jnp.asarray(y - float(t["mean"][0])),
                                      jitter=0.0))  # fmt: skip

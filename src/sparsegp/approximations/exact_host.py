@@ -46,8 +46,9 @@ def on_host(kernel, noise, X, counts=None, known=None) -> bool:
     return form is not None and form.lengthscale is not None
 
 
-def _squares(A, B) -> np.ndarray:
-    """(a_id - b_jd)^2 for every pair and coordinate, shape (D, n, m)."""
+def squared_differences(A, B=None) -> np.ndarray:
+    """(a_id - b_jd)^2 for every pair and coordinate, shape (D, n, m) (B = A when None)."""
+    B = A if B is None else B
     return np.stack([np.subtract.outer(a, b) ** 2 for a, b in zip(A.T, B.T)])
 
 
@@ -76,7 +77,7 @@ class HostExactNegative:
     def __init__(self, X, y, noise_prior=None):
         self.X = np.asarray(X, dtype=np.float64)
         self.y = np.asarray(y, dtype=np.float64)
-        self._squares = _squares(self.X, self.X)  # fixed for the fit: each evaluation weighs them by ell^-2
+        self._squares = squared_differences(self.X)  # fixed for the fit: each evaluation weighs them by ell^-2
         self._naturals, self._pull = _programs(noise_prior)
 
     def __call__(self, params):
@@ -177,4 +178,5 @@ __all__ = [
     "host_gram",
     "host_log_marginal",
     "on_host",
+    "squared_differences",
 ]

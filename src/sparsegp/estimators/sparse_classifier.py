@@ -39,6 +39,23 @@ _JSON_PARAMS = (
 )
 
 
+PROBA_ROWS = 1024  # the likelihood's predictive runs on rows padded to this many, or to a power of two above it
+
+
+def _log_proba(likelihood: Likelihood, mean, var) -> np.ndarray:
+    """The likelihood's log p(y = c) at the latent marginals (n, L), as NumPy, computed on rows padded to
+    PROBA_ROWS or the next power of two (mean 0, variance 1): the leave-one-out check and a prediction of up to
+    that many rows share one compiled program."""
+    n = int(np.shape(mean)[0])
+    size = max(PROBA_ROWS, 1 << max(n - 1, 0).bit_length())
+    pad = ((0, size - n), (0, 0))
+    out = likelihood.predict_log_proba(
+        jnp.asarray(np.pad(np.asarray(mean, dtype=np.float64), pad)),
+        jnp.asarray(np.pad(np.asarray(var, dtype=np.float64), pad, constant_values=1.0)),
+    )
+    return np.asarray(out)[:n]
+
+
 @persistence.register
 class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, ClassifierMixin, BaseEstimator):
     """Sparse variational GP classification over every training row (Hensman, Matthews & Ghahramani 2015).
@@ -264,7 +281,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         self.likelihood_ = fit.params["likelihood"]
         self._set_params(fit.params)
         copy_result(self, fit, skip=("params", "loo_mean", "loo_var", "loo_targets"))
-        log_proba = np.asarray(self.likelihood_.predict_log_proba(jnp.asarray(fit.loo_mean), jnp.asarray(fit.loo_var)))
+        log_proba = _log_proba(self.likelihood_, fit.loo_mean, fit.loo_var)
         self._set_loo(log_proba, fit.loo_targets, warn=warn)
         return self
 
@@ -364,8 +381,7 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         -------
         ndarray of shape (n, C)
         """
-        mean, var = self._latent(X)
-        return np.asarray(self.likelihood_.predict_log_proba(jnp.asarray(mean), jnp.asarray(var)))
+        return _log_proba(self.likelihood_, *self._latent(X))
 
     @fill(test_inputs=_TEST_INPUTS)
     def predict_proba(self, X):

@@ -14,10 +14,13 @@ prediction, the leave-one-out check and the model file are those of every other 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..approximations.exact_host import on_host, squared_differences
 from ..classification import site_form, svgp
 from ..linalg import single_threaded_blas, with_fixed_jitter
 from ..priors import log_hyper_prior
@@ -59,33 +62,80 @@ def _partial_grad(theta, X, y, w, g_mu, var, G, jitter):
     return jax.tree_util.tree_map(jnp.negative, grad), prior
 
 
+@lru_cache(maxsize=1)
+def _host_programs():
+    """The two JAX programs of a host evaluation (:class:`ProfiledSites` with ``host``): the kernel's host form
+    (length-scales, variance, constant) from theta; and the gradient of -(L + log p(theta)) in theta from the
+    bound's cotangents of those values and of b, with log p(theta)."""
+
+    def naturals(theta):
+        form = theta["kernel"].host_parts()
+        return form.lengthscale, form.variance, form.constant
+
+    def chained(theta, cotangents, mean_cotangent):
+        # the bound is an input: its gradient is J^T cotangents plus b's; the hyper-priors' is differentiated here
+        prior = log_hyper_prior(theta)
+        linear = sum(jnp.sum(c * v) for c, v in zip(cotangents, naturals(theta)))
+        return -(linear + jnp.sum(mean_cotangent * theta["mean"]) + prior), prior
+
+    return jax.jit(naturals), jax.jit(jax.grad(chained, has_aux=True))
+
+
 class ProfiledSites:
     """``value_and_grad(theta) -> (-(L + log p(theta)), gradient)`` over ``theta`` = {kernel, likelihood, mean}
     with q(g) at its optimum for theta: the sites moved by natural steps from where the previous evaluation left
     them (the prior's at the first), until a step gains less than INNER_TOL nats per row. The rows ``X`` (inputs
-    scaled), ``y`` and weights ``w``, NumPy; ``latents`` the latent functions."""
+    scaled), ``y`` and weights ``w``, NumPy; ``latents`` the latent functions.
 
-    def __init__(self, X, y, w, latents: int, jitter: float = svgp.JITTER):
+    On a CPU, for a kernel with a host form (:meth:`~sparsegp.kernels.Kernel.host_form`) and a likelihood without
+    learnt parameters, K and its gradient are computed on the host (``host``; the exact GP's host path,
+    :mod:`sparsegp.approximations.exact_host`): dL/dell_d = v sum(G o E o D_d) / ell_d^3, dL/dv = sum(G o E) +
+    j tr G, dL/dc = sum(G) + j tr G for K = v E + c + j (v + c) I, E = exp(-sum_d D_d / 2 ell_d^2), D_d the
+    squared differences of coordinate d, G = dL/dK (:func:`~sparsegp.classification.site_form.kernel_cotangent`),
+    and dL/db the rows' sum of w dE/dmu; elsewhere both are JAX programs (:func:`_gram`, :func:`_partial_grad`).
+    """
+
+    def __init__(self, X, y, w, latents: int, jitter: float = svgp.JITTER, kernel=None, likelihood=None):
         self.X, self.y, self.w = jnp.asarray(X), jnp.asarray(y), jnp.asarray(w)
         self.jitter, self.floor = float(jitter), INNER_TOL * float(np.sum(w))
         n = X.shape[0]
         self.lam, self.nu = np.zeros((n, latents)), np.zeros((n, latents))
         self.steps, self.first = 0, float("nan")  # the bound (with log p(theta)) at the first evaluation's start
+        self.host = (
+            kernel is not None
+            and likelihood is not None
+            and not jax.tree_util.tree_leaves(likelihood)  # nothing of the likelihood's to differentiate
+            and on_host(kernel, 0.0, X)  # the exact GP's test for the same host form: a CPU, n^2 D bounded
+        )
+        if self.host:
+            self._squares = squared_differences(np.asarray(X, dtype=np.float64))
+            self._naturals, self._pull = _host_programs()
+
+    def _gram(self, theta):
+        """(K + jitter mean(diag K) I, the host form's values and E, or None on the JAX path), K NumPy."""
+        if not self.host:
+            return np.asarray(_gram(theta["kernel"], self.X, self.jitter)), None
+        ell, v, c = (np.asarray(a, dtype=np.float64) for a in self._naturals(theta))
+        ell_d = np.broadcast_to(ell, (self._squares.shape[0],))
+        E = np.exp(-0.5 * np.tensordot(ell_d**-2.0, self._squares, axes=1))
+        K = float(v) * E + float(c)
+        K[np.diag_indices_from(K)] += self.jitter * (float(v) + float(c))  # diag K = v + c at every input
+        return K, (ell, ell_d, float(v), E)
 
     def _at(self, theta, K, lam, nu):
-        """(bound, q, the rows' target sites) at the sites ``lam``, ``nu``."""
+        """(bound, q, the rows' target sites, the rows' w dE/dmu) at the sites ``lam``, ``nu``."""
         q = site_form.posterior(K, lam, nu)
         e, g, lam_rows = jax.device_get(_row_terms(theta["likelihood"], q.mu, theta["mean"], q.var, self.y, self.w))
-        return float(e) - q.kl, q, site_form.target_sites(q, g, lam_rows)
+        return float(e) - q.kl, q, site_form.target_sites(q, g, lam_rows), g
 
     def optimum(self, theta):
-        """(K, q, the bound) with q moved to its optimum for ``theta``: from the accepted steps' sites and targets
-        the next sites are their Anderson extrapolation (:func:`~sparsegp.classification.site_form.anderson`),
-        where that loses the plain step, and where that loses too, steps of half the size (as
-        :func:`~sparsegp.fitting.variational.natural_q`'s); a step that changes the bound by less than the floor
-        ends them."""
-        K = np.asarray(_gram(theta["kernel"], self.X, self.jitter))
-        value, q, targets = self._at(theta, K, self.lam, self.nu)
+        """(K, q, the bound, the rows' w dE/dmu at q, the host form's parts) with q moved to its optimum for
+        ``theta``: from the accepted steps' sites and targets the next sites are their Anderson extrapolation
+        (:func:`~sparsegp.classification.site_form.anderson`), where that loses the plain step, and where that
+        loses too, steps of half the size (as :func:`~sparsegp.fitting.variational.natural_q`'s); a step that
+        changes the bound by less than the floor ends them."""
+        K, parts = self._gram(theta)
+        value, q, targets, g = self._at(theta, K, self.lam, self.nu)
         if self.steps == 0:
             self.first = value + float(log_hyper_prior(theta))
         floor = self.floor
@@ -96,7 +146,7 @@ class ProfiledSites:
             extrapolated = rho == 1.0 and len(history) > 1
             step = site_form.anderson(history) if extrapolated else x + rho * history[-1][1]
             lam, nu = site_form.unpack(step, shape)
-            v, q_t, t_t = self._at(theta, K, lam, nu)
+            v, q_t, t_t, g_t = self._at(theta, K, lam, nu)
             self.steps += 1
             if not np.isfinite(v) or v < value - floor:  # a step that lost: plainer, then shorter
                 history = []  # the extrapolation starts again from this point's plain step
@@ -107,22 +157,30 @@ class ProfiledSites:
                 continue
             if v <= value + floor:  # converged: the step neither gains nor loses
                 if v > value:
-                    self.lam, self.nu, value, q = lam, nu, v, q_t
+                    self.lam, self.nu, value, q, g = lam, nu, v, q_t, g_t
                 break
             rho = min(1.0, 2.0 * rho)
-            self.lam, self.nu, value, q, targets = lam, nu, v, q_t, t_t
-        return K, q, value
+            self.lam, self.nu, value, q, targets, g = lam, nu, v, q_t, t_t, g_t
+        return K, q, value, g, parts
 
     def __call__(self, theta):
-        K, q, value = self.optimum(theta)
+        K, q, value, g, parts = self.optimum(theta)
         G = site_form.kernel_cotangent(q)
-        grad, prior = _partial_grad(theta, self.X, self.y, self.w, jnp.asarray(q.mu), jnp.asarray(q.var),
-                                    jnp.asarray(G), self.jitter)  # fmt: skip
+        if parts is None:
+            grad, prior = _partial_grad(theta, self.X, self.y, self.w, jnp.asarray(q.mu), jnp.asarray(q.var),
+                                        jnp.asarray(G), self.jitter)  # fmt: skip
+            return -(value + float(prior)), grad
+        ell, ell_d, v, E = parts
+        M = G * E
+        g_ell = v * np.tensordot(self._squares, M, axes=([1, 2], [0, 1])) / ell_d**3
+        trace = self.jitter * float(np.trace(G))
+        cotangents = (g_ell if ell.ndim else np.sum(g_ell), np.sum(M) + trace, np.sum(G) + trace)
+        grad, prior = self._pull(theta, cotangents, np.sum(g, axis=0))
         return -(value + float(prior)), grad
 
     def whitened(self, theta):
         """(q_mu, q_sqrt) of ``svgp``'s whitened q at Z = X for the sites at their optimum for ``theta``."""
-        K, _, _ = self.optimum(theta)
+        K = self.optimum(theta)[0]
         q_mu, q_sqrt = site_form.to_whitened(K, self.lam, self.nu)
         return jnp.asarray(q_mu), jnp.asarray(q_sqrt)
 
@@ -135,7 +193,8 @@ def fit_every_input(config, X, y, w, theta: dict, mask: dict, bounds, desc: str,
     whole parameter dict (Z = X, q whitened). Returns (the parameter dict, the optimiser's report, natural steps
     taken, the bound with its hyper-prior at the start: q the prior's, theta the first); a KeyboardInterrupt comes out as :class:`~.training.Interrupted` with the whole dict at the best
     point evaluated."""
-    profiled = ProfiledSites(X, y, w, int(np.shape(theta["mean"])[0]), config.family.jitter)
+    profiled = ProfiledSites(X, y, w, int(np.shape(theta["mean"])[0]), config.family.jitter, theta["kernel"],
+                             theta["likelihood"])  # fmt: skip
     Z = jnp.asarray(X)
 
     def whole(t) -> dict:
