@@ -13,6 +13,7 @@
 * The host forms, NumPy in and out through LAPACK, for the paths that run without a JAX program
   (:mod:`sparsegp.approximations.exact_host`): :func:`host_cholesky`, :func:`host_solve_lower`,
   :func:`host_solve_upper`, :func:`host_cho_solve`, :func:`host_inverse_lower`, :func:`host_cho_inverse`,
+  :func:`host_inverse_gram`,
   :func:`lapack_nll`, :func:`lapack_inverse`, and
   :func:`single_threaded_blas` around their loops.
 """
@@ -318,7 +319,13 @@ def host_inverse_lower(L):
 def host_cho_inverse(L):
     """(L L^T)^-1 from its lower Cholesky factor on the host: L^-T L^-1 from :func:`host_inverse_lower` by LAPACK's
     dlauum, symmetrised. The same matrix as :func:`lapack_inverse` (dpotri: dtrtri then dlauum) to rounding."""
-    inv, _ = sl.lapack.dlauum(host_inverse_lower(L), lower=1, overwrite_c=1)  # its upper triangle stays zero
+    return host_inverse_gram(host_inverse_lower(L))
+
+
+def host_inverse_gram(L_inv):
+    """L^-T L^-1 (symmetric, NumPy) from the lower-triangular L^-1 of :func:`host_inverse_lower` (zero above its
+    diagonal), by LAPACK's dlauum: (L L^T)^-1 where L^-1 is at hand."""
+    inv, _ = sl.lapack.dlauum(L_inv, lower=1)  # the upper triangle stays as L^-1's: zero
     out = inv + inv.T
     out[np.diag_indices_from(out)] *= 0.5
     return out

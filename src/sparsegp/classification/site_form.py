@@ -41,7 +41,7 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky, lapack, solve_triangular
 
 from ..errors import NumericalError
-from ..linalg import host_cho_inverse
+from ..linalg import host_inverse_gram, host_inverse_lower
 
 # rows whose 1 - (B^-1)_ii is below this take the variance as K_ii minus its explained part (the module docstring)
 DIRECT_BELOW = 1e-4
@@ -49,17 +49,19 @@ DIRECT_BELOW = 1e-4
 
 class SitePosterior(NamedTuple):
     """q(g) of every latent function from its sites: ``mu`` and ``var`` (n, L) the marginals, ``alpha`` (n, L)
-    K^-1 mu, ``kl`` summed over the latent functions, and per latent function B^-1 and s."""
+    K^-1 mu, ``kl`` summed over the latent functions, and per latent function L_B^-1 and s."""
 
     mu: np.ndarray
     var: np.ndarray
     alpha: np.ndarray
     kl: float
-    factors: tuple  # ((B^-1, s), ...) per latent function
+    factors: tuple  # ((L_B^-1, s), ...) per latent function
 
 
 def posterior(K: np.ndarray, lam: np.ndarray, nu: np.ndarray) -> SitePosterior:
-    """q(g) of the module docstring from the sites ``lam`` >= 0 and ``nu``, both (n, L)."""
+    """q(g) of the module docstring from the sites ``lam`` >= 0 and ``nu``, both (n, L). B^-1 = L_B^-T L_B^-1 is
+    read through L_B^-1 (its diagonal as column norms, its products as two triangular ones): the whole matrix is
+    made only for the kernel cotangent, once an evaluation."""
     n, L = lam.shape
     diag = np.diag(K)
     mu, var, alpha = np.empty((n, L)), np.empty((n, L)), np.empty((n, L))
@@ -73,19 +75,19 @@ def posterior(K: np.ndarray, lam: np.ndarray, nu: np.ndarray) -> SitePosterior:
         LB, info = lapack.dpotrf(B.T, lower=1, clean=0, overwrite_a=1)
         if info != 0:
             raise NumericalError(f"site_form.posterior: B = I + s K s is not positive definite (order {int(info)})")
-        Binv = host_cho_inverse(LB)
-        a = nu[:, l] - s * (Binv @ (s * (K @ nu[:, l])))
+        LB_inv = host_inverse_lower(LB)
+        a = nu[:, l] - s * (LB_inv.T @ (LB_inv @ (s * (K @ nu[:, l]))))
         mu[:, l], alpha[:, l] = K @ a, a
-        inv_diag = np.diag(Binv)
+        inv_diag = np.einsum("ij,ij->j", LB_inv, LB_inv)
         gap = 1.0 - inv_diag
         direct = gap < DIRECT_BELOW
         v = np.divide(gap, lam[:, l], out=np.zeros(n), where=~direct)
         if direct.any():
-            sK = s[:, None] * K[:, direct]
-            v[direct] = diag[direct] - np.einsum("ij,ij->j", sK, Binv @ sK)
+            W = LB_inv @ (s[:, None] * K[:, direct])
+            v[direct] = diag[direct] - np.einsum("ij,ij->j", W, W)
         var[:, l] = np.maximum(v, 0.0)
         kl += 0.5 * (float(np.sum(inv_diag)) + float(mu[:, l] @ a) - n + 2.0 * float(np.sum(np.log(np.diag(LB)))))
-        factors.append((Binv, s))
+        factors.append((LB_inv, s))
     return SitePosterior(mu, var, alpha, kl, tuple(factors))
 
 
@@ -125,8 +127,8 @@ def anderson(history) -> np.ndarray:
 def kernel_cotangent(q: SitePosterior) -> np.ndarray:
     """dL/dK at q held, summed over the latent functions (the module docstring): 1/2 (alpha alpha^T - s B^-1 s)."""
     G = 0.5 * (q.alpha @ q.alpha.T)
-    for Binv, s in q.factors:
-        G -= 0.5 * (s[:, None] * Binv * s[None, :])
+    for LB_inv, s in q.factors:
+        G -= 0.5 * (s[:, None] * host_inverse_gram(LB_inv) * s[None, :])
     return G
 
 
