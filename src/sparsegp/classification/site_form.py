@@ -15,7 +15,8 @@ B = I + diag(s) K diag(s) = L_B L_B^T (Rasmussen & Williams sec. 3.4.3's factor)
     S_ii = (1 - (B^-1)_ii) / lambda_i,
     KL(q || p) = 1/2 (tr B^-1 + mu^T alpha - n + log |B|),
 
-so a q costs one factorisation of B and its inverse, and no inverse of K. The variance follows from
+so a q costs one factorisation of B and the inverse of its factor, L_B^-1 (B^-1 = L_B^-T L_B^-1 is read through
+it), and no inverse of K. The variance follows from
 S = K - K s B^-1 s K and s K s = B - I: (K s B^-1 s K)_ii = (B - 2 I + B^-1)_ii / lambda_i. Where
 1 - (B^-1)_ii is small (lambda_i near 0: a site that barely moves the prior) that difference loses digits, and
 those rows take S_ii = K_ii - (s K)_i^T B^-1 (s K)_i instead (:data:`DIRECT_BELOW`). The bound is HMG 2015 eq. 3
