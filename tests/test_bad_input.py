@@ -88,6 +88,14 @@ def test_predict_before_fit():
         ExactGPRegressor().predict(np.zeros((2, 2)))
 
 
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "predict_log_proba", "decision_function"])
+def test_the_classifier_says_it_is_not_fitted_before_any_prediction(method):
+    from sparsegp import SparseGPClassifier
+
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        getattr(SparseGPClassifier(), method)(np.zeros((2, 2)))
+
+
 def test_predict_wrong_features_and_nan(fitted):
     with pytest.raises(InputError, match="X has 3 features, but ExactGPRegressor is expecting 2 features"):
         fitted.predict(np.zeros((2, 3)))

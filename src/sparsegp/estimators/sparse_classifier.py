@@ -381,7 +381,8 @@ class SparseGPClassifier(FeatureNamesMixin, persistence.SaveLoadMixin, Classifie
         -------
         ndarray of shape (n, C)
         """
-        return _log_proba(self.likelihood_, *self._latent(X))
+        mean, var = self._latent(X)  # checks the classifier is fitted before its likelihood_ is read
+        return _log_proba(self.likelihood_, mean, var)
 
     @fill(test_inputs=_TEST_INPUTS)
     def predict_proba(self, X):
