@@ -52,6 +52,21 @@ def squared_differences(A, B=None) -> np.ndarray:
     return np.stack([np.subtract.outer(a, b) ** 2 for a, b in zip(A.T, B.T)])
 
 
+def scaled_exponential(squares, ell):
+    """(E, ell_d): E = exp(-sum_d D_d / (2 ell_d^2)) from the squared differences D (:func:`squared_differences`),
+    the host form's kernel without its variance and constant, and the length-scales per coordinate."""
+    ell_d = np.broadcast_to(ell, (squares.shape[0],))
+    return np.exp(-0.5 * np.tensordot(ell_d**-2.0, squares, axes=1)), ell_d
+
+
+def form_cotangents(squares, W, E, ell, ell_d, variance):
+    """The cotangents of the host form's (length-scales, variance, constant) of <W, variance E + constant>, given
+    W = d value / dK: variance sum(W o E o D_d) / ell_d^3 (summed for one length-scale), sum(W o E), sum(W)."""
+    M = W * E
+    g_ell = variance * np.tensordot(squares, M, axes=([1, 2], [0, 1])) / ell_d**3
+    return g_ell if np.ndim(ell) else np.sum(g_ell), np.sum(M), np.sum(W)
+
+
 def _scaled_distances(ell, A, B) -> np.ndarray:
     """sum_d (a_id - b_jd)^2 / ell_d^2, shape (n, m), summed coordinate by coordinate."""
     ell = np.broadcast_to(np.asarray(ell, dtype=np.float64), (A.shape[1],))
@@ -91,8 +106,7 @@ class HostExactNegative:
 
     def _host(self, ell, variance, constant, noise):
         """(-log p(y), the cotangents of the host form's values), or (NaN, None) where Q does not factorise."""
-        ell_d = np.broadcast_to(ell, (self.X.shape[1],))
-        E = np.exp(-0.5 * np.tensordot(ell_d**-2.0, self._squares, axes=1))
+        E, ell_d = scaled_exponential(self._squares, ell)
         Q = variance * E + constant
         Q[np.diag_indices_from(Q)] += noise
         value, L, alpha = lapack_nll(Q, self.y)
@@ -101,9 +115,7 @@ class HostExactNegative:
         k = 1 if self.y.ndim == 1 else self.y.shape[1]
         a = alpha.reshape(len(alpha), -1)
         W = 0.5 * (k * lapack_inverse(L) - a @ a.T)  # d value / dQ (Rasmussen & Williams eq. 5.9, negated)
-        M = W * E
-        g_ell = variance * np.tensordot(self._squares, M, axes=([1, 2], [0, 1])) / ell_d**3
-        return value, (g_ell if ell.ndim else np.sum(g_ell), np.sum(M), np.sum(W), np.trace(W))
+        return value, (*form_cotangents(self._squares, W, E, ell, ell_d, variance), np.trace(W))
 
 
 def _programs(noise_prior):
@@ -177,6 +189,8 @@ __all__ = [
     "host_exact_predict",
     "host_gram",
     "host_log_marginal",
+    "form_cotangents",
     "on_host",
+    "scaled_exponential",
     "squared_differences",
 ]

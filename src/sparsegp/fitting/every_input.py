@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..approximations.exact_host import on_host, squared_differences
+from ..approximations.exact_host import form_cotangents, on_host, scaled_exponential, squared_differences
 from ..classification import site_form, svgp
 from ..linalg import single_threaded_blas, with_fixed_jitter
 from ..priors import log_hyper_prior
@@ -116,11 +116,10 @@ class ProfiledSites:
         if not self.host:
             return np.asarray(_gram(theta["kernel"], self.X, self.jitter)), None
         ell, v, c = (np.asarray(a, dtype=np.float64) for a in self._naturals(theta))
-        ell_d = np.broadcast_to(ell, (self._squares.shape[0],))
-        E = np.exp(-0.5 * np.tensordot(ell_d**-2.0, self._squares, axes=1))
+        E, ell_d = scaled_exponential(self._squares, ell)
         K = float(v) * E + float(c)
         K[np.diag_indices_from(K)] += self.jitter * (float(v) + float(c))  # diag K = v + c at every input
-        return K, (ell, ell_d, float(v), E)
+        return K, (E, ell, ell_d, float(v))
 
     def _at(self, theta, K, lam, nu):
         """(bound, q, the rows' target sites, the rows' w dE/dmu) at the sites ``lam``, ``nu``."""
@@ -170,11 +169,9 @@ class ProfiledSites:
             grad, prior = _partial_grad(theta, self.X, self.y, self.w, jnp.asarray(q.mu), jnp.asarray(q.var),
                                         jnp.asarray(G), self.jitter)  # fmt: skip
             return -(value + float(prior)), grad
-        ell, ell_d, v, E = parts
-        M = G * E
-        g_ell = v * np.tensordot(self._squares, M, axes=([1, 2], [0, 1])) / ell_d**3
-        trace = self.jitter * float(np.trace(G))
-        cotangents = (g_ell if ell.ndim else np.sum(g_ell), np.sum(M) + trace, np.sum(G) + trace)
+        g_ell, g_v, g_c = form_cotangents(self._squares, G, *parts)
+        trace = self.jitter * float(np.trace(G))  # the jitter j (v + c) I
+        cotangents = (g_ell, g_v + trace, g_c + trace)
         grad, prior = self._pull(theta, cotangents, np.sum(g, axis=0))
         return -(value + float(prior)), grad
 
