@@ -1,0 +1,196 @@
+"""Where one VFE bound + gradient spends its time beyond the flop floor, and one change that was tried for it.
+
+    python -m benchmarks vfe_eval_parts [--m 512 1024] [--repeats 6]
+
+1. The JAX program of ``jax.value_and_grad(vfe_bound)`` (K36: kin40k split 0, 36,000 standardised rows, SE-ARD at
+   unit hyper-parameters, inducing inputs a random training subset, the default chunks), timed as fits run it, and
+   beside it the same program with each chunk's two m x m products taken by blocks (``--blocks``, default 4):
+   A = L_uu^-1 K_uf from the lower blocks of the triangular L_uu^-1 only and A A^T's lower blocks only, (k + 1) / 2k
+   of the general products' flops. The variant is patched into :mod:`sparsegp.backends.jax_sums` for the run
+   (the package keeps the general products); the two programs run in turn, the best of ``--repeats`` each.
+2. One chunk of the backward pass alone (m rows of Z, the default chunk of rows, D = 8): the product
+   2 Phi_bar K_uf with its row terms, the kernel's forward and its VJP (:func:`sparsegp.kernels.stationary.se_gram`),
+   and the whole chunk body; each the best of 20. Beside them, the kernel's VJP with its backward sums taken by the
+   distances' expansion alone, outside a ``lax.cond`` (the package's VJP chooses between the expansion and the
+   coordinates' differences inside one, for inputs many length-scales wide): the same numbers here, where the inputs
+   are not wide, at a third of the time.
+
+Figures are seconds; the floor is 2 n m^2 flops at 100 GFLOP/s (this machine's float64 product rate on a good day).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+
+def _best(fn, repeats: int) -> float:
+    import jax
+
+    jax.block_until_ready(fn())
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        jax.block_until_ready(fn())
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def _blocked_forward(blocks: int):
+    """A replacement for ``jax_sums._chunk_forward`` whose two m x m products are taken by ``blocks`` blocks (the
+    sum it makes is the lower block triangle of S; :func:`_mirror` completes it)."""
+    import jax.numpy as jnp
+
+    from sparsegp.backends.jax_sums import row_weighted
+
+    def forward(Luu_inv, kernel, Z, Xc, yc, wc):
+        m = Z.shape[0]
+        edges = [round(i * m / blocks) for i in range(blocks + 1)]
+        spans = list(zip(edges[:-1], edges[1:]))
+        K = kernel.K(Z, Xc)
+        A = jnp.concatenate(
+            [sum(Luu_inv[a:b, c:d] @ K[c:d] for c, d in spans[: i + 1]) for i, (a, b) in enumerate(spans)]
+        )
+        Aw = A * wc
+        rows = []
+        for i, (a, b) in enumerate(spans):
+            row = [Aw[a:b] @ A[c:d].T for c, d in spans[: i + 1]]
+            if b < m:
+                row.append(jnp.zeros((b - a, m - b), A.dtype))
+            rows.append(jnp.concatenate(row, axis=1))
+        S = jnp.concatenate(rows, axis=0)
+        yy = jnp.sum(row_weighted(wc, yc) * yc)
+        return S, Aw @ yc, yy, jnp.sum(wc * kernel.diag(Xc)), jnp.sum(Aw * A)
+
+    return forward
+
+
+def whole(m: int, blocks: int, repeats: int) -> str:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from sparsegp import datasets
+    from sparsegp.approximations.vfe import vfe_bound
+    from sparsegp.backends import jax_sums
+    from sparsegp.kernels import SquaredExponential
+
+    X, y, _, _ = datasets.load("kin40k", split=0, preprocessing="standardize")
+    Z = jnp.asarray(X[np.random.default_rng(0).choice(len(X), m, replace=False)])
+    k = SquaredExponential(np.ones(X.shape[1]), 1.0)
+    chunk = jax_sums.chunk_size_for(len(X), m)
+    Xj, yj = jnp.asarray(X), jnp.asarray(y)
+    general, stats_forward = jax_sums._chunk_forward, jax_sums._stats_forward
+    programs = {}
+    try:
+        for name, forward in (("general", general), (f"{blocks} blocks", _blocked_forward(blocks))):
+            jax_sums._chunk_forward = forward
+            if forward is not general:  # the blocked sum holds S's lower block triangle: mirror it once
+
+                def mirrored_forward(*args, **kw):
+                    st = stats_forward(*args, **kw)
+                    return st._replace(S=jnp.tril(st.S) + jnp.tril(st.S, -1).T)
+
+                jax_sums._stats_forward = mirrored_forward
+            jax.clear_caches()  # each variant traced afresh
+            vg = jax.jit(jax.value_and_grad(lambda k, Z: vfe_bound(k, Z, 0.1, Xj, yj, chunk=chunk), argnums=(0, 1)))
+            val = jax.jit(lambda k, Z: vfe_bound(k, Z, 0.1, Xj, yj, chunk=chunk))
+            out = jax.block_until_ready(vg(k, Z))
+            programs[name] = (val, vg, np.asarray(jax.flatten_util.ravel_pytree(out)[0]))
+            jax_sums._stats_forward = stats_forward
+    finally:
+        jax_sums._chunk_forward, jax_sums._stats_forward = general, stats_forward
+    a, b = (p[2] for p in programs.values())
+    times = {(name, what): float("inf") for name in programs for what in ("value", "value + gradient")}
+    for _ in range(repeats):  # the two programs in turn, so that the machine's speed moves both alike
+        for name, (val, vg, _) in programs.items():
+            times[name, "value"] = min(times[name, "value"], _best(lambda val=val: val(k, Z), 1))
+            times[name, "value + gradient"] = min(times[name, "value + gradient"], _best(lambda vg=vg: vg(k, Z), 1))
+    floor = 2.0 * len(X) * m * m / 100e9
+    lines = [f"n = {len(X)}, m = {m}, chunk {chunk}; floor {floor:.3f} s; largest relative difference "
+             f"of value and gradient between the two: {np.max(np.abs(a - b) / np.maximum(np.abs(a), 1e-300)):.1e}"]  # fmt: skip
+    for (name, what), t in times.items():
+        lines.append(f"  {name:>10s}  {what:<17s} {t:7.3f} s  {t / floor:5.2f}x the floor")
+    return "\n".join(lines)
+
+
+def chunk_parts(m: int) -> str:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from sparsegp.backends.jax_sums import chunk_size_for
+    from sparsegp.kernels import SquaredExponential
+
+    c, D = chunk_size_for(36_000, m), 8
+    r = np.random.default_rng(0)
+    Z, Xc = jnp.asarray(r.standard_normal((m, D))), jnp.asarray(r.standard_normal((c, D)))
+    yc, mc = jnp.asarray(r.standard_normal(c)), jnp.ones(c)
+    P, bb = jnp.asarray(r.standard_normal((m, m))), jnp.asarray(r.standard_normal(m))
+    k = SquaredExponential(np.ones(D), 1.0)
+
+    def body(k, Z, Xc):  # jax_sums._whitened_bwd's chunk: the product, then the kernel's VJP
+        Kuf, vjp = jax.vjp(lambda k, z, x: k.K(z, x), k, Z, Xc)
+        return vjp((2.0 * (P @ Kuf) + jnp.outer(bb, yc)) * mc)
+
+    def product(k, Z, Xc):
+        return (2.0 * (P @ k.K(Z, Xc)) + jnp.outer(bb, yc)) * mc
+
+    def kernel_vjp(k, Z, Xc):
+        Kuf, vjp = jax.vjp(lambda k, z, x: k.K(z, x), k, Z, Xc)
+        return vjp(Kuf)
+
+    def kernel_vjp_no_cond(k, Z, Xc):
+        Kuf, vjp = jax.vjp(lambda v, e, z, x: _se_gram_expanded(v, e, z, x), k.variance, k.lengthscale, Z, Xc)
+        return vjp(Kuf)
+
+    parts = {"chunk body": body, "product": product, "kernel": lambda k, Z, Xc: k.K(Z, Xc), "kernel + VJP": kernel_vjp,
+             "kernel + VJP, no cond": kernel_vjp_no_cond}  # fmt: skip
+    same = [np.max(np.abs(np.asarray(x) - np.asarray(w))) for x, w in
+            zip(jax.jit(kernel_vjp)(k, Z, Xc)[1:], jax.jit(kernel_vjp_no_cond)(k, Z, Xc)[2:])]  # fmt: skip
+    lines = [f"one backward chunk, m = {m}, {c} rows, D = {D} (2 m^2 c flops at 100 GFLOP/s: {2e-11 * m * m * c * 1e3:.1f} ms); "
+             f"the two VJPs' Z and X cotangents differ by at most {max(same):.1e}"]  # fmt: skip
+    for name, fn in parts.items():
+        f = jax.jit(fn)
+        lines.append(f"  {name:<14s} {1e3 * _best(lambda f=f: f(k, Z, Xc), 20):7.2f} ms")
+    return "\n".join(lines)
+
+
+def _se_gram_expanded(variance, ell, X, Z):
+    """:func:`sparsegp.kernels.stationary.se_gram` (not square) whose VJP takes its sums by the expansion alone."""
+    import jax
+    import jax.numpy as jnp
+
+    from sparsegp.kernels import stationary
+
+    @jax.custom_vjp
+    def gram(variance, ell, X, Z):
+        return stationary._se_forward(variance, ell, X, Z, False)[0]
+
+    def bwd(res, K_bar):
+        variance, ell, a, b, K = res
+        E = K_bar * K
+        a_bar, b_bar, t = stationary._pair_sums_expanded(-0.5 * E, a, b)
+        return jnp.sum(E) / variance, -t / ell, a_bar / ell, b_bar / ell
+
+    gram.defvjp(lambda *args: stationary._se_fwd(*args, False), bwd)
+    return gram(variance, ell, X, Z)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--m", type=int, nargs="+", default=[512, 1024])
+    parser.add_argument("--blocks", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=6)
+    parser.add_argument("--chunks-only", action="store_true", help="only part 2")
+    opts = parser.parse_args(argv)
+    import jax.flatten_util  # noqa: F401
+
+    for m in opts.m:
+        if not opts.chunks_only:
+            print(whole(m, opts.blocks, opts.repeats))
+        print(chunk_parts(m))
+
+
+if __name__ == "__main__":
+    main()
