@@ -1,19 +1,20 @@
-"""Where one VFE bound + gradient spends its time beyond the flop floor, and one change that was tried for it.
+"""Where one VFE bound + gradient spends its time beyond the flop floor, and two changes that were tried for it.
 
-    python -m benchmarks vfe_eval_parts [--m 512 1024] [--repeats 6]
+    python -m benchmarks vfe_eval_parts [--m 512 1024] [--repeats 6] [--chunks-only]
 
 1. The JAX program of ``jax.value_and_grad(vfe_bound)`` (K36: kin40k split 0, 36,000 standardised rows, SE-ARD at
    unit hyper-parameters, inducing inputs a random training subset, the default chunks), timed as fits run it, and
-   beside it the same program with each chunk's two m x m products taken by blocks (``--blocks``, default 4):
-   A = L_uu^-1 K_uf from the lower blocks of the triangular L_uu^-1 only and A A^T's lower blocks only, (k + 1) / 2k
-   of the general products' flops. The variant is patched into :mod:`sparsegp.backends.jax_sums` for the run
-   (the package keeps the general products); the two programs run in turn, the best of ``--repeats`` each.
-2. One chunk of the backward pass alone (m rows of Z, the default chunk of rows, D = 8): the product
-   2 Phi_bar K_uf with its row terms, the kernel's forward and its VJP (:func:`sparsegp.kernels.stationary.se_gram`),
-   and the whole chunk body; each the best of 20. Beside them, the kernel's VJP with its backward sums taken by the
-   distances' expansion alone, outside a ``lax.cond`` (the package's VJP chooses between the expansion and the
-   coordinates' differences inside one, for inputs many length-scales wide): the same numbers here, where the inputs
-   are not wide, at a third of the time.
+   beside it two variants, each patched into the package for its own trace only:
+   - "N blocks" (``--blocks``, default 4): each chunk's two m x m products taken by blocks, A = L_uu^-1 K_uf from
+     the lower blocks of the triangular L_uu^-1 only and A A^T's lower blocks only, (k + 1) / 2k of the general
+     products' flops;
+   - "no cond": the kernel's VJP (:func:`sparsegp.kernels.stationary.se_gram`) taking its sums by the distances'
+     expansion alone, without the ``lax.cond`` that chooses the coordinates' differences for inputs many
+     length-scales wide (the same numbers where, as here, they are not).
+   The programs run in turn, the best of ``--repeats`` each.
+2. One chunk of the backward pass alone (m rows of Z, the default chunk of rows, D = 8), each program at top level:
+   the product 2 Phi_bar K_uf with its row terms, the kernel's forward and its VJP (with and without the
+   conditional), and the whole chunk body; each the best of 20.
 
 Figures are seconds; the floor is 2 n m^2 flops at 100 GFLOP/s (this machine's float64 product rate on a good day).
 """
@@ -21,6 +22,7 @@ Figures are seconds; the floor is 2 n m^2 flops at 100 GFLOP/s (this machine's f
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 
 
@@ -34,6 +36,29 @@ def _best(fn, repeats: int) -> float:
         jax.block_until_ready(fn())
         best = min(best, time.perf_counter() - t)
     return best
+
+
+@contextlib.contextmanager
+def _vjp_without_cond():
+    """se_gram's VJP with its sums by the expansion alone, while the block runs (programs compiled in it keep it)."""
+    import jax
+
+    from sparsegp.kernels import stationary
+
+    def bwd(square, res, K_bar):
+        variance, ell, a, b, K = res
+        E = K_bar * K
+        a_bar, b_bar, t = stationary._pair_sums_expanded(-0.5 * E, a, b)
+        ell_bar = -t / ell
+        return (E.sum() / variance, ell_bar if ell.ndim else ell_bar.sum(), a_bar / ell, b_bar / ell)
+
+    jax.clear_caches()  # traces of the same functions are cached: each form traced afresh
+    stationary.se_gram.defvjp(stationary._se_fwd, bwd)
+    try:
+        yield
+    finally:
+        stationary.se_gram.defvjp(stationary._se_fwd, stationary._se_bwd)
+        jax.clear_caches()
 
 
 def _blocked_forward(blocks: int):
@@ -83,9 +108,9 @@ def whole(m: int, blocks: int, repeats: int) -> str:
     general, stats_forward = jax_sums._chunk_forward, jax_sums._stats_forward
     programs = {}
     try:
-        for name, forward in (("general", general), (f"{blocks} blocks", _blocked_forward(blocks))):
-            jax_sums._chunk_forward = forward
-            if forward is not general:  # the blocked sum holds S's lower block triangle: mirror it once
+        for name in ("general", f"{blocks} blocks", "no cond"):
+            if name.endswith("blocks"):  # the blocked sum holds S's lower block triangle: mirror it once
+                jax_sums._chunk_forward = _blocked_forward(blocks)
 
                 def mirrored_forward(*args, **kw):
                     st = stats_forward(*args, **kw)
@@ -93,22 +118,25 @@ def whole(m: int, blocks: int, repeats: int) -> str:
 
                 jax_sums._stats_forward = mirrored_forward
             jax.clear_caches()  # each variant traced afresh
-            vg = jax.jit(jax.value_and_grad(lambda k, Z: vfe_bound(k, Z, 0.1, Xj, yj, chunk=chunk), argnums=(0, 1)))
-            val = jax.jit(lambda k, Z: vfe_bound(k, Z, 0.1, Xj, yj, chunk=chunk))
-            out = jax.block_until_ready(vg(k, Z))
+            with _vjp_without_cond() if name == "no cond" else contextlib.nullcontext():
+                vg = jax.jit(jax.value_and_grad(lambda k, Z: vfe_bound(k, Z, 0.1, Xj, yj, chunk=chunk), argnums=(0, 1)))
+                val = jax.jit(lambda k, Z: vfe_bound(k, Z, 0.1, Xj, yj, chunk=chunk))
+                out = jax.block_until_ready(vg(k, Z))
+                jax.block_until_ready(val(k, Z))
             programs[name] = (val, vg, np.asarray(jax.flatten_util.ravel_pytree(out)[0]))
-            jax_sums._stats_forward = stats_forward
+            jax_sums._chunk_forward, jax_sums._stats_forward = general, stats_forward
     finally:
         jax_sums._chunk_forward, jax_sums._stats_forward = general, stats_forward
-    a, b = (p[2] for p in programs.values())
+    ref = programs["general"][2]
+    differs = {name: np.max(np.abs(p[2] - ref) / np.maximum(np.abs(ref), 1e-300)) for name, p in programs.items()}
     times = {(name, what): float("inf") for name in programs for what in ("value", "value + gradient")}
     for _ in range(repeats):  # the two programs in turn, so that the machine's speed moves both alike
         for name, (val, vg, _) in programs.items():
             times[name, "value"] = min(times[name, "value"], _best(lambda val=val: val(k, Z), 1))
             times[name, "value + gradient"] = min(times[name, "value + gradient"], _best(lambda vg=vg: vg(k, Z), 1))
     floor = 2.0 * len(X) * m * m / 100e9
-    lines = [f"n = {len(X)}, m = {m}, chunk {chunk}; floor {floor:.3f} s; largest relative difference "
-             f"of value and gradient between the two: {np.max(np.abs(a - b) / np.maximum(np.abs(a), 1e-300)):.1e}"]  # fmt: skip
+    lines = [f"n = {len(X)}, m = {m}, chunk {chunk}; floor {floor:.3f} s; largest relative difference of value and "
+             "gradient from the general program's: " + ", ".join(f"{name} {d:.1e}" for name, d in differs.items())]  # fmt: skip
     for (name, what), t in times.items():
         lines.append(f"  {name:>10s}  {what:<17s} {t:7.3f} s  {t / floor:5.2f}x the floor")
     return "\n".join(lines)
@@ -140,41 +168,24 @@ def chunk_parts(m: int) -> str:
         Kuf, vjp = jax.vjp(lambda k, z, x: k.K(z, x), k, Z, Xc)
         return vjp(Kuf)
 
-    def kernel_vjp_no_cond(k, Z, Xc):
-        Kuf, vjp = jax.vjp(lambda v, e, z, x: _se_gram_expanded(v, e, z, x), k.variance, k.lengthscale, Z, Xc)
-        return vjp(Kuf)
-
-    parts = {"chunk body": body, "product": product, "kernel": lambda k, Z, Xc: k.K(Z, Xc), "kernel + VJP": kernel_vjp,
-             "kernel + VJP, no cond": kernel_vjp_no_cond}  # fmt: skip
-    same = [np.max(np.abs(np.asarray(x) - np.asarray(w))) for x, w in
-            zip(jax.jit(kernel_vjp)(k, Z, Xc)[1:], jax.jit(kernel_vjp_no_cond)(k, Z, Xc)[2:])]  # fmt: skip
+    parts = {"chunk body": body, "product": product, "kernel": lambda k, Z, Xc: k.K(Z, Xc), "kernel + VJP": kernel_vjp}
+    programs = {name: jax.jit(fn) for name, fn in parts.items()}
+    for f in programs.values():
+        jax.block_until_ready(f(k, Z, Xc))
+    with _vjp_without_cond():  # traced here, kept after
+        programs["kernel + VJP, no cond"] = jax.jit(kernel_vjp)
+        programs["chunk body, no cond"] = jax.jit(body)
+        for name in ("kernel + VJP, no cond", "chunk body, no cond"):
+            jax.block_until_ready(programs[name](k, Z, Xc))
+    flat = [
+        jax.flatten_util.ravel_pytree(programs[name](k, Z, Xc))[0] for name in ("kernel + VJP", "kernel + VJP, no cond")
+    ]
+    same = float(np.max(np.abs(np.asarray(flat[0]) - np.asarray(flat[1]))))
     lines = [f"one backward chunk, m = {m}, {c} rows, D = {D} (2 m^2 c flops at 100 GFLOP/s: {2e-11 * m * m * c * 1e3:.1f} ms); "
-             f"the two VJPs' Z and X cotangents differ by at most {max(same):.1e}"]  # fmt: skip
-    for name, fn in parts.items():
-        f = jax.jit(fn)
-        lines.append(f"  {name:<14s} {1e3 * _best(lambda f=f: f(k, Z, Xc), 20):7.2f} ms")
+             f"the two VJPs' cotangents differ by at most {same:.1e}"]  # fmt: skip
+    for name, f in programs.items():
+        lines.append(f"  {name:<22s} {1e3 * _best(lambda f=f: f(k, Z, Xc), 20):7.2f} ms")
     return "\n".join(lines)
-
-
-def _se_gram_expanded(variance, ell, X, Z):
-    """:func:`sparsegp.kernels.stationary.se_gram` (not square) whose VJP takes its sums by the expansion alone."""
-    import jax
-    import jax.numpy as jnp
-
-    from sparsegp.kernels import stationary
-
-    @jax.custom_vjp
-    def gram(variance, ell, X, Z):
-        return stationary._se_forward(variance, ell, X, Z, False)[0]
-
-    def bwd(res, K_bar):
-        variance, ell, a, b, K = res
-        E = K_bar * K
-        a_bar, b_bar, t = stationary._pair_sums_expanded(-0.5 * E, a, b)
-        return jnp.sum(E) / variance, -t / ell, a_bar / ell, b_bar / ell
-
-    gram.defvjp(lambda *args: stationary._se_fwd(*args, False), bwd)
-    return gram(variance, ell, X, Z)
 
 
 def main(argv=None):
