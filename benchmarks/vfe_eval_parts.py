@@ -10,7 +10,9 @@
      products' flops;
    - "no cond": the kernel's VJP (:func:`sparsegp.kernels.stationary.se_gram`) taking its sums by the distances'
      expansion alone, without the ``lax.cond`` that chooses the coordinates' differences for inputs many
-     length-scales wide (the same numbers where, as here, they are not).
+     length-scales wide (the same numbers where, as here, they are not);
+   - "no VJP sums", for timing only (its gradient is wrong): the VJP's sums dropped, the variance's cotangent
+     kept, to show what the kernel's VJP costs inside the whole program.
    The programs run in turn, the best of ``--repeats`` each.
 2. One chunk of the backward pass alone (m rows of Z, the default chunk of rows, D = 8), each program at top level:
    the product 2 Phi_bar K_uf with its row terms, the kernel's forward and its VJP (with and without the
@@ -38,19 +40,32 @@ def _best(fn, repeats: int) -> float:
     return best
 
 
+def _expanded_bwd(square, res, K_bar):
+    """se_gram's VJP with its sums by the expansion alone (no conditional)."""
+    from sparsegp.kernels import stationary
+
+    variance, ell, a, b, K = res
+    E = K_bar * K
+    a_bar, b_bar, t = stationary._pair_sums_expanded(-0.5 * E, a, b)
+    ell_bar = -t / ell
+    return (E.sum() / variance, ell_bar if ell.ndim else ell_bar.sum(), a_bar / ell, b_bar / ell)
+
+
+def _variance_only_bwd(square, res, K_bar):
+    """For timing only, a wrong VJP: the variance's cotangent, zero for the length-scales and inputs (what the
+    evaluation costs without the VJP's sums)."""
+    import jax.numpy as jnp
+
+    variance, ell, a, b, K = res
+    return jnp.sum(K_bar * K) / variance, jnp.zeros_like(ell), jnp.zeros_like(a), jnp.zeros_like(b)
+
+
 @contextlib.contextmanager
-def _vjp_without_cond():
-    """se_gram's VJP with its sums by the expansion alone, while the block runs (programs compiled in it keep it)."""
+def _vjp_replaced(bwd):
+    """se_gram's VJP replaced by ``bwd`` while the block runs (programs compiled in it keep it)."""
     import jax
 
     from sparsegp.kernels import stationary
-
-    def bwd(square, res, K_bar):
-        variance, ell, a, b, K = res
-        E = K_bar * K
-        a_bar, b_bar, t = stationary._pair_sums_expanded(-0.5 * E, a, b)
-        ell_bar = -t / ell
-        return (E.sum() / variance, ell_bar if ell.ndim else ell_bar.sum(), a_bar / ell, b_bar / ell)
 
     jax.clear_caches()  # traces of the same functions are cached: each form traced afresh
     stationary.se_gram.defvjp(stationary._se_fwd, bwd)
@@ -108,7 +123,8 @@ def whole(m: int, blocks: int, repeats: int) -> str:
     general, stats_forward = jax_sums._chunk_forward, jax_sums._stats_forward
     programs = {}
     try:
-        for name in ("general", f"{blocks} blocks", "no cond"):
+        replaced = {"no cond": _expanded_bwd, "no VJP sums": _variance_only_bwd}
+        for name in ("general", f"{blocks} blocks", *replaced):
             if name.endswith("blocks"):  # the blocked sum holds S's lower block triangle: mirror it once
                 jax_sums._chunk_forward = _blocked_forward(blocks)
 
@@ -118,7 +134,7 @@ def whole(m: int, blocks: int, repeats: int) -> str:
 
                 jax_sums._stats_forward = mirrored_forward
             jax.clear_caches()  # each variant traced afresh
-            with _vjp_without_cond() if name == "no cond" else contextlib.nullcontext():
+            with _vjp_replaced(replaced[name]) if name in replaced else contextlib.nullcontext():
                 vg = jax.jit(jax.value_and_grad(lambda k, Z: vfe_bound(k, Z, 0.1, Xj, yj, chunk=chunk), argnums=(0, 1)))
                 val = jax.jit(lambda k, Z: vfe_bound(k, Z, 0.1, Xj, yj, chunk=chunk))
                 out = jax.block_until_ready(vg(k, Z))
@@ -136,7 +152,8 @@ def whole(m: int, blocks: int, repeats: int) -> str:
             times[name, "value + gradient"] = min(times[name, "value + gradient"], _best(lambda vg=vg: vg(k, Z), 1))
     floor = 2.0 * len(X) * m * m / 100e9
     lines = [f"n = {len(X)}, m = {m}, chunk {chunk}; floor {floor:.3f} s; largest relative difference of value and "
-             "gradient from the general program's: " + ", ".join(f"{name} {d:.1e}" for name, d in differs.items())]  # fmt: skip
+             "gradient from the general program's: " + ", ".join(f"{name} {d:.1e}" for name, d in differs.items()
+                                                              if name != "no VJP sums")]  # fmt: skip
     for (name, what), t in times.items():
         lines.append(f"  {name:>10s}  {what:<17s} {t:7.3f} s  {t / floor:5.2f}x the floor")
     return "\n".join(lines)
@@ -172,7 +189,7 @@ def chunk_parts(m: int) -> str:
     programs = {name: jax.jit(fn) for name, fn in parts.items()}
     for f in programs.values():
         jax.block_until_ready(f(k, Z, Xc))
-    with _vjp_without_cond():  # traced here, kept after
+    with _vjp_replaced(_expanded_bwd):  # traced here, kept after
         programs["kernel + VJP, no cond"] = jax.jit(kernel_vjp)
         programs["chunk body, no cond"] = jax.jit(body)
         for name in ("kernel + VJP, no cond", "chunk body, no cond"):
