@@ -18,6 +18,9 @@
    the product 2 Phi_bar K_uf with its row terms, the kernel's forward and its VJP (with and without the
    conditional), and the whole chunk body; each the best of 20.
 
+3. ``--profile``: JAX's profiler over three evaluations of the general program, and the operations that take the
+   most time per evaluation (XLA's own names: the fused products are the ``ynn_fusion`` ones), with their calls.
+
 Figures are seconds; the floor is 2 n m^2 flops at 100 GFLOP/s (this machine's float64 product rate on a good day).
 """
 
@@ -205,16 +208,65 @@ def chunk_parts(m: int) -> str:
     return "\n".join(lines)
 
 
+def profile(m: int, top: int = 12) -> str:
+    import collections
+    import glob
+    import gzip
+    import json
+    import tempfile
+
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from sparsegp import datasets
+    from sparsegp.approximations.vfe import vfe_bound
+    from sparsegp.backends.jax_sums import chunk_size_for
+    from sparsegp.kernels import SquaredExponential
+
+    X, y, _, _ = datasets.load("kin40k", split=0, preprocessing="standardize")
+    Z = jnp.asarray(X[np.random.default_rng(0).choice(len(X), m, replace=False)])
+    k = SquaredExponential(np.ones(X.shape[1]), 1.0)
+    chunk = chunk_size_for(len(X), m)
+    Xj, yj = jnp.asarray(X), jnp.asarray(y)
+    vg = jax.jit(jax.value_and_grad(lambda k, Z: vfe_bound(k, Z, 0.1, Xj, yj, chunk=chunk), argnums=(0, 1)))
+    jax.block_until_ready(vg(k, Z))
+    runs = 3
+    with tempfile.TemporaryDirectory() as where:
+        jax.profiler.start_trace(where)
+        t = time.perf_counter()
+        for _ in range(runs):
+            jax.block_until_ready(vg(k, Z))
+        seconds = (time.perf_counter() - t) / runs
+        jax.profiler.stop_trace()
+        (path,) = glob.glob(f"{where}/**/*.trace.json.gz", recursive=True)
+        with gzip.open(path) as f:
+            events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+    total, calls = collections.Counter(), collections.Counter()
+    for e in events:
+        if not e["name"].startswith(("ThunkExecutor", "$")):  # the executor's own spans hold the others
+            total[e["name"]] += e["dur"] / 1e6 / runs
+            calls[e["name"]] += 1
+    lines = [f"profile, m = {m}, chunk {chunk}: {seconds:.3f} s an evaluation (profiled); per evaluation:"]
+    for name, t in total.most_common(top):
+        lines.append(f"  {t:7.3f} s  {calls[name] // runs:4d} calls  {name}")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--m", type=int, nargs="+", default=[512, 1024])
     parser.add_argument("--blocks", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=6)
     parser.add_argument("--chunks-only", action="store_true", help="only part 2")
+    parser.add_argument("--profile", action="store_true", help="only part 3")
     opts = parser.parse_args(argv)
     import jax.flatten_util  # noqa: F401
 
     for m in opts.m:
+        if opts.profile:
+            print(profile(m))
+            continue
         if not opts.chunks_only:
             print(whole(m, opts.blocks, opts.repeats))
         print(chunk_parts(m))
