@@ -1,6 +1,6 @@
-"""Where one VFE bound + gradient spends its time beyond the flop floor, and two changes that were tried for it.
+"""Where one VFE bound + gradient spends its time beyond the flop floor, and the changes that were tried for it.
 
-    python -m benchmarks vfe_eval_parts [--m 512 1024] [--repeats 6] [--chunks-only]
+    python -m benchmarks vfe_eval_parts [--m 512 1024] [--repeats 6] [--chunks-only | --profile]
 
 1. The JAX program of ``jax.value_and_grad(vfe_bound)`` (K36: kin40k split 0, 36,000 standardised rows, SE-ARD at
    unit hyper-parameters, inducing inputs a random training subset, the default chunks), timed as fits run it, and
@@ -17,7 +17,6 @@
 2. One chunk of the backward pass alone (m rows of Z, the default chunk of rows, D = 8), each program at top level:
    the product 2 Phi_bar K_uf with its row terms, the kernel's forward and its VJP (with and without the
    conditional), and the whole chunk body; each the best of 20.
-
 3. ``--profile``: JAX's profiler over three evaluations of the general program, and the operations that take the
    most time per evaluation (XLA's own names: the fused products are the ``ynn_fusion`` ones), with their calls.
 
@@ -108,21 +107,36 @@ def _blocked_forward(blocks: int):
     return forward
 
 
-def whole(m: int, blocks: int, repeats: int) -> str:
-    import jax
+def _k36(m: int):
+    """(bound, kernel, Z, chunk, n): K36's VFE bound as a function of (kernel, Z) at noise 0.1, SE-ARD at unit values,
+    m inducing inputs at a random training subset (seed 0), the default chunk."""
     import jax.numpy as jnp
     import numpy as np
 
     from sparsegp import datasets
     from sparsegp.approximations.vfe import vfe_bound
-    from sparsegp.backends import jax_sums
+    from sparsegp.backends.jax_sums import chunk_size_for
     from sparsegp.kernels import SquaredExponential
 
     X, y, _, _ = datasets.load("kin40k", split=0, preprocessing="standardize")
     Z = jnp.asarray(X[np.random.default_rng(0).choice(len(X), m, replace=False)])
-    k = SquaredExponential(np.ones(X.shape[1]), 1.0)
-    chunk = jax_sums.chunk_size_for(len(X), m)
+    chunk = chunk_size_for(len(X), m)
     Xj, yj = jnp.asarray(X), jnp.asarray(y)
+
+    def bound(k, Z):
+        return vfe_bound(k, Z, 0.1, Xj, yj, chunk=chunk)
+
+    return bound, SquaredExponential(np.ones(X.shape[1]), 1.0), Z, chunk, len(X)
+
+
+def whole(m: int, blocks: int, repeats: int) -> str:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from sparsegp.backends import jax_sums
+
+    bound, k, Z, chunk, n = _k36(m)
     general, stats_forward = jax_sums._chunk_forward, jax_sums._stats_forward
     programs = {}
     try:
@@ -138,8 +152,8 @@ def whole(m: int, blocks: int, repeats: int) -> str:
                 jax_sums._stats_forward = mirrored_forward
             jax.clear_caches()  # each variant traced afresh
             with _vjp_replaced(replaced[name]) if name in replaced else contextlib.nullcontext():
-                vg = jax.jit(jax.value_and_grad(lambda k, Z: vfe_bound(k, Z, 0.1, Xj, yj, chunk=chunk), argnums=(0, 1)))
-                val = jax.jit(lambda k, Z: vfe_bound(k, Z, 0.1, Xj, yj, chunk=chunk))
+                vg = jax.jit(jax.value_and_grad(bound, argnums=(0, 1)))
+                val = jax.jit(bound)
                 out = jax.block_until_ready(vg(k, Z))
                 jax.block_until_ready(val(k, Z))
             programs[name] = (val, vg, np.asarray(jax.flatten_util.ravel_pytree(out)[0]))
@@ -153,8 +167,8 @@ def whole(m: int, blocks: int, repeats: int) -> str:
         for name, (val, vg, _) in programs.items():
             times[name, "value"] = min(times[name, "value"], _best(lambda val=val: val(k, Z), 1))
             times[name, "value + gradient"] = min(times[name, "value + gradient"], _best(lambda vg=vg: vg(k, Z), 1))
-    floor = 2.0 * len(X) * m * m / 100e9
-    lines = [f"n = {len(X)}, m = {m}, chunk {chunk}; floor {floor:.3f} s; largest relative difference of value and "
+    floor = 2.0 * n * m * m / 100e9
+    lines = [f"n = {n}, m = {m}, chunk {chunk}; floor {floor:.3f} s; largest relative difference of value and "
              "gradient from the general program's: " + ", ".join(f"{name} {d:.1e}" for name, d in differs.items()
                                                               if name != "no VJP sums")]  # fmt: skip
     for (name, what), t in times.items():
@@ -216,20 +230,9 @@ def profile(m: int, top: int = 12) -> str:
     import tempfile
 
     import jax
-    import jax.numpy as jnp
-    import numpy as np
 
-    from sparsegp import datasets
-    from sparsegp.approximations.vfe import vfe_bound
-    from sparsegp.backends.jax_sums import chunk_size_for
-    from sparsegp.kernels import SquaredExponential
-
-    X, y, _, _ = datasets.load("kin40k", split=0, preprocessing="standardize")
-    Z = jnp.asarray(X[np.random.default_rng(0).choice(len(X), m, replace=False)])
-    k = SquaredExponential(np.ones(X.shape[1]), 1.0)
-    chunk = chunk_size_for(len(X), m)
-    Xj, yj = jnp.asarray(X), jnp.asarray(y)
-    vg = jax.jit(jax.value_and_grad(lambda k, Z: vfe_bound(k, Z, 0.1, Xj, yj, chunk=chunk), argnums=(0, 1)))
+    bound, k, Z, chunk, _ = _k36(m)
+    vg = jax.jit(jax.value_and_grad(bound, argnums=(0, 1)))
     jax.block_until_ready(vg(k, Z))
     runs = 3
     with tempfile.TemporaryDirectory() as where:
@@ -242,7 +245,8 @@ def profile(m: int, top: int = 12) -> str:
         (path,) = glob.glob(f"{where}/**/*.trace.json.gz", recursive=True)
         with gzip.open(path) as f:
             events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
-    total, calls = collections.Counter(), collections.Counter()
+    total: collections.Counter[str] = collections.Counter()
+    calls: collections.Counter[str] = collections.Counter()
     for e in events:
         if not e["name"].startswith(("ThunkExecutor", "$")):  # the executor's own spans hold the others
             total[e["name"]] += e["dur"] / 1e6 / runs

@@ -185,11 +185,11 @@ def host_exact_predict(kernel, posterior: ExactPosterior, Xs, full_cov: bool = F
 __all__ = [
     "HOST_ENTRIES",
     "HostExactNegative",
+    "form_cotangents",
     "host_exact_posterior",
     "host_exact_predict",
     "host_gram",
     "host_log_marginal",
-    "form_cotangents",
     "on_host",
     "scaled_exponential",
     "squared_differences",
