@@ -4,10 +4,11 @@ Run eagerly, each JAX operation compiles a program of its own for every new shap
 factorisation is a dozen of them. Inside a trace (an objective, a jitted block) the plain function is used,
 so traced programs are unchanged.
 
-On a CPU, a program that serves a small problem is compiled by XLA's quick settings (:data:`QUICK_OPTIONS`):
-where compiling costs more than the fit's arithmetic, a quarter of the compile time at about the same run time;
-on a large problem its run time would be 15 to 30 % longer (BENCHMARKS.md, "Quick compilation for small
-problems"). The fit says how large its problem is (:func:`compiled_for`); :func:`jit` reads that.
+On a CPU, a program that serves a small problem is compiled by XLA's quick settings (:data:`QUICK_OPTIONS`: its
+loop emitters instead of its fusion emitters): where compiling costs more than the fit's arithmetic, as in
+``make demo``'s fit, three fifths of the compile time at the same run time; on a large problem its run time would
+be 15 to 23 % longer (BENCHMARKS.md, "Quick compilation for small problems"). The fit says how large its
+problem is (:func:`compiled_for`); :func:`jit` reads that.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def tracing(args) -> bool:
     return any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(args))
 
 
-QUICK_OPTIONS = {"xla_backend_optimization_level": 0, "xla_cpu_use_fusion_emitters": False}
+QUICK_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 QUICK_WORK = 5e8  # flops scale (n m^2 of a sparse problem, n^3 of an exact one) below which compiling is quick
 _quick = contextvars.ContextVar("sparsegp_quick_compile", default=False)
 
