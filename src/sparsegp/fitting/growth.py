@@ -137,12 +137,18 @@ class Grown(NamedTuple):
     still_gaining: tuple | None = None  # :func:`still_gaining`: the fit warns once its certificate is made
 
 
+def compiled_at(data, Z):
+    """:func:`~sparsegp._compile.compiled_for` the sparse problem of ``data``'s rows and inducing inputs ``Z``:
+    n m^2."""
+    return compiled_for(int(data.moments.n) * np.shape(Z)[0] ** 2)
+
+
 def certificate(config: SparseConfig, data, params, Z, chunk: int, exact: bool = False) -> Certificate:
     """F_V and U at the scaled kernel and noise of ``params`` and inducing inputs ``Z`` (scaled): in memory,
     or from the backend's host sums. ``exact``: Z is every training input, rows in memory, where F_V = log p(y) = U;
     both are then the exact GP's log p(y), which keeps its digits where the sparse algebra at Z = X loses them
     (the noise at its floor)."""
-    with compiled_for(int(data.moments.n) * np.shape(Z)[0] ** 2):
+    with compiled_at(data, Z):
         return _certificate(config, data, params, Z, chunk, exact)
 
 
@@ -331,7 +337,7 @@ def _fit_size(config: SparseConfig, data, problem, params, mask, Z, *, moving, a
     Z). ``resume``: an optimiser state to go on from (a warm start's)."""
     m, hyper = Z.shape[0], {k: v for k, v in params.items() if k != "Z"}
     held = "" if moving or not config.learns.inducing else ", Z held"
-    with compiled_for(int(data.moments.n) * m**2):
+    with compiled_at(data, Z):
         stage = optimise(
             config,
             problem(data, Z, data.chunk(m, config.chunk_size), None if moving else Z, exact=at_all),
@@ -466,6 +472,7 @@ __all__ = [
     "candidates",
     "certificate",
     "climb",
+    "compiled_at",
     "exact_costs_less",
     "grow",
     "largest_size",

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._compile import all_finite, compiled_for, to_device
+from .._compile import all_finite, to_device
 from .._config import on_cpu
 from ..approximations.augmented import training_cache
 from ..approximations.base import prediction_mode
@@ -305,7 +305,7 @@ def fit_sparse(config: SparseConfig, data, save=None) -> SparseFit:
         config = dataclasses.replace(config, monitors=(*config.monitors, checkpointer))
     _watch(config)(start.Z0, start.idx, [])
     sub = None if config.subset is None or config.subset >= n else np.sort(rng.choice(n, config.subset, replace=False))
-    with compiled_for(n * start.Z0.shape[0] ** 2):  # the growth's sizes and the finished fit say their own
+    with growth.compiled_at(data, start.Z0):  # the growth's sizes and the finished fit say their own
         fit = _scheduled(config, data, params, mask, sub, start, chunk, Z_fixed, rng)
     return fit._replace(estimates=[e._asdict() for e in clock.estimates])
 
@@ -537,7 +537,7 @@ def _interleaved(config, data, params, mask, start, rng, chunk) -> Schedule:
 def _finish(config, data, done: Schedule, Z0, fixed: bool, chunk: int, light: bool = False) -> SparseFit:
     """The fitted values in the user's units, the objective, the posterior, the augmented prediction's cache
     and the leave-one-out check. ``light`` (a checkpoint's): the trace bound as the certificate, no check."""
-    with compiled_for(int(data.moments.n) * np.shape(Z0)[0] ** 2):
+    with growth.compiled_at(data, Z0):
         return _finished(config, data, done, Z0, fixed, chunk, light)
 
 
