@@ -34,12 +34,12 @@ O(chunk (m + t)) memory; no n x n matrix is built.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-from .._compile import jit
 from ..backends.jax_sums import chunk_rows
 from ..linalg import solve_lower, solve_upper
 from .common import SparsePosterior, projections
@@ -75,7 +75,7 @@ def training_cache(kernel, post: SparsePosterior, noise, X, y, chunk: int, count
     return TrainingCache(Xs, jax.lax.map(r, (Xs, ys, ms)), ms)
 
 
-@jit(static_argnames=("method",))
+@partial(jax.jit, static_argnames=("method",))
 def full_data_predict(kernel, post: SparsePosterior, noise, cache: TrainingCache, Xs, method: str = "augmented"):
     """Latent mean and variance at Xs by the augmented RRGP or the Nyström method."""
     _, l, e1 = projections(kernel, post, Xs)  # l (m, t): V1 of the standard prediction, e1 = L_B^-1 l

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
 
-from .._compile import jit
 from .._config import LOG_2PI
 from ..backends.jax_sums import weighted_stats, whitened_stats
 from ..linalg import cholesky_fixed, solve_lower
@@ -70,17 +70,17 @@ def vfe_upper_bound_from_stats(st, noise):
     return -0.5 * st.n * LOG_2PI - 0.5 * logdet - 0.5 * quad
 
 
-@jit
+@jax.jit
 def bounds_from_stats(st, noise):
     """(F_V, U) from the unit-weight sums: the lower and upper bounds on log p(y | theta)."""
     return vfe.from_stats(st, noise)[0], vfe_upper_bound_from_stats(st, noise)
 
 
 # compiled once per shape: the growth certifies every size it fits
-_weighted_stats = jit(weighted_stats, static_argnames=("chunk", "diagonal"))
+_weighted_stats = jax.jit(weighted_stats, static_argnames=("chunk", "diagonal"))
 
 
-@jit
+@jax.jit
 def weighted_bounds(st, shifted):
     """(F_V, U) with a known noise variance v_i per row, Lambda = diag(sigma^2 + v_i), from the 1 / Lambda_i-
     weighted sums ``st`` and those weighted by 1 / (Lambda_i + t), ``shifted`` (t = tr(K_nn - Q_nn), ``st.trace``):

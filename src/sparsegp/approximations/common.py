@@ -15,7 +15,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from .._compile import compiled_when_eager, jit
+from .._compile import compiled_when_eager
 from .._config import LOG_2PI
 from ..linalg import cholesky_fixed, solve_lower, solve_upper
 from .per_target import batched, last_axis
@@ -103,7 +103,7 @@ def projections(kernel, post: SparsePosterior, X):
     return Kus, V1, solve_lower(post.LB, V1)
 
 
-@jit(static_argnames=("full_cov", "degenerate"))
+@partial(jax.jit, static_argnames=("full_cov", "degenerate"))
 def sparse_predict(kernel, post: SparsePosterior, Xs, full_cov: bool = False, degenerate: bool = False):
     """Latent predictive mean and variance (or covariance) at Xs.
 
@@ -125,7 +125,7 @@ def sparse_predict(kernel, post: SparsePosterior, Xs, full_cov: bool = False, de
     return mean, var if degenerate else var + kernel.diag(Xs) - jnp.sum(V1 * V1, axis=0)
 
 
-@jit
+@jax.jit
 def unexplained_variance(kernel, post: SparsePosterior, Xs):
     """K_** - Q_** at Xs: the prior variance the inducing inputs do not span (what SoR's eq. 27 variance omits);
     the same for every target of a posterior with a noise each (they share Z and K_uu)."""

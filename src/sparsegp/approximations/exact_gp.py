@@ -5,12 +5,12 @@ Notation of Quiñonero-Candela & Rasmussen (2005): Q = K + sigma^2 I.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-from .._compile import jit
 from .._config import LOG_2PI
 from ..linalg import cholesky, gaussian_nll, solve_lower, solve_upper
 from .per_target import batched, last_axis, per_target, stack_targets, summed_over_targets
@@ -82,7 +82,7 @@ def exact_posterior(kernel, noise, X, y, counts=None, known=None) -> ExactPoster
     return ExactPosterior(X=X, L=L, alpha=alpha, noise_diag=noise_diag + jitter, jitter=jitter)
 
 
-@jit(static_argnames="full_cov")
+@partial(jax.jit, static_argnames="full_cov")
 def exact_predict(kernel, posterior: ExactPosterior, Xs, full_cov: bool = False):
     """Latent predictive mean and variance (or covariance) at Xs, eq. 6.
 

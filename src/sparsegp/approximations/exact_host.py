@@ -24,7 +24,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._compile import jit
 from .._config import on_cpu
 from ..linalg import host_cho_solve, host_cholesky, host_solve_lower, lapack_inverse, lapack_nll, single_threaded_blas
 from ..priors import negative_log_posterior
@@ -144,7 +143,7 @@ def _build(noise_prior):
 
     pull = jax.value_and_grad(chained, has_aux=True)
 
-    return jit(naturals), jit(pull)
+    return jax.jit(naturals), jax.jit(pull)
 
 
 _cached = lru_cache(maxsize=8)(_build)

@@ -23,7 +23,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._compile import jit
 from ..backends.blas_sums import BlasStats
 from ..backends.jax_sums import RowWeights, Stats
 from ..linalg import solve_lower
@@ -144,7 +143,7 @@ def _build(approximation: Approximation, jitter: float, noise_prior):
         _, vjp = jax.vjp(lambda p: prep(p, Z_fixed)[:4], params)
         return vjp(cts)[0]
 
-    return jit(prep), jit(jax.value_and_grad(negative, argnums=(0, 1))), jit(pull), jit(from_stats)
+    return jax.jit(prep), jax.jit(jax.value_and_grad(negative, argnums=(0, 1))), jax.jit(pull), jax.jit(from_stats)
 
 
 _cached = lru_cache(maxsize=32)(_build)

@@ -43,7 +43,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._compile import jit
 from ..linalg import host_solve_lower, host_solve_upper, solve_lower, solve_upper
 from .common import SparsePosterior, projections
 from .exact_gp import ExactPosterior
@@ -71,7 +70,7 @@ def log_density_error(resid, gap, lam, extra, gap_err, resid_err, xp=jnp):
     return xp.where(rel_gap < 1.0, 0.5 * rel_var + xp.abs(z) * dz + 0.5 * dz * dz, xp.inf)
 
 
-@jit(static_argnames=("diagonal", "degenerate"))
+@partial(jax.jit, static_argnames=("diagonal", "degenerate"))
 def sparse_loo(
     kernel, post: SparsePosterior, noise, X, y, known=None, *, diagonal: float = 0.0, degenerate: bool = False
 ):
@@ -112,7 +111,7 @@ def _column(a, xp=jnp):
     return a[:, None] if xp.ndim(a) == 1 else a
 
 
-@jit
+@jax.jit
 def exact_loo(post: ExactPosterior, noise, index, y, y_bar):
     """Leave-one-out (mean, variance, error of the log density) of training rows with targets y at the
     posterior's inputs ``index`` (mean target ``y_bar`` there), in the cancellation-free form of the module

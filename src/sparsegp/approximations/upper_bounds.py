@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import os
 import time
+from functools import partial
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import scipy.linalg as sl
 
-from .._compile import jit
 from .._config import LOG_2PI
 from ..backends.jax_sums import chunk_rows
 from ..linalg import blocked_cholesky, solve_lower
@@ -82,7 +82,7 @@ def available_memory() -> float | None:
         return None
 
 
-@jit(static_argnames=("n",))
+@partial(jax.jit, static_argnames=("n",))
 def _k_matvec(kernel, Xs, X, v, n: int):
     """K_nn v in row chunks (``Xs`` from :func:`~sparsegp.backends.jax_sums.chunk_rows`)."""
 

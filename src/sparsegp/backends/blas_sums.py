@@ -38,7 +38,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._compile import jit
 from ..linalg import single_threaded_blas
 from .jax_sums import RowWeights, Stats, WeightedStats, chunk_rows, chunk_values, row_scatter, row_weighted
 
@@ -58,13 +57,13 @@ def _pool(threads: int) -> ThreadPoolExecutor:
     return _POOLS[threads]
 
 
-@jit
+@jax.jit
 def _kernel_block(kernel, Z, Xc):
     """K_uf of one chunk and the kernel's diagonal on its rows (JAX path)."""
     return kernel.K(Z, Xc), kernel.diag(Xc)
 
 
-@jit
+@jax.jit
 def _kernel_block_vjp(kernel, Z, Xc, Kuf_bar, kdiag_bar):
     """Kernel and inducing-input cotangents of one chunk for K_uf_bar and diag_bar (JAX path)."""
     _, vjp = jax.vjp(lambda k, z: (k.K(z, Xc), k.diag(Xc)), kernel, Z)

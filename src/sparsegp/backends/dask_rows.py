@@ -19,7 +19,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._compile import jit
 from ..errors import DistributedError, InputError
 from ..priors import negative_log_posterior
 from ..validation import check_label_values
@@ -29,7 +28,7 @@ from .jax_sums import chunk_size_for
 POOL_ROWS = 8192  # rows brought to the driver for the selection and the check
 
 
-@jit(static_argnames=("family", "chunk"))
+@partial(jax.jit, static_argnames=("family", "chunk"))
 def _rows_value_and_grad(params, X, y, w, family, chunk: int):
     def rows(p):
         return family.expected_log_density(p, X, y, w, chunk)

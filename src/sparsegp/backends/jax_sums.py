@@ -35,12 +35,12 @@ checkpointed scan, because such weights depend on a_i themselves.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-from .._compile import jit
 from .._config import on_cpu
 from ..linalg import solve_lower, solve_upper
 
@@ -218,7 +218,7 @@ def _whitened_bwd(res, ct):
 _whitened_stats.defvjp(_whitened_fwd, _whitened_bwd)
 
 
-@jit(static_argnames=("chunk",))
+@partial(jax.jit, static_argnames=("chunk",))
 def whitened_stats(kernel, Z, Luu, X, y, chunk: int, counts=None, scatter=None):
     """:class:`Stats` of (X, y) for inducing inputs Z, L_uu = chol(K_uu); rows of weight 1, or ``counts``
     rows at each input with mean target y and within-input sums of squares ``scatter`` (the module docstring).

@@ -24,13 +24,14 @@ Shapes: ``Z`` (M, D), ``q_mu`` (M, L), ``q_sqrt`` (L, M, M) lower-triangular, ``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._compile import compiled_when_eager, jit
+from .._compile import compiled_when_eager
 from ..backends.jax_sums import chunk_rows
 from ..linalg import INDUCING_JITTER, cholesky_fixed, solve_lower
 from ..priors import negative_log_posterior
@@ -152,21 +153,21 @@ class NegativeBound:
         return negative_log_posterior(rows - kl_whitened(params["q_mu"], params["q_sqrt"]), params)
 
 
-@jit(static_argnames=("chunk", "jitter"))
+@partial(jax.jit, static_argnames=("chunk", "jitter"))
 def bound(params, X, y, w, likelihood, chunk: int, jitter: float = JITTER):
     """L of the module docstring (without hyper-priors)."""
     post = posterior_of(params, jitter)
     return expected_log_density_sum(post, likelihood, X, y, w, chunk) - kl_whitened(params["q_mu"], params["q_sqrt"])
 
 
-@jit
+@jax.jit
 def predict_marginals(post: Posterior, X):
     """Latent means and variances (n, L) at test inputs X."""
     mu, var, _ = marginals(post, X)
     return mu, var
 
 
-@jit
+@jax.jit
 def predict_covariance(post: Posterior, X):
     """The latent functions' joint covariance (L, n, n) at test inputs X: K_xx - A^T A + A^T S_l A."""
     A = post.Luu_inv @ post.kernel.K(post.Z, X)
@@ -219,7 +220,7 @@ def site_moments(likelihood, mu, var, y):
     return g, lam
 
 
-@jit(static_argnames=("chunk",))
+@partial(jax.jit, static_argnames=("chunk",))
 def site_sums(post: Posterior, likelihood, X, y, w, chunk: int):
     """The rows' Gaussian sites summed in whitened coordinates, and the rows' part of the bound.
 
@@ -254,7 +255,7 @@ def _inverse_from_factor(L):
     return jnp.einsum("lki,lkj->lij", Linv, Linv)
 
 
-@jit
+@jax.jit
 def natural_update(q_mu, q_sqrt, P, h, rho):
     """One natural-gradient step of size ``rho`` for q(v) (Hensman, Fusi & Lawrence 2013, sec. 3; Salimbeni,
     Eleftheriadis & Hensman 2018, eq. 5): in natural parameters (S^-1, S^-1 m), the step moves q towards the
@@ -295,10 +296,10 @@ def loo_cavity(post: Posterior, likelihood, X, y):
     return jnp.where(ok, post.mean + nu / tau_safe, mu), jnp.where(ok, 1.0 / tau_safe + prior, var)
 
 
-_loo_cavity = jit(loo_cavity)
+_loo_cavity = jax.jit(loo_cavity)
 
 
-@jit
+@jax.jit
 def loo_log_proba(post: Posterior, likelihood, X, y):
     """Approximate leave-one-out log p(y = c | x_i, y_-i) (n, C): the predictive of :func:`loo_cavity`."""
     return likelihood.predict_log_proba(*loo_cavity(post, likelihood, X, y))

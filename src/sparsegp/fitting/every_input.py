@@ -20,7 +20,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._compile import jit
 from ..approximations.exact_host import form_cotangents, on_host, scaled_exponential, squared_differences
 from ..classification import site_form, svgp
 from ..linalg import single_threaded_blas, with_fixed_jitter
@@ -33,13 +32,13 @@ SMALLEST_STEP = 1.0 / 64  # or once a step this short no longer raises the bound
 ANDERSON_DEPTH = 5  # the accepted steps the extrapolation of the sites reads
 
 
-@jit
+@jax.jit
 def _gram(kernel, X, jitter):
     """K + jitter mean(diag K) I at the training inputs: the whitened form's K_uu at Z = X."""
     return with_fixed_jitter(kernel.K(X), jitter)
 
 
-@jit
+@jax.jit
 def _row_terms(likelihood, g_mu, mean, var, y, w):
     """sum_i w_i E_q[log p(y_i | f_i)] and the weighted sites (w dE/dmu, -2 w dE/dv) at the marginals
     (f's mean ``g_mu + mean``)."""
@@ -56,7 +55,7 @@ def _partial_bound(theta, X, y, w, g_mu, var, G, jitter):
     return rows + jnp.sum(G * K) + prior, prior
 
 
-@jit
+@jax.jit
 def _partial_grad(theta, X, y, w, g_mu, var, G, jitter):
     """(-d/dtheta of :func:`_partial_bound`, log p(theta)): the trainer's gradient, negated in the same program."""
     grad, prior = jax.grad(_partial_bound, has_aux=True)(theta, X, y, w, g_mu, var, G, jitter)
@@ -79,7 +78,7 @@ def _host_programs():
         linear = sum(jnp.sum(c * v) for c, v in zip(cotangents, naturals(theta)))
         return -(linear + jnp.sum(mean_cotangent * theta["mean"]) + prior), prior
 
-    return jit(naturals), jit(jax.grad(chained, has_aux=True))
+    return jax.jit(naturals), jax.jit(jax.grad(chained, has_aux=True))
 
 
 class ProfiledSites:

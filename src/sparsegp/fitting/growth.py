@@ -46,7 +46,6 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
-from .._compile import compiled_for
 from .._config import accelerator_memory
 from ..approximations.certificate import Certificate, certify
 from ..approximations.exact_gp import exact_log_marginal
@@ -137,22 +136,11 @@ class Grown(NamedTuple):
     still_gaining: tuple | None = None  # :func:`still_gaining`: the fit warns once its certificate is made
 
 
-def compiled_at(data, Z):
-    """:func:`~sparsegp._compile.compiled_for` the sparse problem of ``data``'s rows and inducing inputs ``Z``:
-    n m^2."""
-    return compiled_for(int(data.moments.n) * np.shape(Z)[0] ** 2)
-
-
 def certificate(config: SparseConfig, data, params, Z, chunk: int, exact: bool = False) -> Certificate:
     """F_V and U at the scaled kernel and noise of ``params`` and inducing inputs ``Z`` (scaled): in memory,
     or from the backend's host sums. ``exact``: Z is every training input, rows in memory, where F_V = log p(y) = U;
     both are then the exact GP's log p(y), which keeps its digits where the sparse algebra at Z = X loses them
     (the noise at its floor)."""
-    with compiled_at(data, Z):
-        return _certificate(config, data, params, Z, chunk, exact)
-
-
-def _certificate(config: SparseConfig, data, params, Z, chunk: int, exact: bool) -> Certificate:
     s = config.input_scale
     rows = data.rows(s)
     if exact and rows is not None:
@@ -337,16 +325,15 @@ def _fit_size(config: SparseConfig, data, problem, params, mask, Z, *, moving, a
     Z). ``resume``: an optimiser state to go on from (a warm start's)."""
     m, hyper = Z.shape[0], {k: v for k, v in params.items() if k != "Z"}
     held = "" if moving or not config.learns.inducing else ", Z held"
-    with compiled_at(data, Z):
-        stage = optimise(
-            config,
-            problem(data, Z, data.chunk(m, config.chunk_size), None if moving else Z, exact=at_all),
-            dict(hyper, Z=jnp.asarray(Z)) if moving else hyper,
-            dict(mask, Z=jnp.ones(Z.shape, dtype=bool)) if moving else mask,
-            f"SparseGP ({config.approximation}) fit, m = {m}{held}",
-            progress=progress,
-            resume=resume,
-        )
+    stage = optimise(
+        config,
+        problem(data, Z, data.chunk(m, config.chunk_size), None if moving else Z, exact=at_all),
+        dict(hyper, Z=jnp.asarray(Z)) if moving else hyper,
+        dict(mask, Z=jnp.ones(Z.shape, dtype=bool)) if moving else mask,
+        f"SparseGP ({config.approximation}) fit, m = {m}{held}",
+        progress=progress,
+        resume=resume,
+    )
     return stage.params, stage.report, (np.asarray(stage.params["Z"]) if moving else Z)
 
 
@@ -472,7 +459,6 @@ __all__ = [
     "candidates",
     "certificate",
     "climb",
-    "compiled_at",
     "exact_costs_less",
     "grow",
     "largest_size",

@@ -305,13 +305,6 @@ def fit_sparse(config: SparseConfig, data, save=None) -> SparseFit:
         config = dataclasses.replace(config, monitors=(*config.monitors, checkpointer))
     _watch(config)(start.Z0, start.idx, [])
     sub = None if config.subset is None or config.subset >= n else np.sort(rng.choice(n, config.subset, replace=False))
-    with growth.compiled_at(data, start.Z0):  # the growth's sizes and the finished fit say their own
-        fit = _scheduled(config, data, params, mask, sub, start, chunk, Z_fixed, rng)
-    return fit._replace(estimates=[e._asdict() for e in clock.estimates])
-
-
-def _scheduled(config, data, params, mask, sub, start, chunk, Z_fixed, rng) -> SparseFit:
-    """:func:`_schedule`, then :func:`_finish` at the inducing inputs it ends with."""
     try:
         done = _schedule(config, data, params, mask, sub, start, chunk, Z_fixed, rng)
     except Interrupted as stop:
@@ -320,11 +313,13 @@ def _scheduled(config, data, params, mask, sub, start, chunk, Z_fixed, rng) -> S
         every = sub is None and not config.auto and _every_input(config, data, start)  # the exact GP's iterate
         done = _interrupted(stop, start, f"at m = {start.Z0.shape[0]}")._replace(exact=every)
     if done.exact and done.Z is None:  # Z = every training input, held
-        return _finish(config, data, done, start.Z0, True, chunk)
-    if done.Z is not None:  # the growth holds Z at the training inputs once it reaches every one of them
+        fit = _finish(config, data, done, start.Z0, True, chunk)
+    elif done.Z is not None:  # the growth holds Z at the training inputs once it reaches every one of them
         held = Z_fixed is not None or "Z" not in done.params
-        return _finish(config, data, done, done.Z, held, data.chunk(done.Z.shape[0], config.chunk_size))
-    return _finish(config, data, done, start.Z0, Z_fixed is not None, chunk)
+        fit = _finish(config, data, done, done.Z, held, data.chunk(done.Z.shape[0], config.chunk_size))
+    else:
+        fit = _finish(config, data, done, start.Z0, Z_fixed is not None, chunk)
+    return fit._replace(estimates=[e._asdict() for e in clock.estimates])
 
 
 def _watch(config):
@@ -537,11 +532,6 @@ def _interleaved(config, data, params, mask, start, rng, chunk) -> Schedule:
 def _finish(config, data, done: Schedule, Z0, fixed: bool, chunk: int, light: bool = False) -> SparseFit:
     """The fitted values in the user's units, the objective, the posterior, the augmented prediction's cache
     and the leave-one-out check. ``light`` (a checkpoint's): the trace bound as the certificate, no check."""
-    with growth.compiled_at(data, Z0):
-        return _finished(config, data, done, Z0, fixed, chunk, light)
-
-
-def _finished(config, data, done: Schedule, Z0, fixed: bool, chunk: int, light: bool) -> SparseFit:
     s = config.input_scale
     idx = done.idx
     Zs = jnp.asarray(Z0) if (config.reselect is None or idx is None) else jnp.asarray(data.fetch(idx)[0] / s)

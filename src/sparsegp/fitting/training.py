@@ -20,7 +20,7 @@ import jax
 import numpy as np
 from jax.flatten_util import ravel_pytree
 
-from .._compile import jit, to_device
+from .._compile import to_device
 from ..errors import InputError, NumericalError
 from ..progress import progress_bar
 from ._lbfgsb import lbfgsb
@@ -112,7 +112,7 @@ def _flatten(params, mask, lower, upper):
     return np.clip(x0, lo, hi), _host_unravel(params), free, lo, hi
 
 
-@jit(static_argnums=(0, 1))
+@partial(jax.jit, static_argnums=(0, 1))
 def _flat_value_and_grad(objective, unravel, x, *args):
     """Value and gradient of ``objective(unravel(x), *args)`` (``unravel`` from ``ravel_pytree``: hashable)."""
     return jax.value_and_grad(lambda z: objective(unravel(z), *args))(x)
@@ -125,7 +125,7 @@ def flat_value_and_grad(objective, params):
     try:
         hash((objective, unravel))
     except TypeError:
-        return jit(jax.value_and_grad(lambda x, *a: objective(unravel(x), *a)))
+        return jax.jit(jax.value_and_grad(lambda x, *a: objective(unravel(x), *a)))
     return partial(_flat_value_and_grad, objective, unravel)
 
 

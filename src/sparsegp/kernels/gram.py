@@ -16,10 +16,10 @@ never formed. Two engines, NumPy in and NumPy out:
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._compile import jit
 from ..errors import InputError
 from .base import Kernel
 from .distance import narrow
@@ -27,17 +27,17 @@ from .distance import narrow
 ENGINES = ("auto", "jax", "host")
 
 
-@jit
+@jax.jit
 def _block(kernel, A, B):
     return kernel.K(A, B)
 
 
-@jit
+@jax.jit
 def _block_at(kernel, X, rows, cols):
     return kernel.K(X[rows], X[cols])
 
 
-@jit
+@jax.jit
 def _diag(kernel, A):
     return kernel.diag(A)
 
