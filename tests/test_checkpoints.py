@@ -25,6 +25,7 @@ def problem(n, seed=0):
     return X, np.sin(X[:, 0]) * np.cos(X[:, 1]) + 0.05 * r.normal(size=n)
 
 
+@pytest.mark.slow  # a fit that writes a model file at every iteration
 def test_each_checkpoint_is_a_model_file_of_the_iterate_reached(tmp_path):
     X, y = problem(300)
     path = str(tmp_path / "fit.npz")

@@ -28,6 +28,7 @@ def interrupt_at(iteration, seen, when=lambda params: True):
     return callback
 
 
+@pytest.mark.slow  # a whole classifier fit, interrupted
 def test_an_interrupted_fit_keeps_its_best_state_and_the_interrupt_reaches_the_caller():
     X, y = labels()
     seen = []

@@ -46,6 +46,7 @@ def test_a_second_process_compiles_nothing_the_first_did_and_predicts_the_same(t
     assert second == first and entries(cache) == written  # every program read from the cache
 
 
+@pytest.mark.slow  # three fresh processes that import JAX
 def test_the_variable_turns_the_cache_off_and_a_users_own_cache_is_kept(tmp_path):
     code = "import sparsegp.linalg, jax; print(jax.config.jax_compilation_cache_dir)"
     assert run(code, SPARSEGP_COMPILATION_CACHE="0") == ["None"]

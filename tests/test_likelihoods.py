@@ -148,6 +148,7 @@ def test_every_likelihood_round_trips_through_its_description(lik):
     assert lik.name in LIKELIHOODS
 
 
+@pytest.mark.slow  # 200 kernels and likelihoods written and read back
 def test_parameter_values_read_back_to_the_last_digit():
     """The inverse softplus is exact to about an ulp, so a third of values written to a model file moved by one
     when read back; the raw leaves are now stepped until the value is the one written. A value no raw leaf gives
@@ -198,6 +199,7 @@ def _outliers(n=300, seed=0):
     return X, y
 
 
+@pytest.mark.slow  # a Student-t and a Gaussian fit of 300 rows
 def test_student_t_regression_is_not_moved_by_gross_outliers(tmp_path):
     X, y = _outliers()
     Xt = np.linspace(-2.9, 2.9, 100)[:, None]
@@ -221,6 +223,7 @@ def test_student_t_regression_is_not_moved_by_gross_outliers(tmp_path):
     assert draws.shape == (5, 4) and np.all(np.isfinite(draws))
 
 
+@pytest.mark.slow  # a Poisson and a Gaussian fit of 300 rows
 def test_poisson_regression_of_counts(tmp_path):
     rng = np.random.default_rng(3)
     X = rng.uniform(-3, 3, size=(300, 1))

@@ -57,6 +57,7 @@ def _log_density(C, y):
     return -0.5 * (len(y) * np.log(2 * np.pi) + logdet + y @ np.linalg.solve(C, y))
 
 
+@pytest.mark.slow  # a whole fit of the toy approximation
 def test_a_toy_approximation_with_row_weights_fits_predicts_and_scores_as_its_dense_model(half_fitc):
     X, y = _data()
     model = SparseGPRegressor(approximation="half-fitc", inducing=8, random_state=0, schedule=Joint(max_iter=25)).fit(

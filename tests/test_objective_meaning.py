@@ -42,6 +42,7 @@ def test_at_every_training_input_the_objective_is_the_exact_gp_and_says_so():
     assert few.log_marginal_likelihood(X=X, y=y) == pytest.approx(few.objective_, rel=1e-8)
 
 
+@pytest.mark.slow  # whole fits with known noise, saved and loaded
 def test_log_marginal_likelihood_keeps_the_fit_s_known_noise(tmp_path):
     X, y = sine()
     v = np.full(X.shape[0], 0.01)

@@ -70,9 +70,10 @@ def test_a_grid_search_over_a_nested_option_fits_each_value():
             {"inducing": 10, "subset": 40, "refine_iter": 2, "max_iter": 10},
             {"inducing": 10, "schedule": SubsetThenAll(subset=40, refine_iter=2, max_iter=10)},
         ),
-        (
+        pytest.param(  # two rounds of variational EM, each alias
             {"inducing": InfoGain(6), "optimize": "hyperparameters", "reselect": "em", "n_rounds": 2, "max_iter": 5},
             {"inducing": InfoGain(6), "optimize": "hyperparameters", "schedule": VariationalEM(n_rounds=2, max_iter=5)},
+            marks=pytest.mark.slow,
         ),
     ],
 )

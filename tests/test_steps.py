@@ -76,6 +76,7 @@ def test_a_step_is_run_once_and_kept_for_the_same_revision_and_mode_only(tmp_pat
         Kept(str(tmp_path), "full", "abc123")("../escape", experiment, 1, b=2)
 
 
+@pytest.mark.slow  # rows of the paper's table, run and rerun
 def test_seeger_table2_is_kept_row_by_row_so_a_stopped_run_redoes_only_the_unfinished_row(tmp_path):
     from sparsegp.experiments import seeger2003_pumadyn as pd
 

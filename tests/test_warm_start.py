@@ -175,6 +175,7 @@ def test_a_warm_start_of_an_auto_fit_grows_on_from_its_size_when_the_cap_is_rais
         assert model.stages_ is None  # no exact GP on a subset: the growth went on from the fitted kernel
 
 
+@pytest.mark.slow  # whole fits, each refused a different continuation
 def test_warm_start_refuses_what_it_cannot_continue():
     X, y = problem(200)
     model = SparseGPRegressor(inducing=12, random_state=0, warm_start=True, schedule=Joint(max_iter=5)).fit(X, y)
@@ -192,6 +193,7 @@ def test_warm_start_refuses_what_it_cannot_continue():
         SparseGPRegressor(warm_start="yes").fit(X, y)
 
 
+@pytest.mark.slow  # three classifier fits
 def test_a_warm_classifier_goes_on_from_its_fitted_state():
     X, y = two_moons(300)
     # a tenth of the labels flipped: on separable moons the bound has no finite optimum (the kernel's variance
