@@ -268,7 +268,7 @@ def map_fit(approximation: str, known: bool, dask: bool = False):
     [
         ("jax program", "vfe", False),
         ("host sums", "fitc", False),
-        pytest.param("host sums", "vfe", True, marks=pytest.mark.slow),  # the host's unit sums, as FITC's
+        pytest.param("host sums", "vfe", True, marks=pytest.mark.slow),  # known noise: the weighted sums, as FITC
     ],
 )
 def test_a_fit_under_a_strong_prior_ends_near_the_exact_map(path, approximation, known):
