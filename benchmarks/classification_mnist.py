@@ -23,13 +23,13 @@ import numpy as np
 from sparsegp import SparseGPClassifier, datasets, metrics
 
 
-def test_scores(likelihood, params, Xt_scaled, yt) -> dict:
-    """Test error and log loss of the fit's parameters at test inputs already divided by the fit's scale."""
+def test_scores(likelihood, params, Xt, yt) -> dict:
+    """Test error and log loss of the fit's parameters at test inputs in the same units as the parameters' Z."""
     import jax.numpy as jnp
 
     from sparsegp.classification import svgp
 
-    mu, var = svgp.predict_marginals(svgp.posterior_of(params), jnp.asarray(Xt_scaled))
+    mu, var = svgp.predict_marginals(svgp.posterior_of(params), jnp.asarray(Xt))
     logp = np.asarray(likelihood.predict_log_proba(mu, var))
     return {
         "test_error": float(np.mean(logp.argmax(1) != yt)),
@@ -56,26 +56,24 @@ def score_each_stage(Xt, yt):
 
 def score_every(X, y, Xt, yt, every: int, records: list):
     """Wrap each stage's L-BFGS (the pipeline's ``_stage``) with a callback that scores the test rows every
-    ``every`` iterations (test inputs divided by the fit's scale: that of the collapsed training rows)."""
+    ``every`` iterations (the user's callback sees the parameters in the inputs' own units, so the test inputs
+    are scored as they are)."""
     import dataclasses
 
     from sparsegp.fitting import variational as pipeline
-    from sparsegp.fitting.hyper import scale_from_variances
 
     stage = pipeline._stage
     t0 = time.perf_counter()
-    rows = pipeline.collapse_rows(X, np.searchsorted(np.unique(y), y), np.unique(y).size)
-    s = scale_from_variances(np.std(rows.X, axis=0) ** 2)
 
-    def scored_stage(config, problem, params, mask, bounds, n, desc):
+    def scored_stage(config, problem, params, mask, bounds, n, desc, *rule):
         def callback(iteration, value, p):
             if iteration % every == 0:
                 record = {"stage": desc, "iteration": iteration, "bound": -value, "seconds": time.perf_counter() - t0}
-                records.append(dict(record, **test_scores(config.likelihood, p, Xt / s, yt)))
+                records.append(dict(record, **test_scores(config.likelihood, p, Xt, yt)))
                 print(json.dumps(records[-1]), flush=True)
             return False
 
-        return stage(dataclasses.replace(config, callback=callback), problem, params, mask, bounds, n, desc)
+        return stage(dataclasses.replace(config, callback=callback), problem, params, mask, bounds, n, desc, *rule)
 
     pipeline._stage = scored_stage
 
