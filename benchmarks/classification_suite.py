@@ -1,7 +1,7 @@
 """The CLS protocol (../shared/PROTOCOLS.md): classifiers side by side in one invocation.
 
     python -m benchmarks classification_suite banana breast_cancer digits mnist13_9 [--gpflow-m 64 128 256 512]
-        [--splits 5] [--max-iter 1000] [--skip-gpflow] [--skip-svc] [--out bench-output/cls.json]
+        [--splits 5] [--max-iter 1000] [--skip-gpflow] [--skip-svc] [--records] [--out bench-output/cls.json]
 
 For each dataset and split: sparsegp's default ``SparseGPClassifier()``, the default ``IVMClassifier()`` (binary
 sets), scikit-learn's ``SVC(probability=True)`` and ``GaussianProcessClassifier`` (SE-ARD, where the training
