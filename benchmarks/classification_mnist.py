@@ -54,7 +54,7 @@ def score_each_stage(Xt, yt):
     pipeline._doubled = scored
 
 
-def score_every(X, y, Xt, yt, every: int, records: list):
+def score_every(Xt, yt, every: int, records: list):
     """Wrap each stage's L-BFGS (the pipeline's ``_stage``) with a callback that scores the test rows every
     ``every`` iterations (the user's callback sees the parameters in the inputs' own units, so the test inputs
     are scored as they are)."""
@@ -95,7 +95,7 @@ def main():
         score_each_stage(Xt, yt)
     iterations: list = []
     if a.every:
-        score_every(X, y, Xt, yt, a.every, iterations)
+        score_every(Xt, yt, a.every, iterations)
     t = time.perf_counter()
     clf = SparseGPClassifier(random_state=0, verbose=True, **settings).fit(X, y)
     fit_s = time.perf_counter() - t

@@ -96,7 +96,7 @@ def run_ours(X, y, Xt, yt, likelihood="auto", every=0):
 
     stage, scored = pipeline._stage, []
     if every:
-        score_every(X, y, Xt, yt, every, scored)
+        score_every(Xt, yt, every, scored)
     t = time.perf_counter()
     try:
         clf = SparseGPClassifier(likelihood=likelihood, random_state=0).fit(X, y)

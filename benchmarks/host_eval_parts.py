@@ -12,7 +12,7 @@ subset (seed 0), the default chunk. The steps:
    BLAS);
 3. ``algebra``: the approximation's value and its gradient in the sums and the parameters (one JAX program);
 4. ``backward``: the sums' backward pass (the m x m cotangents, the chunks' products, the kernel's VJP by JAX),
-   and its two per-chunk parts alone: ``products`` (each chunk's K_uf^T M on the worker threads) and
+   and, for the unit-weight sums, its two per-chunk parts alone: ``products`` (each chunk's K_uf^T M on the worker threads) and
    ``kernel VJPs`` (each chunk's kernel VJP, one JAX program per chunk);
 5. ``pull``: the VJP of step 1 back to the raw parameters (one JAX program).
 
@@ -75,19 +75,21 @@ def main(argv=None):
         "pull": lambda: objective._pull(params, cts),
     }
     seconds = {name: _best(fn, a.repeats) for name, fn in steps.items()}
-    blocks, kept = res
-    data = objective.data
-    M = np.asfortranarray(np.eye(a.m))  # the cotangents' shapes and layouts, not their values
+    parts = {}
+    if len(res) == 2:  # the unit-weight sums (VFE, DTC, SoR): their backward's two per-chunk parts alone
+        blocks, kept = res
+        data = objective.data
+        M = np.asfortranarray(np.eye(a.m))  # the cotangents' shapes and layouts, not their values
 
-    def products():
-        def one(i):
-            Kt = kept[i] if kept[i] is not None else blocks(i)[0]
-            return i, Kt @ M, data.ms[i]
+        def products():
+            def one(i):
+                Kt = kept[i] if kept[i] is not None else blocks(i)[0]
+                return i, Kt @ M, data.ms[i]
 
-        return data._map(one, range(data.n_chunks))
+            return data._map(one, range(data.n_chunks))
 
-    items = products()
-    parts = {"products": _best(products, a.repeats), "kernel VJPs": _best(lambda: blocks.vjp_all(items), a.repeats)}
+        items = products()
+        parts = {"products": _best(products, a.repeats), "kernel VJPs": _best(lambda: blocks.vjp_all(items), a.repeats)}
     whole = _best(lambda: objective(params), a.repeats)
 
     r = np.random.default_rng(0)
