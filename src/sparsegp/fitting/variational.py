@@ -33,11 +33,7 @@ likelihood, real or count targets) are both this fit; what differs is the likeli
    short steps ended the stages at m = 256 and 512 after 11 iterations), or ``max_iter``. The model's own size
    (the inducing inputs given, or the size the growth stops at, fitted once more) is converged to FINAL * tol
    instead, as the regressors converge their last size: on simulated counts the looser rule stopped 72 nats below
-   GPflow's bound after 1,000 iterations at the same m (BENCHMARKS.md, "Regression beyond Gaussian noise"); or
-   until the check sample's leave-one-out log density (step 5) gains less than FINAL * tol nats per row per
-   iteration while the bound gains less than LOOSE * tol (:class:`.loo_rule.LeaveOneOutRule`): on 59,000 MNIST
-   rows the bound kept gaining about FINAL * tol an iteration for hundreds of iterations at m = 1,024, about
-   18 s each. L-BFGS on q
+   GPflow's bound after 1,000 iterations at the same m (BENCHMARKS.md, "Regression beyond Gaussian noise"). L-BFGS on q
    alone is slow where the likelihood is flat (robust-max: rows far on the wrong side); the natural steps use
    each row's curvature (MNIST: BENCHMARKS.md).
 4. **Growth** (``inducing="auto"``). m doubles: the new inducing inputs are centres of the candidates with the
@@ -88,7 +84,6 @@ from .hyper import (
     warn_at_bounds,
     warn_stopped_short,
 )
-from .loo_rule import LeaveOneOutRule, loo_marginals
 from .training import LBFGS_MEMORY, Interrupted, minimize
 
 FIRST_INDUCING = 128  # m at the growth's first stage (the module docstring, step 2)
@@ -184,34 +179,19 @@ def _select(kernel, Z, X, k, rng):
     return extend_centres(kernel, Z, X[cand], k, rng)
 
 
-def _stage(config, problem, params, mask, bounds, n: int, desc: str, loose: float, rule=None):
+def _stage(config, problem, params, mask, bounds, n: int, desc: str, loose: float):
     """L-BFGS-B over everything the configuration frees (step 3) until the bound gains less than ``loose * tol``
-    nats per row per iteration, or the ``rule`` (the model's own size: :class:`.loo_rule.LeaveOneOutRule`) says
-    it has converged, with the regressors' warning where it stops short; a KeyboardInterrupt comes out as
-    :class:`~.training.Interrupted` with the best point evaluated."""
+    nats per row per iteration, with the regressors' warning where it stops short; a KeyboardInterrupt comes out
+    as :class:`~.training.Interrupted` with the best point evaluated."""
     objective, args, value_and_grad = problem
     lower, upper = bounds
     params, report = minimize(
         objective, params, args=args, mask=mask, lower=lower, upper=upper, max_iter=config.max_iter,
-        verbose=config.verbose, desc=desc, value_and_grad=value_and_grad, callback=_either(config, rule),
+        verbose=config.verbose, desc=desc, value_and_grad=value_and_grad, callback=optimiser_callback(config),
         progress=loose * config.tol * n, progress_after=STAGE_WARMUP,
     )  # fmt: skip
-    if rule is not None and rule.reason:
-        report.success, report.reason = True, rule.reason
     _stage_warnings(config, report, params, mask)
     return params, report
-
-
-def _either(config, rule):
-    """The optimiser's callback (:func:`~.hyper.optimiser_callback`) and then ``rule``: True from either stops."""
-    callback = optimiser_callback(config)
-    if rule is None or callback is None:
-        return rule or callback
-
-    def both(iteration, value, p):
-        return bool(callback(iteration, value, p)) or rule(iteration, value, p)
-
-    return both
 
 
 def _stage_warnings(config, report, params, mask):
@@ -451,8 +431,7 @@ def fit_variational(config: VariationalConfig, data, save=None) -> VariationalFi
             start += float(log_hyper_prior(params))  # the bound as the optimiser's objective counts it
             clock.watch(params["Z"], None, [Step(**r) for r in path])  # the natural steps count as the gap before
             desc = f"{config.owner}: m = {M}"
-            rule = _own_size_rule(config, Xs, y_pool, data.n) if final else None
-            params, report = _stage(config, problem, params, mask, bounds, data.n, desc, loose, rule)
+            params, report = _stage(config, problem, params, mask, bounds, data.n, desc, loose)
             objective, iterations = float(report.objective), int(report.n_iter)
         except Interrupted as stop:  # Ctrl-C: this size's best state, and the fit ends there
             params, stopped = stop.params, f"interrupted (KeyboardInterrupt) at m = {M}: the best state reached"
@@ -480,14 +459,6 @@ def fit_variational(config: VariationalConfig, data, save=None) -> VariationalFi
             final, stopping = True, reason
     fit = _finish(config, params, path, reason, n_iter, Xs, y_pool)
     return fit._replace(estimates=[e._asdict() for e in clock.estimates])
-
-
-def _own_size_rule(config: VariationalConfig, Xs: np.ndarray, y_pool: np.ndarray, n: int) -> LeaveOneOutRule:
-    """The model's own size also ends once its check sample's leave-one-out log density gains less than
-    FINAL * tol nats per row per iteration while the bound gains less than LOOSE * tol (the rule of the sizes the
-    growth passes through): :class:`.loo_rule.LeaveOneOutRule`, read from STAGE_WARMUP on."""
-    tol, rows = config.tol, loo_sample(Xs.shape[0])
-    return LeaveOneOutRule(config.family, Xs, y_pool, rows, FINAL * tol, LOOSE * tol * n, after=STAGE_WARMUP)
 
 
 def every_input(config: VariationalConfig, data) -> bool:
@@ -537,7 +508,13 @@ def _finish(config, params, path, reason: str, n_iter: int, Xs, y_pool) -> Varia
     """Step 5 at ``params`` (for the inputs divided by the fit's scale), and the fit in the inputs' own units."""
     s = config.input_scale
     loo_rows = loo_sample(Xs.shape[0])  # the regressors' sample of the training rows
-    loo_mean, loo_var = loo_marginals(config.family, params, Xs, y_pool, loo_rows)
+    post = config.family.posterior(params)
+    batches = np.array_split(loo_rows, max(1, -(-loo_rows.size // 1024)))
+    cavities = [
+        config.family.loo_cavity(post, params["likelihood"], jnp.asarray(Xs[b]), jnp.asarray(y_pool[b]))
+        for b in batches
+    ]
+    loo_mean, loo_var = (np.concatenate([np.asarray(c[k]) for c in cavities]) for k in (0, 1))
     params = dict(params, kernel=params["kernel"].for_scaled_inputs(1.0 / s), Z=np.asarray(params["Z"]) * s)
     params = {k: (v if k in ("kernel", "likelihood") else np.asarray(v)) for k, v in params.items()}
     fit_bound = float(path[-1]["objective"])
